@@ -1,0 +1,104 @@
+/* codeplace: command dispatch. The table below is the one list of commands;
+ * `codeplace help` and each command's --help are generated from it and from
+ * the commands' option tables. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "commands.h"
+
+#ifndef CODEPLACE_VERSION
+#define CODEPLACE_VERSION "0.1.0"
+#endif
+
+static int cmd_help_fn(cli_ctx *ctx, int argc, char **argv);
+
+static const cli_cmd cmd_help = {
+    .name = "help",
+    .fn = cmd_help_fn,
+    .summary = "show the commands, or one command's options",
+    .usage = "[COMMAND]",
+};
+
+/* Commands in the order `codeplace help` lists them: the pipeline first. */
+static const cli_cmd *const commands[] = {
+    &cmd_image,
+    &cmd_target,
+    &cmd_help,
+};
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+static const cli_cmd *find_command(const char *name)
+{
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (!strcmp(commands[i]->name, name))
+            return commands[i];
+    return NULL;
+}
+
+static void print_overview(FILE *f)
+{
+    fputs("usage: codeplace <command> [options]\n"
+          "       codeplace help <command>\n"
+          "       codeplace --version\n\n"
+          "Profile, simulate and plan code placement for microcontrollers "
+          "that run code\nfrom cached external flash.\n\ncommands:\n", f);
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        fprintf(f, "  %-10s  %s\n", commands[i]->name, commands[i]->summary);
+    fputs("\nRun 'codeplace help <command>' for a command's options.\n", f);
+}
+
+static int cmd_help_fn(cli_ctx *ctx, int argc, char **argv)
+{
+    char *pos[argc > 0 ? argc : 1];
+    cli_parser p;
+    const char *arg;
+    int rc;
+    cli_parser_init(&p, ctx, argc, argv, pos);
+    while ((rc = cli_next(&p, &arg)) >= 0)
+        ;
+    if (rc != CLI_END)
+        return cli_parse_exit(rc);
+    if (p.npos == 0) {
+        print_overview(stdout);
+        return CLI_OK;
+    }
+    if (p.npos > 1)
+        return cli_usage_error(ctx, "help: give one command");
+    const cli_cmd *c = find_command(pos[0]);
+    if (!c)
+        return cli_usage_error(ctx, "help: no command '%s'", pos[0]);
+    cli_print_cmd_help(stdout, c);
+    return CLI_OK;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        print_overview(stderr);
+        return CLI_USAGE;
+    }
+    const char *name = argv[1];
+    if (!strcmp(name, "--version") || !strcmp(name, "version")) {
+        printf("codeplace %s\n", CODEPLACE_VERSION);
+        return fflush(stdout) ? CLI_FAIL : CLI_OK;
+    }
+    if (!strcmp(name, "--help") || !strcmp(name, "-h"))
+        name = "help";
+    const cli_cmd *c = find_command(name);
+    if (!c) {
+        fprintf(stderr, "codeplace: error: '%s' is not a codeplace command\n"
+                "try 'codeplace help'\n", name);
+        return CLI_USAGE;
+    }
+    cli_ctx ctx = {.cmd = c};
+    int rc = c->fn(&ctx, argc - 1, argv + 1);
+    if (cli_out_close(&ctx) < 0 && rc == CLI_OK)
+        rc = CLI_FAIL;
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "codeplace: error: cannot write standard output\n");
+        if (rc == CLI_OK)
+            rc = CLI_FAIL;
+    }
+    return rc;
+}
