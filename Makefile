@@ -75,7 +75,7 @@ fixtures:
 
 check: setup
 	@$(MAKE) --no-print-directory headers
-	@$(MAKE) --no-print-directory build/san/codeplace build/codeplace unit fixtures
+	@$(MAKE) --no-print-directory build/san/codeplace build/codeplace unit fixtures $(CHECK_DEPS)
 	@sh tests/run
 
 demo: setup build/codeplace
@@ -95,3 +95,7 @@ clean:
 	rm -rf build
 
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(LIB_SOBJ:.o=.d) $(CMD_SOBJ:.o=.d)
+
+# Fragments under mk/ add their own targets (firmware, cross-compile checks).
+# A fragment appends to CHECK_DEPS what `make check` must build first.
+-include $(sort $(wildcard mk/*.mk))
