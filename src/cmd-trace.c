@@ -17,7 +17,7 @@
 
 enum {
     O_TARGET, O_MAP, O_INIT, O_ITER, O_N, O_MARK, O_ENTRY, O_SP, O_PERIPH,
-    O_MAXI, O_TIMEOUT, O_RESULT, O_COUNT, O_INFO, O_ITERS, O_PARTIAL,
+    O_MAXI, O_TIMEOUT, O_RESULT, O_COUNT, O_INFO, O_ITERS, O_RECORDS, O_PARTIAL,
     O_QEMU, O_ELF, O_NOPT
 };
 
@@ -48,6 +48,8 @@ static const cli_opt opts[] = {
     [O_INFO] = {"info", 0, "TRACE", "summarise a trace file"},
     [O_ITERS] = {"per-iteration", 0, NULL, "with --info or --count-each: list "
                  "the instructions of every iteration"},
+    [O_RECORDS] = {"records", 0, NULL, "with --info: print every record as "
+                   "text (fetch ADDR LEN NINSN [u], read ADDR LEN, mark N)"},
     [O_PARTIAL] = {"partial", 0, NULL, "with --info: read a file that was cut "
                    "short up to its last complete block"},
     [O_QEMU] = {"from-qemu", 0, "LOG", "convert a QEMU log (-d exec,nochain "
@@ -147,6 +149,40 @@ static void print_iters(FILE *o, const uint64_t *v, size_t n)
 }
 
 /* ---- --info ---- */
+
+static int dump_records(cli_ctx *ctx, const char *path, int partial)
+{
+    cp_err err;
+    trc_reader *r = trc_open_ex(path, partial ? TRC_OPEN_PARTIAL : 0, &err);
+    if (!r) {
+        cli_error("%s", err.msg);
+        return CLI_FAIL;
+    }
+    if (cli_out_open(ctx) < 0) {
+        trc_close(r);
+        return CLI_FAIL;
+    }
+    trc_rec rec;
+    int rc;
+    while ((rc = trc_next(r, &rec, &err)) == 1) {
+        const char *fl = rec.flags & TRC_F_UNCACHED ? " u"
+                         : rec.flags & TRC_F_NOALLOC ? " n" : "";
+        if (rec.kind == TRC_FETCH)
+            fprintf(ctx->out, "fetch 0x%08x %u %u%s\n", rec.addr, rec.len,
+                    rec.ninsn, fl);
+        else if (rec.kind == TRC_DREAD)
+            fprintf(ctx->out, "read 0x%08x %u%s\n", rec.addr, rec.len, fl);
+        else
+            fprintf(ctx->out, "mark %u\n", rec.addr);
+    }
+    trc_close(r);
+    if (rc < 0) {
+        cli_error("%s", err.msg);
+        cli_out_close(ctx);
+        return CLI_FAIL;
+    }
+    return cli_out_close(ctx) < 0 ? CLI_FAIL : CLI_OK;
+}
 
 static int do_info(cli_ctx *ctx, const char *path, int per_iter, int partial)
 {
@@ -416,6 +452,9 @@ static void report_run(cli_ctx *ctx, const run_opts *ro, const emu_stats *st,
     if (!ro->count_each)
         fprintf(o, "fetch runs:   %s\n", cli_commas(b1, tot->fetch_runs));
     fprintf(o, "flash reads:  %s\n", cli_commas(b1, st->dreads));
+    if (st->unplaced_reads)
+        fprintf(o, "unplaced:     %s reads placed at their block's end\n",
+                cli_commas(b1, st->unplaced_reads));
     fprintf(o, "peripherals:  %s reads, %s writes\n",
             cli_commas(b1, st->periph_reads), cli_commas(b2, st->periph_writes));
     if (result_line)
@@ -607,7 +646,7 @@ static int cmd_trace_fn(cli_ctx *ctx, int argc, char **argv)
     ro.n = 100;
     ro.max_insns = 100000000;
     const char *arg, *info = NULL, *qlog = NULL, *qelf = NULL, *tname = NULL;
-    int partial = 0, rc, n_given = 0;
+    int partial = 0, rc, n_given = 0, records = 0;
     cli_parser p;
     cli_parser_init(&p, ctx, argc, argv, pos);
     while ((rc = cli_next(&p, &arg)) >= 0) {
@@ -646,6 +685,7 @@ static int cmd_trace_fn(cli_ctx *ctx, int argc, char **argv)
         case O_COUNT: ro.count_each = 1; break;
         case O_INFO: info = arg; break;
         case O_ITERS: ro.per_iter = 1; break;
+        case O_RECORDS: records = 1; break;
         case O_PARTIAL: partial = 1; break;
         case O_QEMU: qlog = arg; break;
         case O_ELF: qelf = arg; break;
@@ -656,6 +696,8 @@ static int cmd_trace_fn(cli_ctx *ctx, int argc, char **argv)
     if (info) {
         if (p.npos)
             return cli_usage_error(ctx, "trace: --info takes no ELF");
+        if (records)
+            return dump_records(ctx, info, partial);
         return do_info(ctx, info, ro.per_iter, partial);
     }
     if (tname && !(ro.t = tgt_find(tname)))

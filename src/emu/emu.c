@@ -29,6 +29,8 @@ typedef struct binfo {
     uint16_t size;
     uint16_t ninsn; /* 0: empty slot */
     uint8_t flags;  /* TRC_F_* of its fetches */
+    uint16_t nrd;   /* data reads its instructions make, in order */
+    uint32_t rd;    /* index in emu.rd_pool: offset of each read's insn */
 } binfo;
 
 /* The run being built: fetched, not yet written. */
@@ -46,6 +48,11 @@ struct emu {
     uint32_t flash_lo, flash_hi; /* span of flash-window memories */
     binfo *bt;
     size_t bt_cap, bt_used;
+    uint16_t *rd_pool;       /* per read: offset of its instruction */
+    size_t rd_used, rd_cap;
+    const binfo *cur;        /* the block running now */
+    uint32_t cur_addr;
+    unsigned rd_next;        /* reads seen in it so far */
     pending run;
     trc_writer *w;
     cp_err werr;
@@ -179,6 +186,77 @@ static unsigned count_insns(emu *e, uint32_t addr, uint32_t size, uint32_t upto,
     return n;
 }
 
+static unsigned popcount16(unsigned v)
+{
+    return (unsigned)__builtin_popcount(v & 0xffffu);
+}
+
+/* Memory reads one Thumb instruction makes, the way the emulator issues
+ * them (one per register of LDM/POP, two for LDRD). */
+static unsigned thumb_reads(uint16_t h, uint16_t h2)
+{
+    if (emu_thumb_len(h) == 2) {
+        unsigned top5 = h >> 11, top7 = h >> 9;
+        if (top5 == 0x09)                    /* LDR literal */
+            return 1;
+        if (top7 >= 0x2b && top7 <= 0x2f)    /* LDRSB..LDRSH register */
+            return 1;
+        if (top5 == 0x0d || top5 == 0x0f || top5 == 0x11 || top5 == 0x13)
+            return 1;                        /* LDR/LDRB/LDRH imm, LDR SP */
+        if (top5 == 0x19)                    /* LDM */
+            return popcount16(h & 0xff);
+        if ((h & 0xfe00) == 0xbc00)          /* POP */
+            return popcount16(h & 0xff) + (h >> 8 & 1);
+        return 0;
+    }
+    if ((h & 0xfe50) == 0xe810)              /* LDM.W, LDMDB, POP.W */
+        return popcount16(h2);
+    if ((h & 0xfe50) == 0xe850) {            /* LDRD, LDREX*, TBB/TBH */
+        if ((h & 0xfff0) == 0xe850)
+            return 1;
+        if ((h & 0xfff0) == 0xe8d0)
+            return (h2 >> 4 & 0xf) == 7 ? 2 : 1;
+        return 2;
+    }
+    if ((h & 0xfe10) == 0xf810) {            /* LDR{B,H,SB,SH,} .W */
+        if ((h >> 5 & 3) != 2 && (h2 >> 12) == 0xf)
+            return 0;                        /* PLD, PLI: hints */
+        return 1;
+    }
+    if ((h & 0xff30) == 0xed10)              /* VLDR */
+        return 1;
+    if ((h & 0xfe10) == 0xec10 && (h & 0x0180) && (h2 & 0x0e00) == 0x0a00) {
+        unsigned imm8 = h2 & 0xff;           /* VLDM, VPOP */
+        return h2 & 0x100 ? imm8 / 2 : imm8;
+    }
+    return 0;
+}
+
+/* Records the offsets of the reads the block at addr makes. */
+static void block_reads(emu *e, binfo *b)
+{
+    region *r = region_at(e, b->addr);
+    b->nrd = 0;
+    b->rd = (uint32_t)e->rd_used;
+    if (!r || !r->host || b->addr + b->size - r->base > r->size)
+        return;
+    const uint8_t *p = r->host + (b->addr - r->base);
+    for (uint32_t off = 0; off + 2 <= b->size;) {
+        uint16_t h = (uint16_t)(p[off] | p[off + 1] << 8);
+        uint16_t h2 = off + 4 <= b->size
+                          ? (uint16_t)(p[off + 2] | p[off + 3] << 8) : 0;
+        unsigned n = thumb_reads(h, h2);
+        for (unsigned k = 0; k < n; k++) {
+            if (cp_grow((void **)&e->rd_pool, &e->rd_cap, e->rd_used + 1,
+                        sizeof *e->rd_pool))
+                return;
+            e->rd_pool[e->rd_used++] = (uint16_t)off;
+            b->nrd++;
+        }
+        off += emu_thumb_len(h);
+    }
+}
+
 static int bt_grow(emu *e)
 {
     size_t ncap = e->bt_cap ? e->bt_cap * 2 : 1 << 14;
@@ -222,6 +300,7 @@ static const binfo *block_info(emu *e, uint32_t addr, uint32_t size)
     unsigned n = count_insns(e, addr, size, UINT32_MAX, NULL);
     b->ninsn = (uint16_t)(n ? n : 1);
     b->flags = tgt_is_cached(e->cfg.t, addr) ? 0 : TRC_F_UNCACHED;
+    block_reads(e, b);
     e->bt_used++;
     return b;
 }
@@ -305,6 +384,9 @@ static void hook_block(uc_engine *uc, uint64_t address, uint32_t size,
     }
     e->last_block = a;
     const binfo *b = block_info(e, a, size);
+    e->cur = b;
+    e->cur_addr = a;
+    e->rd_next = 0;
     if (!b) {
         e->werr_set = 1;
         cp_seterr(&e->werr, "out of memory");
@@ -377,9 +459,20 @@ static void hook_read(uc_engine *uc, uc_mem_type type, uint64_t address,
                       int size, int64_t value, void *user)
 {
     emu *e = user;
+    (void)uc;
     (void)type;
     (void)value;
     uint32_t a = (uint32_t)address;
+    /* Which instruction reads: the n-th read of the block belongs to the
+     * instruction the decoder gave that slot (the PC unicorn reports in a
+     * memory hook is the block's start). */
+    const binfo *b = e->cur;
+    uint32_t insn = UINT32_MAX;
+    if (b && e->rd_next < b->nrd)
+        insn = e->cur_addr + e->rd_pool[b->rd + e->rd_next];
+    else if (b)
+        e->st.unplaced_reads++;
+    e->rd_next++;
     if (a < e->flash_lo || a > e->flash_hi)
         return;
     const tgt_mem *m = tgt_mem_at(e->cfg.t, a);
@@ -391,13 +484,11 @@ static void hook_read(uc_engine *uc, uc_mem_type type, uint64_t address,
     e->st.dreads++;
     if (!e->w)
         return;
-    uint32_t pc;
-    uc_reg_read(uc, UC_ARM_REG_PC, &pc);
     pending *p = &e->run;
-    if (p->live && pc - p->addr < p->len) {
+    if (p->live && insn - p->addr < p->len) {
         /* The load is inside the pending run: its fetch comes first. */
         uint32_t bytes;
-        unsigned n = count_insns(e, p->addr, p->len, pc, &bytes);
+        unsigned n = count_insns(e, p->addr, p->len, insn, &bytes);
         trc_rec r = {TRC_FETCH, p->addr, bytes, n, p->flags};
         put(e, &r);
         e->st.fetch_runs++;
@@ -444,6 +535,12 @@ static bool hook_bad(uc_engine *uc, uc_mem_type type, uint64_t address,
         e->fault = 1;
         e->fault_addr = (uint32_t)address;
         e->fault_pc = pc;
+        /* unicorn reports the block's start as the PC: find the reading
+         * instruction as the read hook does (the faulting read did not
+         * reach it). */
+        if ((type == UC_MEM_READ_UNMAPPED || type == UC_MEM_READ_PROT) &&
+            e->cur && e->rd_next < e->cur->nrd)
+            e->fault_pc = e->cur_addr + e->rd_pool[e->cur->rd + e->rd_next];
         e->fault_size = size;
         e->fault_type = type;
     }
@@ -647,8 +744,8 @@ emu *emu_new(const emu_cfg *cfg, cp_err *err)
     else
         ue = uc_hook_add(e->uc, &h, UC_HOOK_BLOCK, (void *)hook_block, e, 1, 0);
     if (ue == UC_ERR_OK && !cfg->count_each && e->flash_lo <= e->flash_hi)
-        ue = uc_hook_add(e->uc, &h, UC_HOOK_MEM_READ, (void *)hook_read, e,
-                         e->flash_lo, e->flash_hi);
+        ue = uc_hook_add(e->uc, &h, UC_HOOK_MEM_READ, (void *)hook_read, e, 1,
+                         0);
     if (ue == UC_ERR_OK)
         ue = uc_hook_add(e->uc, &h, UC_HOOK_MEM_INVALID, (void *)hook_bad, e,
                          1, 0);
@@ -670,6 +767,7 @@ void emu_free(emu *e)
         if (e->reg[i].owned)
             free(e->reg[i].host);
     free(e->bt);
+    free(e->rd_pool);
     free(e->iters);
     free(e);
 }

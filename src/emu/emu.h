@@ -49,6 +49,9 @@ typedef struct emu_stats {
     uint64_t fetch_runs, dreads, marks;
     uint64_t uncached_insns; /* run from memory the cache does not see */
     uint64_t periph_reads, periph_writes;
+    /* Reads the decoder did not foresee in their block (conditional loads
+     * skipped in an IT block shift the rest): placed at the block's end. */
+    uint64_t unplaced_reads;
     uint64_t iterations;     /* complete iterations */
     const uint64_t *iter_insns; /* instructions of each complete iteration */
     emu_end end;
