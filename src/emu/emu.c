@@ -16,7 +16,7 @@
 
 typedef struct region {
     uint32_t base, size;
-    uint8_t *host; /* NULL for peripherals */
+    uint8_t *host; /* flash: our copy of its (read-only) contents */
     int cached;    /* fetches go through the cache (tgt_is_cached) */
     int periph;
     int owned;     /* host is ours to free */
@@ -29,6 +29,7 @@ typedef struct binfo {
     uint16_t size;
     uint16_t ninsn; /* 0: empty slot */
     uint8_t flags;  /* TRC_F_* of its fetches */
+    uint8_t parked; /* the block is `b .` */
     uint16_t nrd;   /* data reads its instructions make, in order */
     uint32_t rd;    /* index in emu.rd_pool: offset of each read's insn */
 } binfo;
@@ -53,6 +54,8 @@ struct emu {
     const binfo *cur;        /* the block running now */
     uint32_t cur_addr;
     unsigned rd_next;        /* reads seen in it so far */
+    uint8_t cbuf[8192];      /* code read from writable memory */
+    uint32_t flash_used;     /* bytes of the flash copy the image fills */
     pending run;
     trc_writer *w;
     cp_err werr;
@@ -114,6 +117,20 @@ static region *region_at(emu *e, uint32_t addr)
     return NULL;
 }
 
+/* The code bytes [addr, addr + size): from the flash copy, or read from
+ * the engine for writable memory (code copied to RAM may change). */
+static const uint8_t *code_at(emu *e, uint32_t addr, uint32_t size)
+{
+    region *r = region_at(e, addr);
+    if (!r || r->periph || addr + size - r->base > r->size)
+        return NULL;
+    if (r->host)
+        return r->host + (addr - r->base);
+    if (size > sizeof e->cbuf || uc_mem_read(e->uc, addr, e->cbuf, size))
+        return NULL;
+    return e->cbuf;
+}
+
 int emu_read(emu *e, uint32_t addr, void *buf, size_t n)
 {
     return uc_mem_read(e->uc, addr, buf, n) == UC_ERR_OK ? 0 : -1;
@@ -167,12 +184,11 @@ static void emit_mark(emu *e, uint64_t n)
 static unsigned count_insns(emu *e, uint32_t addr, uint32_t size, uint32_t upto,
                             uint32_t *bytes)
 {
-    region *r = region_at(e, addr);
     unsigned n = 0;
     uint32_t off = 0;
-    if (!r || !r->host || addr + size - r->base > r->size)
+    const uint8_t *p = code_at(e, addr, size);
+    if (!p)
         return size / 2; /* cannot happen for code unicorn ran */
-    const uint8_t *p = r->host + (addr - r->base);
     while (off < size) {
         uint16_t hw = (uint16_t)(p[off] | p[off + 1] << 8);
         uint32_t at = addr + off;
@@ -211,6 +227,12 @@ static unsigned thumb_reads(uint16_t h, uint16_t h2)
     }
     if ((h & 0xfe50) == 0xe810)              /* LDM.W, LDMDB, POP.W */
         return popcount16(h2);
+    if ((h & 0xfff0) == 0xe840)              /* STREX: a compare-and- */
+        return 1;                            /* swap, which reads first */
+    if ((h & 0xfff0) == 0xe8c0 && ((h2 >> 4 & 0xf) == 4 ||
+                                   (h2 >> 4 & 0xf) == 5 ||
+                                   (h2 >> 4 & 0xf) == 7))
+        return 1;                            /* STREXB, STREXH, STREXD */
     if ((h & 0xfe50) == 0xe850) {            /* LDRD, LDREX*, TBB/TBH */
         if ((h & 0xfff0) == 0xe850)
             return 1;
@@ -235,12 +257,11 @@ static unsigned thumb_reads(uint16_t h, uint16_t h2)
 /* Records the offsets of the reads the block at addr makes. */
 static void block_reads(emu *e, binfo *b)
 {
-    region *r = region_at(e, b->addr);
     b->nrd = 0;
     b->rd = (uint32_t)e->rd_used;
-    if (!r || !r->host || b->addr + b->size - r->base > r->size)
+    const uint8_t *p = code_at(e, b->addr, b->size);
+    if (!p)
         return;
-    const uint8_t *p = r->host + (b->addr - r->base);
     for (uint32_t off = 0; off + 2 <= b->size;) {
         uint16_t h = (uint16_t)(p[off] | p[off + 1] << 8);
         uint16_t h2 = off + 4 <= b->size
@@ -256,6 +277,8 @@ static void block_reads(emu *e, binfo *b)
         off += emu_thumb_len(h);
     }
 }
+
+static int is_self_branch(emu *e, uint32_t a);
 
 static int bt_grow(emu *e)
 {
@@ -301,6 +324,7 @@ static const binfo *block_info(emu *e, uint32_t addr, uint32_t size)
     b->ninsn = (uint16_t)(n ? n : 1);
     b->flags = tgt_is_cached(e->cfg.t, addr) ? 0 : TRC_F_UNCACHED;
     block_reads(e, b);
+    b->parked = size == 2 && is_self_branch(e, addr);
     e->bt_used++;
     return b;
 }
@@ -366,9 +390,8 @@ static void account(emu *e, uint64_t n)
 
 static int is_self_branch(emu *e, uint32_t a)
 {
-    region *r = region_at(e, a);
-    return r && r->host && a - r->base + 2 <= r->size &&
-           r->host[a - r->base] == 0xfe && r->host[a - r->base + 1] == 0xe7;
+    const uint8_t *p = code_at(e, a, 2);
+    return p && p[0] == 0xfe && p[1] == 0xe7;
 }
 
 static void hook_block(uc_engine *uc, uint64_t address, uint32_t size,
@@ -395,7 +418,7 @@ static void hook_block(uc_engine *uc, uint64_t address, uint32_t size,
     }
     if (b->flags)
         e->st.uncached_insns += b->ninsn;
-    if (b->size == 2 && is_self_branch(e, a)) {
+    if (b->parked) {
         /* `b .`: the firmware parked itself (after exit, a fault handler). */
         char w1[160];
         where(e, a, w1, sizeof w1);
@@ -598,8 +621,10 @@ static int map_target(emu *e, cp_err *err)
                            regname(m), err))
                 return -1;
             flash_owned = 0;
-            ue = uc_mem_map_ptr(e->uc, m->base, m->size,
-                                UC_PROT_READ | UC_PROT_EXEC, flash);
+            /* Memory of unicorn's own: memory given with uc_mem_map_ptr
+             * made stores to RAM take the self-modifying-code path. */
+            ue = uc_mem_map(e->uc, m->base, m->size,
+                            UC_PROT_READ | UC_PROT_EXEC);
             if (m->base < e->flash_lo)
                 e->flash_lo = m->base;
             if (m->base + (m->size - 1) > e->flash_hi)
@@ -611,20 +636,12 @@ static int map_target(emu *e, cp_err *err)
             ue = uc_mmio_map(e->uc, m->base, m->size, periph_read, e,
                              periph_write, e);
             break;
-        default: {
-            uint8_t *h = calloc(1, m->size);
-            if (!h)
-                return cp_seterr(err, "out of memory");
-            if (add_region(e, m->base, m->size, h, 1, 0, regname(m), err)) {
-                free(h);
+        default:
+            if (add_region(e, m->base, m->size, NULL, 0, 0, regname(m), err))
                 return -1;
-            }
             /* ROM holds no code of the image: readable, never run. */
-            ue = uc_mem_map_ptr(e->uc, m->base, m->size,
-                                m->kind == TGT_MEM_ROM ? UC_PROT_READ
-                                                       : UC_PROT_ALL,
-                                h);
-        }
+            ue = uc_mem_map(e->uc, m->base, m->size,
+                            m->kind == TGT_MEM_ROM ? UC_PROT_READ : UC_PROT_ALL);
         }
         if (ue != UC_ERR_OK)
             return cp_seterr(err, "cannot map %s at 0x%08x: %s", m->name,
@@ -667,16 +684,41 @@ static int map_segments(emu *e, cp_err *err)
                                  r->name);
             uint32_t b = a & ~(PAGE - 1);
             uint32_t sz = ((end + PAGE - 1) & ~(PAGE - 1)) - b;
-            uint8_t *h = calloc(1, sz);
-            if (!h)
-                return cp_seterr(err, "out of memory");
-            if (add_region(e, b, sz, h, 1, 0, "image", err)) {
-                free(h);
+            if (add_region(e, b, sz, NULL, 0, 0, "image", err))
                 return -1;
-            }
-            if (uc_mem_map_ptr(e->uc, b, sz, UC_PROT_ALL, h) != UC_ERR_OK)
+            if (uc_mem_map(e->uc, b, sz, UC_PROT_ALL) != UC_ERR_OK)
                 return cp_seterr(err, "cannot map 0x%08x", b);
         }
+    }
+    return 0;
+}
+
+/* Puts n bytes at addr: into the flash copy, or into the engine. */
+static int put_bytes(emu *e, uint32_t addr, const uint8_t *data, uint32_t n,
+                     int zero, cp_err *err)
+{
+    region *r = region_at(e, addr);
+    if (!r || r->periph || addr + n - r->base > r->size)
+        return cp_seterr(err, "'%s': segment 0x%08x+0x%x is not in memory",
+                         img_path(e->cfg.im), addr, n);
+    if (r->host) {
+        uint32_t off = addr - r->base;
+        if (zero)
+            memset(r->host + off, 0, n);
+        else
+            memcpy(r->host + off, data, n);
+        if (off + n > e->flash_used)
+            e->flash_used = off + n;
+        return 0;
+    }
+    static const uint8_t zeros[4096];
+    for (uint32_t done = 0; done < n;) {
+        uint32_t k = n - done;
+        if (zero && k > sizeof zeros)
+            k = sizeof zeros;
+        if (uc_mem_write(e->uc, addr + done, zero ? zeros : data + done, k))
+            return cp_seterr(err, "cannot write 0x%08x", addr + done);
+        done += k;
     }
     return 0;
 }
@@ -686,24 +728,23 @@ static int load(emu *e, int harness, cp_err *err)
     const img *im = e->cfg.im;
     for (size_t i = 0; i < img_nsegments(im); i++) {
         const img_segment *s = img_segment_at(im, i);
-        region *r;
-        if (s->filesz) {
-            r = region_at(e, s->paddr);
-            if (!r || !r->host)
-                return cp_seterr(err, "'%s': segment at 0x%08x is not in "
-                                 "memory", img_path(im), s->paddr);
-            memcpy(r->host + (s->paddr - r->base), s->data, s->filesz);
-        }
+        if (s->filesz && put_bytes(e, s->paddr, s->data, s->filesz, 0, err))
+            return -1;
         if (!harness || s->vaddr == s->paddr || !s->memsz)
             continue;
         /* What start-up code does: copy .data, zero .bss. */
-        r = region_at(e, s->vaddr);
-        if (!r || !r->host)
-            return cp_seterr(err, "'%s': segment at 0x%08x is not in memory",
-                             img_path(im), s->vaddr);
-        memcpy(r->host + (s->vaddr - r->base), s->data, s->filesz);
-        memset(r->host + (s->vaddr - r->base) + s->filesz, 0,
-               s->memsz - s->filesz);
+        if ((s->filesz && put_bytes(e, s->vaddr, s->data, s->filesz, 0, err)) ||
+            (s->memsz > s->filesz &&
+             put_bytes(e, s->vaddr + s->filesz, NULL, s->memsz - s->filesz, 1,
+                       err)))
+            return -1;
+    }
+    /* Every flash alias shows the same contents. */
+    for (unsigned i = 0; i < e->nreg; i++) {
+        region *r = &e->reg[i];
+        uint32_t n = e->flash_used < r->size ? e->flash_used : r->size;
+        if (r->host && n && uc_mem_write(e->uc, r->base, r->host, n))
+            return cp_seterr(err, "cannot write flash at 0x%08x", r->base);
     }
     return 0;
 }
