@@ -25,6 +25,7 @@ static const cli_cmd *const commands[] = {
     &cmd_image,
     &cmd_plan,
     &cmd_target,
+    &cmd_trace,
     &cmd_help,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
