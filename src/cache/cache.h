@@ -157,7 +157,8 @@ void csim_stream_set_dreads(csim_stream *s, int on);
 int csim_stream_add(csim_stream *s, const trc_rec *r, cp_err *err);
 /* Ends loading; builds the per-function indices. */
 int csim_stream_finish(csim_stream *s, cp_err *err);
-/* Reads a whole trace file into a stream (trc_open + add + finish). */
+/* Reads a whole trace file into a stream (trc_open_ex with
+ * TRC_OPEN_PARTIAL: a recording cut short loads up to its last block). */
 csim_stream *csim_stream_load(const char *trace_path, const img *im,
                               const tgt *t, cp_err *err);
 void csim_stream_free(csim_stream *s);

@@ -5,7 +5,7 @@
 csim_stream *csim_stream_load(const char *trace_path, const img *im,
                               const tgt *t, cp_err *err)
 {
-    trc_reader *rd = trc_open(trace_path, err);
+    trc_reader *rd = trc_open_ex(trace_path, TRC_OPEN_PARTIAL, err);
     if (!rd)
         return NULL;
     csim_stream *s = csim_stream_new(im, t, err);

@@ -214,8 +214,14 @@ int csim_stream_add(csim_stream *s, const trc_rec *r, cp_err *err)
     if (r->kind == TRC_DREAD && !s->dreads)
         return 0;
     unsigned fl = r->kind == TRC_DREAD ? RUN_DREAD : 0;
-    if (r->flags & TRC_F_UNCACHED)
-        fl |= RUN_UNC;
+    /* The target's memory map decides how an address is looked up (an
+     * alias that never fills, SRAM); the flag matters only where the map
+     * says cached flash. */
+    if (r->flags & TRC_F_UNCACHED) {
+        const tgt_mem *mem = tgt_mem_at(s->t, r->addr);
+        if (mem && mem->kind == TGT_MEM_FLASH)
+            fl |= RUN_UNC;
+    }
     uint32_t addr = r->addr & (r->kind == TRC_FETCH ? ~1u : ~0u);
     uint64_t left = r->len ? r->len : 1;
     uint64_t insn_left = r->kind == TRC_FETCH ? r->ninsn : 0;
