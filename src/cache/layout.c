@@ -68,8 +68,23 @@ static int check_overlap(const char *path, const csim_stream *s,
     return 0;
 }
 
+/* The function named name: with several of that name (static functions),
+ * the first not placed yet, so a layout may list each of them once. */
+static size_t find_fn(const csim_stream *s, const char *name,
+                      const uint8_t *seen)
+{
+    size_t first = csim_stream_find(s, name);
+    if (first == NONE || !seen[first] || strchr(name, '@'))
+        return first;
+    for (size_t i = first + 1; i < s->nimg; i++)
+        if (!seen[i] && !strcmp(s->fns[i].name, name))
+            return i;
+    return first;
+}
+
 static int parse_line(const char *path, unsigned ln, char *p,
-                      const csim_stream *s, const tgt_cache *g, entry *e,
+                      const csim_stream *s, const uint8_t *seen,
+                      const tgt_cache *g, entry *e,
                       int *region_ram, csim_layout_stats *st, cp_err *err)
 {
     char *name = next_tok(&p), *region = next_tok(&p), *place = next_tok(&p);
@@ -81,7 +96,7 @@ static int parse_line(const char *path, unsigned ln, char *p,
     if (cp_parse_u64(size, 0, &v) < 0)
         return cp_seterr(err, "%s:%u: bad size '%s'", path, ln, size);
     e->line = ln;
-    e->fn = csim_stream_find(s, name);
+    e->fn = find_fn(s, name, seen);
     if (e->fn == NONE || (s->fns[e->fn].flags & CSIM_FN_UNKNOWN)) {
         if (!st->missing++)
             snprintf(st->first_missing, sizeof st->first_missing, "%s", name);
@@ -175,7 +190,7 @@ int csim_layout_apply(const char *path, const csim_stream *s, csim_map *m,
             continue;
         entry e;
         int ram;
-        if (parse_line(path, ln, p, s, g, &e, &ram, st, err) < 0)
+        if (parse_line(path, ln, p, s, seen, g, &e, &ram, st, err) < 0)
             goto out;
         if (e.fn == NONE)
             continue;
