@@ -23,8 +23,9 @@ static const cli_cmd cmd_help = {
 /* Commands in the order `codeplace help` lists them: the pipeline first. */
 static const cli_cmd *const commands[] = {
     &cmd_image,
-    &cmd_target,
     &cmd_sim,
+    &cmd_plan,
+    &cmd_target,
     &cmd_help,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
