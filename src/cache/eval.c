@@ -234,6 +234,7 @@ int csim_eval_sets(const csim_stream *s, const csim_map *m,
     uint32_t nsets = csim_cache_nsets(c);
     unsigned ls = log2u(g->line);
     uint32_t *mark = calloc(nsets, sizeof *mark); /* slot + 1 */
+    uint8_t *rel = NULL; /* functions that may touch a marked set */
     ev *e = NULL;
     size_t ne = 0, cap = 0;
     if (!mark)
@@ -241,8 +242,33 @@ int csim_eval_sets(const csim_stream *s, const csim_map *m,
     for (size_t i = 0; i < n; i++)
         if (sets[i] < nsets)
             mark[sets[i]] = (uint32_t)i + 1;
+    size_t fr = first_run(s, from), nrel = 0;
+    rel = calloc(s->nfns ? s->nfns : 1, 1);
+    if (!rel)
+        goto oom;
+    for (size_t fn = 0; fn < s->nfns; fn++)
+        if (fn_may_touch(s, m, fn, ls, nsets, mark)) {
+            rel[fn] = 1;
+            nrel += s->fn_start[fn + 1] - s->fn_start[fn];
+        }
+    if (nrel * 4 > s->nruns) {
+        /* Most of the stream is relevant: one pass in time order beats
+         * gathering and sorting. */
+        for (size_t i = 0; i < s->nruns; i++) {
+            uint32_t a, b;
+            if (!rel[run_fn(s->run[i])] || !run_lines(m, s->run[i], ls, &a, &b))
+                continue;
+            uint32_t fl = a & CSIM_NOALLOC;
+            for (uint32_t l = a & CSIM_LINE_MASK; l <= b; l++) {
+                uint32_t slot = mark[l & (nsets - 1)];
+                if (slot && !csim_cache_access(c, l | fl) && i >= fr)
+                    miss[slot - 1]++;
+            }
+        }
+        goto done;
+    }
     for (size_t fn = 0; fn < s->nfns; fn++) {
-        if (!fn_may_touch(s, m, fn, ls, nsets, mark))
+        if (!rel[fn])
             continue;
         for (size_t j = s->fn_start[fn]; j < s->fn_start[fn + 1]; j++) {
             uint32_t ri = s->fn_runs[j], a, b;
@@ -261,16 +287,18 @@ int csim_eval_sets(const csim_stream *s, const csim_map *m,
         }
     }
     qsort(e, ne, sizeof *e, cmp_ev);
-    size_t fr = first_run(s, from);
     for (size_t i = 0; i < ne; i++)
         if (!csim_cache_access(c, e[i].line) && e[i].run >= fr)
             miss[e[i].slot]++;
+done:
     free(e);
+    free(rel);
     free(mark);
     csim_cache_free(c);
     return 0;
 oom:
     free(e);
+    free(rel);
     free(mark);
     csim_cache_free(c);
     return cp_seterr(err, "out of memory");

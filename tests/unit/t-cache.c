@@ -786,6 +786,64 @@ static void t_layout_moves_functions(void)
     img_free(im);
 }
 
+/* Partial re-simulation over many small functions (the gather-and-sort
+ * path; moving one of 30 touches few runs) against the whole run. */
+static void t_eval_sets_functions(void)
+{
+    img *im = open_m0();
+    T_ASSERT(im);
+    const tgt *t = tgt_find("rp2040");
+    tgt_cache g = t->cache;
+    g.size = 1024; /* 64 sets: functions collide */
+    csim_stream *s = csim_stream_new(im, t, NULL);
+    size_t nf = 0, pick[30];
+    for (size_t i = 0; i < img_nfuncs(im) && nf < 30; i++)
+        if (img_func_at(im, i)->size >= 16)
+            pick[nf++] = i;
+    T_ASSERT(nf >= 10);
+    rng_state = 4242;
+    for (int k = 0; k < 5; k++) {
+        trc_rec mk = mark((uint32_t)k);
+        csim_stream_add(s, &mk, NULL);
+        for (int j = 0; j < 400; j++) {
+            const img_func *f = img_func_at(im, pick[rnd() % nf]);
+            uint32_t off = (rnd() % (f->size / 2)) * 2;
+            uint32_t len = 2 + 2 * (rnd() % ((f->size - off) / 2));
+            trc_rec r = fetch(f->addr + off, len);
+            csim_stream_add(s, &r, NULL);
+        }
+    }
+    T_EQ(csim_stream_finish(s, NULL), 0);
+    csim_map *m = csim_map_new(s);
+    uint32_t nsets = tgt_cache_sets(&g);
+    uint64_t *per = calloc(nsets, sizeof *per);
+    T_EQ(csim_eval_per_set(s, m, &g, 1, per, NULL), 0);
+    csim_eval_result e;
+    T_EQ(csim_eval(s, m, &g, 1, &e, NULL), 0);
+    uint64_t total = e.misses;
+    uint32_t *sets = malloc(nsets * sizeof *sets);
+    for (int mv = 0; mv < 12; mv++) {
+        size_t fn = pick[rnd() % nf];
+        size_t n = csim_func_sets(s, m, &g, fn, sets, 0);
+        csim_map_move(m, fn, 0x10040000 + (uint32_t)mv * 1000 + 2 * (rnd() % 8));
+        n = csim_func_sets(s, m, &g, fn, sets, n);
+        uint64_t *now = calloc(n ? n : 1, sizeof *now);
+        T_EQ(csim_eval_sets(s, m, &g, 1, sets, n, now, NULL), 0);
+        for (size_t i = 0; i < n; i++) {
+            total = total - per[sets[i]] + now[i];
+            per[sets[i]] = now[i];
+        }
+        free(now);
+        T_EQ(csim_eval(s, m, &g, 1, &e, NULL), 0);
+        T_EQ(total, e.misses);
+    }
+    free(sets);
+    free(per);
+    csim_map_free(m);
+    csim_stream_free(s);
+    img_free(im);
+}
+
 static const t_case cases[] = {
     {"lru_fifo_random_streams", t_lru_fifo_random_streams},
     {"plru_random_streams", t_plru_random_streams},
@@ -803,6 +861,7 @@ static const t_case cases[] = {
     {"analysis_adds_up", t_analysis_adds_up},
     {"analysis_hot_sets", t_analysis_hot_sets},
     {"layout_moves_functions", t_layout_moves_functions},
+    {"eval_sets_functions", t_eval_sets_functions},
     {NULL, NULL},
 };
 
