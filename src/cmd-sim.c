@@ -100,71 +100,92 @@ static const char *fname(const simctx *c, size_t fn)
 
 /* ---- text ---- */
 
-static void row(FILE *o, const char *name, double cold, double warm, int dec)
+/* v with thousands separators and dec decimals (0 or 1). */
+static const char *num(char *buf, double v, int dec)
 {
-    if (dec)
-        fprintf(o, "  %-22s %14.0f %16.1f\n", name, cold, warm);
-    else
-        fprintf(o, "  %-22s %14.0f %16.0f\n", name, cold, warm);
+    char ip[32];
+    int neg = v < 0;
+    double a = fabs(v);
+    if (dec) {
+        a = floor(a * 10 + 0.5) / 10;
+        uint64_t whole = (uint64_t)a;
+        unsigned tenth = (unsigned)((a - (double)whole) * 10 + 0.5) % 10;
+        snprintf(buf, 48, "%s%s.%u", neg ? "-" : "", cli_commas(ip, whole),
+                 tenth);
+    } else {
+        snprintf(buf, 48, "%s%s", neg ? "-" : "",
+                 cli_commas(ip, (uint64_t)(a + 0.5)));
+    }
+    return buf;
+}
+
+static void row(FILE *o, const char *name, double cold, double warm)
+{
+    char b1[48], b2[48];
+    fprintf(o, "  %-22s %14s %16s\n", name, num(b1, cold, 0),
+            num(b2, warm, 1));
 }
 
 static void why(FILE *o, const simctx *c)
 {
     const csim_report *r = c->r;
     const csim_iter *w = &r->warm_sum;
+    char b1[48], b2[48], b3[48];
     double miss = per_warm(r, w->misses);
     double cap = per_warm(r, (uint64_t)(w->fa_misses - w->compulsory));
     double conf = miss - per_warm(r, w->fa_misses);
     double comp = per_warm(r, w->compulsory);
     double ideal = per_warm(r, w->ideal);
-    uint64_t capacity_bytes = r->cache.size;
     double fp_bytes = r->footprint_median * r->cache.line;
     fprintf(o, "\nwhy:\n");
     if (miss < 0.5) {
         fprintf(o, "  the warm iterations run from the cache: the footprint "
-                   "(%.0f bytes) fits and no set holds more hot lines than "
-                   "ways.\n", fp_bytes);
+                   "(%s bytes) fits and no set holds more hot lines than "
+                   "ways.\n", num(b1, fp_bytes, 0));
         return;
     }
-    if (fp_bytes > capacity_bytes)
-        fprintf(o, "  the footprint, %.0f bytes per iteration, exceeds the "
-                   "%llu-byte cache: %.0f capacity misses per iteration (%.0f%%)"
-                   " remain under any placement in cached flash.\n",
-                fp_bytes, (unsigned long long)capacity_bytes, cap,
-                100 * cap / miss);
+    if (fp_bytes > r->cache.size)
+        fprintf(o, "  the footprint, %s bytes per iteration, exceeds the "
+                   "%s-byte cache: %s capacity misses per iteration (%.0f%%) "
+                   "remain under any placement in cached flash.\n",
+                num(b1, fp_bytes, 0), num(b2, r->cache.size, 0),
+                num(b3, cap, 0), 100 * cap / miss);
     else
-        fprintf(o, "  the footprint, %.0f bytes per iteration, fits the "
-                   "%llu-byte cache (%.0f capacity misses per iteration).\n",
-                fp_bytes, (unsigned long long)capacity_bytes, cap);
+        fprintf(o, "  the footprint, %s bytes per iteration, fits the "
+                   "%s-byte cache (%s capacity misses per iteration).\n",
+                num(b1, fp_bytes, 0), num(b2, r->cache.size, 0),
+                num(b3, cap, 0));
     if (conf > 0)
-        fprintf(o, "  %.0f conflict misses per iteration (%.0f%%): %u sets "
-                   "hold more hot lines than %u ways; a layout can remove "
-                   "these.\n", conf, 100 * conf / miss, r->overfull_sets,
-                r->cache.ways);
+        fprintf(o, "  %s conflict misses per iteration (%.0f%%): %s sets hold "
+                   "more hot lines than %u ways; a layout can remove these.\n",
+                num(b1, conf, 0), 100 * conf / miss,
+                num(b2, r->overfull_sets, 0), r->cache.ways);
     else
-        fprintf(o, "  no conflict misses to remove (%.0f: the set-"
-                   "associative cache beats LRU here).\n", conf);
-    if (comp > 0)
-        fprintf(o, "  %.0f compulsory misses per warm iteration: code first "
-                   "run after iteration 0.\n", comp);
-    fprintf(o, "  ideal bound: %.0f misses per iteration (Belady, the same "
-               "capacity) against %.0f now.\n", ideal, miss);
+        fprintf(o, "  no conflict misses to remove (%s: the set-associative "
+                   "cache beats fully associative LRU here).\n",
+                num(b1, conf, 0));
+    if (comp >= 0.5)
+        fprintf(o, "  %s compulsory misses per warm iteration: code first "
+                   "run after iteration 0.\n", num(b1, comp, 0));
+    fprintf(o, "  ideal bound: %s misses per iteration (Belady, the same "
+               "capacity) against %s now.\n", num(b1, ideal, 0),
+            num(b2, miss, 0));
 }
 
 static void report_text(FILE *o, const simctx *c)
 {
     const csim_report *r = c->r;
     const csim_iter *c0 = &r->iter[0], *w = &r->warm_sum;
-    char b1[32], b2[32];
+    char b1[48], b2[48], b3[48];
     fprintf(o, "trace:      %s (%zu iterations; %s records before the first "
                "mark)\n", c->trace, r->niter,
             cli_commas(b1, csim_stream_prologue(c->s)));
     if (c->elf)
         fprintf(o, "image:      %s\n", c->elf);
-    fprintf(o, "target:     %s: %s-byte cache, %u-way, %u-byte lines, %u sets, "
+    fprintf(o, "target:     %s: %s-byte cache, %u-way, %u-byte lines, %s sets, "
                "%s; miss %u cycles, cpi %.2f, %.0f MHz\n", c->t->name,
             cli_commas(b2, r->cache.size), r->cache.ways, r->cache.line,
-            r->nsets, tgt_repl_name(r->cache.repl), r->cache.miss_cycles,
+            cli_commas(b3, r->nsets), tgt_repl_name(r->cache.repl), r->cache.miss_cycles,
             r->cpi, r->clock_hz / 1e6);
     if (c->layout)
         fprintf(o, "layout:     %s (%zu placed: %zu at addresses, %zu "
@@ -175,32 +196,31 @@ static void report_text(FILE *o, const simctx *c)
     fprintf(o, "\nper iteration %25s %16s\n", "cold", wl);
     const csim_iter *cw = w;
     double nw = (double)(r->niter - r->from);
-    row(o, "instructions", (double)c0->insns, cw->insns / nw, 1);
-    row(o, "line accesses", (double)c0->accesses, cw->accesses / nw, 1);
+    row(o, "instructions", (double)c0->insns, cw->insns / nw);
+    row(o, "line accesses", (double)c0->accesses, cw->accesses / nw);
     row(o, "hits", (double)(c0->accesses - c0->misses),
-        (double)(cw->accesses - cw->misses) / nw, 1);
-    row(o, "misses", (double)c0->misses, cw->misses / nw, 1);
-    row(o, "  compulsory", (double)c0->compulsory, cw->compulsory / nw, 1);
+        (double)(cw->accesses - cw->misses) / nw);
+    row(o, "misses", (double)c0->misses, cw->misses / nw);
+    row(o, "  compulsory", (double)c0->compulsory, cw->compulsory / nw);
     row(o, "  capacity", (double)capacity_of(c0),
-        (double)(cw->fa_misses - cw->compulsory) / nw, 1);
+        (double)(cw->fa_misses - cw->compulsory) / nw);
     row(o, "  conflict", (double)conflict_of(c0),
-        ((double)cw->misses - (double)cw->fa_misses) / nw, 1);
-    row(o, "ideal bound", (double)c0->ideal, cw->ideal / nw, 1);
-    row(o, "footprint (lines)", c0->footprint, cw->footprint / nw, 1);
+        ((double)cw->misses - (double)cw->fa_misses) / nw);
+    row(o, "ideal bound", (double)c0->ideal, cw->ideal / nw);
+    row(o, "footprint (lines)", c0->footprint, cw->footprint / nw);
     row(o, "footprint (bytes)", (double)c0->footprint * r->cache.line,
-        cw->footprint / nw * r->cache.line, 1);
-    row(o, "est. cycles", c0->cycles, cw->cycles / nw, 1);
+        cw->footprint / nw * r->cache.line);
+    row(o, "est. cycles", c0->cycles, cw->cycles / nw);
     fprintf(o, "  %-22s %14.2f %16.2f\n", "est. time (us)",
             c0->cycles / r->clock_hz * 1e6, cw->cycles / nw / r->clock_hz * 1e6);
     if (r->from)
-        fprintf(o, "warm misses: median %.1f, min %llu, max %llu, sd %.1f over "
-                   "%zu iterations\n", r->warm_median,
-                (unsigned long long)r->warm_min,
-                (unsigned long long)r->warm_max, r->warm_sd, r->niter - r->from);
+        fprintf(o, "warm misses: median %s, min %s, max %s, sd %.1f over %zu "
+                   "iterations\n", num(b1, r->warm_median, 1),
+                num(b2, (double)r->warm_min, 0), num(b3, (double)r->warm_max, 0),
+                r->warm_sd, r->niter - r->from);
     fprintf(o, "capacity: %s lines (%s bytes); distinct lines over the trace: "
-               "%llu\n", cli_commas(b1, r->nsets * r->cache.ways),
-            cli_commas(b2, r->cache.size),
-            (unsigned long long)r->distinct_lines);
+               "%s\n", cli_commas(b1, r->nsets * r->cache.ways),
+            cli_commas(b2, r->cache.size), cli_commas(b3, r->distinct_lines));
     why(o, c);
 
     uint64_t tot = w->misses;
@@ -226,9 +246,10 @@ static void report_text(FILE *o, const simctx *c)
                 (double)l->insns / nw, (double)l->misses / nw,
                 tot ? 100.0 * (double)l->misses / (double)tot : 0);
     }
-    fprintf(o, "\nsets: %u hot lines (touched in at least half the warm "
-               "iterations); %u of %u sets hold more than %u\n", r->hot_lines,
-            r->overfull_sets, r->nsets, r->cache.ways);
+    fprintf(o, "\nsets: %s hot lines (touched in at least half the warm "
+               "iterations); %s of %s sets hold more than %u\n",
+            cli_commas(b1, r->hot_lines), cli_commas(b2, r->overfull_sets),
+            cli_commas(b3, r->nsets), r->cache.ways);
     fprintf(o, "hot lines per set ('.' none, '*' ten or more):\n");
     csim_heat_text(o, r, 64);
 }

@@ -35,7 +35,7 @@ test_expect_success 'text report: 3C, ideal bound, the set and the why' '
     $CODEPLACE sim t.trace $ELF -q >out &&
     grep -E -q "^    conflict +0 +3\.0$" out &&
     grep -E -q "^  ideal bound +3 +0\.0$" out &&
-    grep -q "1 of 1024 sets hold more than 2" out &&
+    grep -q "1 of 1,024 sets hold more than 2" out &&
     grep -q "a layout can remove these" out &&
     grep -E -q "^  fx_sum +32 +2\.0 +1\.0 " out &&
     grep -E -q "^      0  \.{36}3\.{27}$" out
