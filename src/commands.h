@@ -7,7 +7,8 @@
 
 extern const cli_cmd cmd_image;
 extern const cli_cmd cmd_target;
-extern const cli_cmd cmd_plan;
 extern const cli_cmd cmd_trace;
+extern const cli_cmd cmd_sim;
+extern const cli_cmd cmd_plan;
 
 #endif
