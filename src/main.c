@@ -24,6 +24,7 @@ static const cli_cmd cmd_help = {
 static const cli_cmd *const commands[] = {
     &cmd_image,
     &cmd_target,
+    &cmd_report,
     &cmd_help,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

@@ -272,7 +272,7 @@ static int data_line(smp *s, rd *r, char *p)
                       "(address %s)", show(b1, 40, c), show(b2, 20, a));
     cp_err e2;
     if (smp_add(s, (uint32_t)addr, count, &e2) < 0)
-        return rd_err(r, "%s", e2.msg, NULL);
+        return rd_err(r, "%.200s", e2.msg, NULL);
     return 0;
 }
 
@@ -424,4 +424,58 @@ int smp_save(smp *s, const char *path, cp_err *err)
     if (rc < 0)
         return cp_seterr(err, "cannot write '%s': %s", path, e2.msg);
     return 0;
+}
+
+/* --- any input ----------------------------------------------------------- */
+
+smp_kind smp_detect(const char *data, size_t len)
+{
+    if (len >= 4 && !memcmp(data, "gmon", 4))
+        return SMP_KIND_GMON;
+    if (len >= 20 && !memcmp(data, "# codeplace samples ", 20))
+        return SMP_KIND_SAMPLES;
+    /* A dump may follow console noise: look for its header at a line
+     * start (or after a prompt) in the first 64 KiB. */
+    size_t lim = len < 65536 ? len : 65536;
+    for (size_t i = 0; i + 7 <= lim; i++)
+        if (data[i] == 'C' && !memcmp(data + i, "CPDUMP ", 7))
+            return SMP_KIND_DUMP;
+    if (len >= 1 && data[0] == '#')
+        return SMP_KIND_SAMPLES; /* let the reader say what is wrong */
+    return SMP_KIND_UNKNOWN;
+}
+
+const char *smp_kind_name(smp_kind k)
+{
+    static const char *const names[] = {"samples", "gmon", "dump", "unknown"};
+    return names[k <= SMP_KIND_UNKNOWN ? k : SMP_KIND_UNKNOWN];
+}
+
+smp *smp_load(const char *path, smp_kind *kind, cp_err *err)
+{
+    char *data;
+    size_t len;
+    if (cp_read_file(path, &data, &len, err) < 0)
+        return NULL;
+    smp_kind k = smp_detect(data, len);
+    if (kind)
+        *kind = k;
+    smp *s = NULL;
+    switch (k) {
+    case SMP_KIND_GMON:
+        s = smp_from_gmon(data, len, path, NULL, err);
+        break;
+    case SMP_KIND_DUMP:
+        s = smp_from_dump(data, len, path, err);
+        break;
+    case SMP_KIND_SAMPLES:
+        s = smp_parse(data, len, path, err);
+        break;
+    default:
+        cp_seterr(err, "%s: not a samples file, gmon.out or profiler dump",
+                  path);
+        break;
+    }
+    free(data);
+    return s;
 }

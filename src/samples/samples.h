@@ -67,6 +67,20 @@ smp *smp_parse(const char *data, size_t len, const char *name, cp_err *err);
 int smp_write(smp *s, FILE *f, cp_err *err);
 int smp_save(smp *s, const char *path, cp_err *err);
 
+/* What a file holds, judged from its first bytes. */
+typedef enum smp_kind {
+    SMP_KIND_SAMPLES, /* "# codeplace samples" */
+    SMP_KIND_GMON,    /* "gmon" magic */
+    SMP_KIND_DUMP,    /* a "CPDUMP " line in the text */
+    SMP_KIND_UNKNOWN,
+} smp_kind;
+
+smp_kind smp_detect(const char *data, size_t len);
+const char *smp_kind_name(smp_kind k);
+/* Reads a samples file, a gmon.out or a dump, whichever path holds (kind
+ * may be NULL; it gets what was found). */
+smp *smp_load(const char *path, smp_kind *kind, cp_err *err);
+
 /* --- converters --------------------------------------------------------- */
 
 /* OpenOCD's `profile` output: a BSD gmon.out with one time-histogram record
