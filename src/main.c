@@ -24,6 +24,7 @@ static const cli_cmd cmd_help = {
 static const cli_cmd *const commands[] = {
     &cmd_image,
     &cmd_target,
+    &cmd_samples,
     &cmd_report,
     &cmd_help,
 };

@@ -127,4 +127,22 @@ int smp_sampler_run(smp_sampler *sp, uint32_t addr, uint32_t len,
 uint64_t smp_sampler_insns(const smp_sampler *sp);
 void smp_sampler_free(smp_sampler *sp);
 
+/* A whole trace file through the sampler. Instruction widths come from the
+ * image when im is given (Thumb: a first halfword 0xe800 or above starts a
+ * 32-bit instruction), else runs are split evenly. The result carries the
+ * trace header's target, cpu and ELF hash, source "trace", and a "method"
+ * key ("every 1000" or "poisson 1000 seed 1"). With partial, a trace cut
+ * short is used up to its last complete block. */
+struct img;
+typedef struct smp_trace_opts {
+    smp_mode mode;
+    uint64_t period;
+    uint64_t seed;
+    const struct img *im;
+    int partial;
+} smp_trace_opts;
+
+smp *smp_from_trace(const char *path, const smp_trace_opts *o,
+                    uint64_t *insns, cp_err *err);
+
 #endif
