@@ -104,8 +104,7 @@ smp *smp_from_gmon(const void *data, size_t len, const char *name,
     if (v != 1) {
         g.off = 4;
         g.be = 1;
-        v = word(&g);
-        if (v != 1) {
+        if (word(&g) != 1) {
             cp_seterr(err, "%s: gmon.out version %" PRIu32 " is not supported "
                       "(want 1)", g.name, v);
             return NULL;
