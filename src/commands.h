@@ -9,5 +9,6 @@ extern const cli_cmd cmd_image;
 extern const cli_cmd cmd_target;
 extern const cli_cmd cmd_report;
 extern const cli_cmd cmd_samples;
+extern const cli_cmd cmd_diff;
 
 #endif
