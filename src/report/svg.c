@@ -90,14 +90,15 @@ double rep_svg_text_width(const char *text, double size)
          *p; p++) {
         if ((*p & 0xc0) == 0x80)
             continue; /* UTF-8 continuation: counted with its lead byte */
+        /* DejaVu Sans, the widest of the fonts the documents ask for. */
         if (strchr("il.,:;|!'` ", *p))
-            w += 0.3;
+            w += 0.32;
         else if (*p >= 'A' && *p <= 'Z')
-            w += 0.68;
+            w += 0.72;
         else if (strchr("mwMW%", *p))
-            w += 0.85;
+            w += 0.92;
         else
-            w += 0.56;
+            w += 0.62;
     }
     return w * size;
 }
