@@ -184,4 +184,11 @@ test_expect_success '--trace without the cache model says so' '
     grep -q "warning: --trace:" err
 '
 
+test_expect_success 'the plot in docs/ is what the documented command makes' '
+    cd "$CP_ROOT" &&
+    $CODEPLACE report docs/img/report-m0-samples.txt --elf build/fixtures/m0.elf \
+        --map build/fixtures/m0.map --top 12 --svg "$TEST_TMP/doc.svg" -q >/dev/null &&
+    cmp docs/img/report-m0.svg "$TEST_TMP/doc.svg"
+'
+
 test_done
