@@ -307,8 +307,9 @@ int nb_udp_sweep(const nb_udp_cfg *cfg, int *interrupted, cp_err *err)
                 *interrupted = 1;
                 goto done;
             }
-            /* Wait for the replies to the last requests. */
-            if (pause_until(nb_now_ns() + (uint64_t)(cfg->timeout_s * 1e9),
+            /* Wait for the replies to the last requests: twice the
+             * timeout, so that late replies are seen as late, not lost. */
+            if (pause_until(nb_now_ns() + (uint64_t)(2 * cfg->timeout_s * 1e9),
                             cfg->stop) < 0) {
                 *interrupted = 1;
                 goto done;

@@ -11,7 +11,8 @@
  * after it), duplicated (every further reply to the same request),
  * reordered (a first reply whose sequence is below one already seen in the
  * step), stray (replies to an earlier step, or not ours), lost (sent and
- * never answered by the end of the step's wait). */
+ * never answered by the end of the step's wait: twice the timeout after the
+ * last request). */
 #ifndef CP_NB_UDP_H
 #define CP_NB_UDP_H
 
