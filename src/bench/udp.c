@@ -82,6 +82,7 @@ static void take_reply(rx *r, const unsigned char *p, size_t len, uint64_t now)
     if (rtt > s->timeout_ns) {
         s->is_late[seq] = 1;
         s->late++;
+        return; /* late, not also reordered */
     }
     if ((int64_t)seq < s->max_seq)
         s->reord++;
@@ -284,6 +285,21 @@ int nb_udp_sweep(const nb_udp_cfg *cfg, int *interrupted, cp_err *err)
         goto out;
     }
     started = 1;
+    /* Warm-up: one request outside every step (step id 0), so that address
+     * resolution and a peer that sets up on its first datagram do not cost
+     * the first step a request. Its reply is not counted. */
+    put32(pkt, MAGIC);
+    put32(pkt + 4, r.run);
+    memset(pkt + 8, 0, 16);
+    if (send(fd, pkt, cfg->size, 0) >= 0 &&
+        pause_until(nb_now_ns() + (uint64_t)(2 * cfg->timeout_s * 1e9),
+                    cfg->stop) < 0) {
+        *interrupted = 1;
+        goto done;
+    }
+    pthread_mutex_lock(&r.mu);
+    r.stray_between = 0;
+    pthread_mutex_unlock(&r.mu);
     uint32_t id = 0;
     for (unsigned pass = 1; pass <= cfg->passes; pass++) {
         for (size_t k = 0; k < cfg->nrates; k++) {

@@ -7,10 +7,14 @@
  * whose successor is also overdue is skipped (counted skipped). The rate
  * never rises above the requested one to make up for lost time.
  *
+ * Before the first step one warm-up request (step 0) goes out and its reply
+ * is not counted: address resolution and peers that set up on their first
+ * datagram (socat UDP-LISTEN) do not cost the first step a request.
+ *
  * Replies: answered (first reply within the timeout), late (first reply
  * after it), duplicated (every further reply to the same request),
- * reordered (a first reply whose sequence is below one already seen in the
- * step), stray (replies to an earlier step, or not ours), lost (sent and
+ * reordered (a first reply within the timeout whose sequence is below one
+ * already answered in the step), stray (replies to an earlier step, or not ours), lost (sent and
  * never answered by the end of the step's wait: twice the timeout after the
  * last request). */
 #ifndef CP_NB_UDP_H
