@@ -11,6 +11,10 @@
  * is not counted: address resolution and peers that set up on their first
  * datagram (socat UDP-LISTEN) do not cost the first step a request.
  *
+ * A reply exactly k times the request size holds k replies: echoes that
+ * relay through a byte stream (socat ... PIPE, EXEC:cat) merge datagrams
+ * that arrive together.
+ *
  * Replies: answered (first reply within the timeout), late (first reply
  * after it), duplicated (every further reply to the same request),
  * reordered (a first reply within the timeout whose sequence is below one
