@@ -860,7 +860,7 @@ static int bench_sink_fn(cli_ctx *ctx, int argc, char **argv)
                        .per_conn = per_conn, .stop = &stop_flag,
                        .on_event = sink_event, .arg = ctx};
     cp_err err;
-    if (nb_resolve(listen_s, 5001, SOCK_STREAM, &cfg.addr, &cfg.addrlen,
+    if (nb_resolve_listen(listen_s, 5001, SOCK_STREAM, &cfg.addr, &cfg.addrlen,
                    &err) < 0)
         return cli_usage_error(ctx, "option '--listen': %s", err.msg);
     if (cli_out_open(ctx) < 0)
@@ -923,7 +923,7 @@ static int bench_echo_fn(cli_ctx *ctx, int argc, char **argv)
     cp_err err;
     struct sockaddr_storage a;
     socklen_t al;
-    if (nb_resolve(listen_s, 7, SOCK_DGRAM, &a, &al, &err) < 0)
+    if (nb_resolve_listen(listen_s, 7, SOCK_DGRAM, &a, &al, &err) < 0)
         return cli_usage_error(ctx, "option '--listen': %s", err.msg);
     int fd = socket(a.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     int big = 4 << 20;

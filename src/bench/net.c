@@ -10,8 +10,9 @@
 #include <sys/prctl.h>
 #include <time.h>
 
-int nb_resolve(const char *hostport, unsigned default_port, int socktype,
-               struct sockaddr_storage *addr, socklen_t *len, cp_err *err)
+static int resolve(const char *hostport, unsigned default_port, int socktype,
+                   int passive, struct sockaddr_storage *addr, socklen_t *len,
+                   cp_err *err)
 {
     char host[256], port[16];
     const char *p = hostport, *colon;
@@ -47,11 +48,12 @@ int nb_resolve(const char *hostport, unsigned default_port, int socktype,
     if (colon) {
         char *end;
         unsigned long v = strtoul(colon + 1, &end, 10);
-        if (!colon[1] || *end || v == 0 || v > 65535)
+        if (!colon[1] || *end || (v == 0 && !passive) || v > 65535)
             return cp_seterr(err, "'%s': bad port '%s'", hostport, colon + 1);
         snprintf(port, sizeof port, "%lu", v);
     }
-    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = socktype};
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = socktype,
+                             .ai_flags = passive ? AI_PASSIVE : 0};
     struct addrinfo *res = NULL;
     int rc = getaddrinfo(host, port, &hints, &res);
     if (rc != 0 || !res)
@@ -61,6 +63,19 @@ int nb_resolve(const char *hostport, unsigned default_port, int socktype,
     *len = res->ai_addrlen;
     freeaddrinfo(res);
     return 0;
+}
+
+int nb_resolve(const char *hostport, unsigned default_port, int socktype,
+               struct sockaddr_storage *addr, socklen_t *len, cp_err *err)
+{
+    return resolve(hostport, default_port, socktype, 0, addr, len, err);
+}
+
+int nb_resolve_listen(const char *hostport, unsigned default_port,
+                      int socktype, struct sockaddr_storage *addr,
+                      socklen_t *len, cp_err *err)
+{
+    return resolve(hostport, default_port, socktype, 1, addr, len, err);
 }
 
 const char *nb_addr_str(const struct sockaddr_storage *addr, char *buf,

@@ -13,6 +13,10 @@
  * given socket type. Returns 0 or -1 with err filled. */
 int nb_resolve(const char *hostport, unsigned default_port, int socktype,
                struct sockaddr_storage *addr, socklen_t *len, cp_err *err);
+/* The same for an address to listen on: port 0 (any free port) allowed. */
+int nb_resolve_listen(const char *hostport, unsigned default_port,
+                      int socktype, struct sockaddr_storage *addr,
+                      socklen_t *len, cp_err *err);
 /* "127.0.0.1:9000" / "[::1]:9000" into buf (at least 64 bytes). */
 const char *nb_addr_str(const struct sockaddr_storage *addr, char *buf,
                         size_t size);
