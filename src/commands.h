@@ -13,5 +13,7 @@ extern const cli_cmd cmd_plan;
 extern const cli_cmd cmd_report;
 extern const cli_cmd cmd_samples;
 extern const cli_cmd cmd_diff;
+extern const cli_cmd cmd_bench;
+extern const cli_cmd cmd_calc;
 
 #endif

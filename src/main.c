@@ -30,6 +30,8 @@ static const cli_cmd *const commands[] = {
     &cmd_samples,
     &cmd_report,
     &cmd_diff,
+    &cmd_bench,
+    &cmd_calc,
     &cmd_help,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
