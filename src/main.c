@@ -24,6 +24,8 @@ static const cli_cmd cmd_help = {
 static const cli_cmd *const commands[] = {
     &cmd_image,
     &cmd_target,
+    &cmd_record,
+    &cmd_counters,
     &cmd_help,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
