@@ -76,8 +76,8 @@ static int run(probe_ocd *o, const char *cmd, const char **res, cp_err *err)
         }
         if (len < (size_t)tl + 2 || memcmp(o->reply, tag, (size_t)tl))
             continue; /* a notification, or a stale reply */
-        int code = o->reply[tl] - '0';
-        const char *text = o->reply + tl + 1;
+        char *text;
+        long code = strtol(o->reply + tl, &text, 10);
         if (*text == ' ')
             text++;
         if (code != 0) {
@@ -85,9 +85,18 @@ static int run(probe_ocd *o, const char *cmd, const char **res, cp_err *err)
             size_t ll = strcspn(text, "\n");
             while (ll && isspace((unsigned char)text[ll - 1]))
                 ll--;
-            return cp_seterr(err, "%s: OpenOCD: '%.60s' failed: %.*s",
+            if (ll == 0)
+                return cp_seterr(err, "%s: OpenOCD: '%.60s' failed (code "
+                                 "%ld, no message; OpenOCD's log says why: "
+                                 "is the target connected and powered?)",
+                                 o->c.addr, cmd, code);
+            const char *hint = "";
+            if (strstr(text, "invalid command name") && ll < 80)
+                hint = " (OpenOCD has no target: start it with a target "
+                       "config, e.g. -f target/rp2040.cfg)";
+            return cp_seterr(err, "%s: OpenOCD: '%.60s' failed: %.*s%s",
                              o->c.addr, cmd, (int)(ll > 300 ? 300 : ll),
-                             ll ? text : "(no message)");
+                             text, hint);
         }
         *res = text;
         return 0;

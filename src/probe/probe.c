@@ -283,6 +283,23 @@ int probe_write32(probe *p, uint32_t addr, uint32_t v, cp_err *err)
     return probe_gdb_write(p, addr, b, 4, err);
 }
 
+int probe_write_bytes(probe *p, uint32_t addr, const void *buf, size_t len,
+                      cp_err *err)
+{
+    if (len > 1024)
+        return cp_seterr(err, "write of %zu bytes: at most 1024", len);
+    if (p->kind == PROBE_GDB)
+        return probe_gdb_write(p, addr, buf, len, err);
+    char cmd[64 + 5 * 1024], out[64];
+    const uint8_t *b = buf;
+    int n = snprintf(cmd, 64, "write_memory 0x%08x 8 {", addr);
+    for (size_t i = 0; i < len; i++)
+        n += snprintf(cmd + n, sizeof cmd - (size_t)n, "%s%u", i ? " " : "",
+                      b[i]);
+    snprintf(cmd + n, sizeof cmd - (size_t)n, "}");
+    return probe_ocd_tcl(p, cmd, out, sizeof out, err);
+}
+
 int probe_halt(probe *p, cp_err *err)
 {
     return p->kind == PROBE_GDB ? probe_gdb_halt(p, err)

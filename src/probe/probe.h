@@ -47,6 +47,9 @@ size_t probe_packet_size(const probe *p);
 int probe_read(probe *p, uint32_t addr, void *buf, size_t len, cp_err *err);
 int probe_read32(probe *p, uint32_t addr, uint32_t *v, cp_err *err);
 int probe_write32(probe *p, uint32_t addr, uint32_t v, cp_err *err);
+/* Byte writes (up to 1024 bytes). */
+int probe_write_bytes(probe *p, uint32_t addr, const void *buf, size_t len,
+                      cp_err *err);
 
 /* Run control. probe_halt stops the target (GDB: interrupt and wait for the
  * stop reply); probe_resume lets it run; probe_read_pc reads the PC of a
