@@ -225,9 +225,12 @@ void probe_gdb_close(probe *p)
     probe_gdb *g = &p->u.g;
     cp_err e;
     if (g->c.fd >= 0 && g->detach_ok) {
-        /* Detach: the stub lets the target run. One short try. */
+        /* Detach: the stub lets the target run. An all-stop stub takes
+         * packets only while the target is stopped, so stop it first (as
+         * GDB does); the detach resumes it. One short try. */
         g->c.timeout_ms = g->c.timeout_ms < 1000 ? g->c.timeout_ms : 1000;
-        if (send_packet(g, "D", &e) == 0)
+        if ((g->halted || g->nonstop || probe_gdb_halt(p, &e) == 0) &&
+            send_packet(g, "D", &e) == 0)
             recv_reply(g, 0, &e);
     }
     probe_conn_close(&g->c);
