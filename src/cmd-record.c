@@ -333,7 +333,7 @@ static int cmd_record_fn(cli_ctx *ctx, int argc, char **argv)
     }
     if (mode == PROBE_MODE_PCSR && probe_pcsr_check(pr, pcsr_addr, 16,
                                                     &err) < 0) {
-        cli_error("%s: %s", probe_addr(pr), err.msg);
+        cli_error("%s", err.msg);
         goto done;
     }
     probe_samples_hdr h = {

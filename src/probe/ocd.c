@@ -68,14 +68,26 @@ static int run(probe_ocd *o, const char *cmd, const char **res, cp_err *err)
         return -1;
     char tag[24];
     int tl = snprintf(tag, sizeof tag, "cp%u ", seq);
+    char skipped[64] = "";
     for (;;) {
         size_t len = 0;
         if (read_message(o, &len, err) < 0) {
             cp_err e2 = *err;
+            if (skipped[0] && !strncmp(cmd, "version", 7))
+                return cp_seterr(err, "%s: not an OpenOCD Tcl port? It "
+                                 "answered '%s' (%s)", o->c.addr, skipped,
+                                 e2.msg);
             return cp_seterr(err, "%s (OpenOCD command '%.60s')", e2.msg, cmd);
         }
-        if (len < (size_t)tl + 2 || memcmp(o->reply, tag, (size_t)tl))
-            continue; /* a notification, or a stale reply */
+        if (len < (size_t)tl + 2 || memcmp(o->reply, tag, (size_t)tl)) {
+            /* a notification, or a stale reply: keep a printable copy */
+            size_t k = 0;
+            for (size_t i = 0; i < len && k < sizeof skipped - 1; i++)
+                skipped[k++] = o->reply[i] >= 32 && o->reply[i] < 127
+                                   ? o->reply[i] : '.';
+            skipped[k] = 0;
+            continue;
+        }
         char *text;
         long code = strtol(o->reply + tl, &text, 10);
         if (*text == ' ')
