@@ -7,6 +7,7 @@
 
 extern const cli_cmd cmd_image;
 extern const cli_cmd cmd_target;
+extern const cli_cmd cmd_plan;
 extern const cli_cmd cmd_record;
 extern const cli_cmd cmd_counters;
 

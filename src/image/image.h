@@ -78,6 +78,11 @@ typedef struct img_isec {
 /* Opens elf_path and, when map_path is not NULL, the map file. Errors name
  * the file: not ELF, truncated, wrong machine, stripped, map mismatch. */
 img *img_open(const char *elf_path, const char *map_path, cp_err *err);
+/* The same from memory (the ELF bytes are copied; map_text may be NULL
+ * when map_name is). name and map_name are used in messages. */
+img *img_open_buffer(const char *name, const void *elf, size_t elf_len,
+                     const char *map_name, const char *map_text,
+                     size_t map_len, cp_err *err);
 void img_free(img *im);
 
 const char *img_path(const img *im);
