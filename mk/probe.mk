@@ -1,7 +1,6 @@
 # Probe test firmware (tests/fixtures/probe/): two loops with a known time
 # split, for QEMU's microbit (Cortex-M0) and mps2-an500 (Cortex-M7):
 #   arm-none-eabi-gcc -mcpu=CPU -mthumb -O1 -nostdlib -T fw.ld fw.c loops.S
-# and the libFuzzer harness of the GDB packet parser.
 PROBE_FX   := build/fixtures/probe
 PROBE_SRC  := tests/fixtures/probe/fw.c tests/fixtures/probe/loops.S
 PROBE_XFL  := -mthumb -O1 -g -std=c99 -Wall -Wextra -Werror -nostdlib \
@@ -19,8 +18,3 @@ $(PROBE_FX)/fw-m0.elf: $(PROBE_SRC) tests/fixtures/probe/fw.ld mk/probe.mk
 $(PROBE_FX)/fw-m7.elf: $(PROBE_SRC) tests/fixtures/probe/fw.ld mk/probe.mk
 	@mkdir -p $(PROBE_FX)
 	arm-none-eabi-gcc -mcpu=cortex-m7 $(PROBE_XFL) -Wl,-Map=$(@:.elf=.map) -o $@ $(PROBE_SRC)
-
-build/fuzz/fuzz-rsp: tests/fuzz/fuzz-rsp.c src/probe/rsp.c src/probe/rsp.h
-	@mkdir -p build/fuzz
-	clang -std=c11 -g -O1 -Isrc -fsanitize=fuzzer,address,undefined -o $@ \
-		tests/fuzz/fuzz-rsp.c src/probe/rsp.c

@@ -3,7 +3,7 @@
  * fed in (packets split anywhere); every decoded packet must be within
  * bounds and NUL-terminated, and framing the input as data must parse back
  * to the same bytes.
- *   make build/fuzz/fuzz-rsp && build/fuzz/fuzz-rsp tests/fuzz/corpus/rsp */
+ *   sh tests/fuzz/run rsp          (make fuzz runs every harness) */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
