@@ -15,5 +15,7 @@ extern const cli_cmd cmd_samples;
 extern const cli_cmd cmd_diff;
 extern const cli_cmd cmd_bench;
 extern const cli_cmd cmd_calc;
+extern const cli_cmd cmd_record;
+extern const cli_cmd cmd_counters;
 
 #endif

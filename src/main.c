@@ -32,6 +32,8 @@ static const cli_cmd *const commands[] = {
     &cmd_diff,
     &cmd_bench,
     &cmd_calc,
+    &cmd_record,
+    &cmd_counters,
     &cmd_help,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
