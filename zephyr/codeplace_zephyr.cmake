@@ -45,11 +45,15 @@ function(codeplace_zephyr_apply list)
   # nothing).
   codeplace_section_regex(ram_re ${ram})
   codeplace_section_regex(itcm_re ${itcm})
-  cmake_language(DEFER DIRECTORY ${ZEPHYR_BASE}
-    CALL codeplace_zephyr_relocate RAM_TEXT "${ram_re}")
+  # (DEFER evaluates ${...} in its arguments when the call runs, in the
+  # Zephyr directory's scope: EVAL puts the values in now.)
+  cmake_language(EVAL CODE "
+    cmake_language(DEFER DIRECTORY [=[${ZEPHYR_BASE}]=]
+      CALL codeplace_zephyr_relocate RAM_TEXT [=[${ram_re}]=])")
   if(has_itcm AND nitcm GREATER 0)
-    cmake_language(DEFER DIRECTORY ${ZEPHYR_BASE}
-      CALL codeplace_zephyr_relocate ITCM_TEXT "${itcm_re}")
+    cmake_language(EVAL CODE "
+      cmake_language(DEFER DIRECTORY [=[${ZEPHYR_BASE}]=]
+        CALL codeplace_zephyr_relocate ITCM_TEXT [=[${itcm_re}]=])")
   endif()
 
   # The flash hot block: first in ROM after the vector table (the vector
