@@ -7,5 +7,6 @@
 
 extern const cli_cmd cmd_image;
 extern const cli_cmd cmd_target;
+extern const cli_cmd cmd_plan;
 
 #endif

@@ -23,6 +23,7 @@ static const cli_cmd cmd_help = {
 /* Commands in the order `codeplace help` lists them: the pipeline first. */
 static const cli_cmd *const commands[] = {
     &cmd_image,
+    &cmd_plan,
     &cmd_target,
     &cmd_help,
 };

@@ -1,0 +1,83 @@
+/* Private to src/plan: the model's layout, the cache evaluator and the
+ * layout builder shared by the strategies. */
+#ifndef CP_PLAN_INT_H
+#define CP_PLAN_INT_H
+
+#include "plan/plan.h"
+
+#define PLAN_FIXED UINT32_MAX      /* access outside every unit */
+#define PLAN_ADDR_FAST UINT32_MAX  /* unit placed in fast memory */
+
+/* One access of the stream: a run of bytes [off, off + len) inside a unit,
+ * or, for unit == PLAN_FIXED, at absolute address off. */
+typedef struct plan_acc {
+    uint32_t unit;
+    uint32_t off;
+    uint32_t len;
+} plan_acc;
+
+/* A call seen in the trace: a run that enters unit callee at a function's
+ * first byte right after a run in unit caller. */
+typedef struct plan_call {
+    uint32_t caller, callee;
+} plan_call;
+
+struct plan_model {
+    const img *im;
+    const tgt *t;
+    tgt_cache cache;
+    unsigned line_shift;
+    uint32_t sets;
+    cp_pool *pool;
+
+    plan_unit *units;
+    size_t nunits;
+    /* Units of the output section the hot block goes into. */
+    const char *text_name;
+    uint32_t text_start, text_end;
+
+    plan_acc *acc;
+    size_t nacc, cacc;
+    size_t *iter_start;   /* iteration i: acc[iter_start[i] .. iter_start[i+1]) */
+    unsigned niters;
+    size_t citer;
+    double *iter_insns;   /* instructions per iteration */
+    uint32_t last_unit;   /* for call detection */
+
+    plan_call *calls;
+    size_t ncalls, ccalls;
+    unsigned plan_iters;  /* iterations strategies evaluate on */
+};
+
+/* A complete placement: a new address for every unit. */
+typedef struct plan_layout {
+    uint32_t *addr;       /* per unit, or PLAN_ADDR_FAST */
+    int64_t text_delta;   /* shift of flash accesses after the text end */
+} plan_layout;
+
+typedef struct plan_eval_out {
+    double misses;        /* per warm iteration (mean) */
+    double accesses;
+    double *unit_misses;  /* per unit per warm iteration, if not NULL */
+} plan_eval_out;
+
+/* Simulates iterations [0, iters) (0: all the model has) of the layout
+ * through the set-associative cache; misses of iteration 0 are not counted
+ * unless it is the only one. */
+void plan_eval(const plan_model *m, const plan_layout *L, unsigned iters,
+               plan_eval_out *out);
+/* The same through a fully associative LRU cache of equal capacity. */
+double plan_eval_fa(const plan_model *m, const plan_layout *L, unsigned iters);
+
+/* Layout from placed items: hot block at hot_base, the remaining units of
+ * the text section packed after it in their original order. */
+int plan_layout_build(const plan_model *m, const plan_item *items,
+                      size_t nitems, uint32_t hot_base, plan_layout *L,
+                      uint32_t *hot_bytes);
+void plan_layout_stock(const plan_model *m, plan_layout *L);
+int plan_layout_alloc(const plan_model *m, plan_layout *L);
+void plan_layout_free(plan_layout *L);
+
+uint32_t plan_hot_base(const plan_model *m);
+
+#endif
