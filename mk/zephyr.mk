@@ -32,7 +32,12 @@ $(PROF_OUT)/m7-itcm.o: $(PROF_SRC) $(PROF_HDR)
 	@mkdir -p $(dir $@)
 	$(PROF_XCC) $(PROF_M7) $(PROF_XWARN) -DCPPROF_IN_ITCM -c -o $@ $<
 
+# Host helper that prints a dump made by the core (tests/cli/t7110).
+$(PROF_OUT)/dumpgen: tests/zephyr/dumpgen.c $(PROF_SRC) $(PROF_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(SAN) -O1 -Ifirmware/profiler -o $@ $< $(PROF_SRC)
+
 .PHONY: firmware-profiler
-firmware-profiler: $(PROF_OBJS)
+firmware-profiler: $(PROF_OBJS) $(PROF_OUT)/dumpgen
 
 CHECK_DEPS += firmware-profiler
