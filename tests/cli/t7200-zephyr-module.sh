@@ -13,9 +13,14 @@ test_expect_success 'module.yml, snippets and Kconfig (pykwalify, kconfiglib)' '
     cat out; test $rc = 0 && ! grep -q "^FAIL" out
 '
 
-stub() { # builddir [args]
-    b=$1; shift
-    cmake -S "$Z/stub" -B "$b" -DAPP_DIR="$Z" "$@" >"$b.log" 2>&1
+# One stub build tree for all tests (reconfigured; the compiler check is
+# done once). Every call names LIST, CHOSEN and STRICT so that nothing
+# sticks from the test before.
+S=$TEST_TMP/stub
+stub() { # name [args]: configure into $S, log in ./name.log, link ./name -> $S
+    n=$1; shift
+    ln -sfn "$S" "$n"
+    cmake -S "$Z/stub" -B "$S" -DAPP_DIR="$Z" -DCHOSEN= -DSTRICT= "$@" >"$n.log" 2>&1
 }
 
 test_expect_success 'CONFIG_CODEPLACE: relocation directives for every Zephyr library' '
