@@ -104,9 +104,10 @@ check("zephyr/Kconfig parses without warnings", not k.warnings, k.warnings)
 place = os.path.join(names.get("codeplace", "-"), "codeplace.conf")
 prof = os.path.join(names.get("codeplace-profiler", "-"), "codeplace-profiler.conf")
 
-k = kconf("CONFIG_ARM=y\nCONFIG_SOC_RP2040=y\n", place)
-check("codeplace snippet: CODEPLACE=y selects CODE_DATA_RELOCATION",
-      v(k, "CODEPLACE") == "y" and v(k, "CODE_DATA_RELOCATION") == "y")
+k = kconf("CONFIG_ARM=y\nCONFIG_CPU_CORTEX_M=y\nCONFIG_SOC_RP2040=y\n", place)
+check("codeplace snippet: CODEPLACE=y selects CODE_DATA_RELOCATION(_SRAM)",
+      v(k, "CODEPLACE") == "y" and v(k, "CODE_DATA_RELOCATION") == "y"
+      and v(k, "CODE_DATA_RELOCATION_SRAM") == "y")
 check("CODEPLACE_LIST defaults to codeplace.list", v(k, "CODEPLACE_LIST") == "codeplace.list")
 check("CODEPLACE_STRICT defaults to n", v(k, "CODEPLACE_STRICT") == "n")
 
