@@ -17,6 +17,17 @@ test_expect_success 'module.yml, snippets and Kconfig (pykwalify, kconfiglib)' '
 # done once). Every call names LIST, CHOSEN and STRICT so that nothing
 # sticks from the test before.
 S=$TEST_TMP/stub
+test_expect_success 'udp_echo board overlays compile with dtc (stub base with zephyr_udc0)' '
+    for b in rpi_pico teensy41 stm32f3_disco; do
+        { printf "/dts-v1/;\n/ { soc { zephyr_udc0: usb@50100000 { reg = <0x50100000 0x1000>; status = \"disabled\"; }; }; };\n" &&
+          cpp -P -nostdinc -undef -x assembler-with-cpp "$CP_ROOT/zephyr/samples/udp_echo/boards/$b.overlay"; } >$b.dts &&
+        dtc -q -I dts -O dts -o $b.out $b.dts &&
+        grep -q "compatible = \"zephyr,cdc-ncm-ethernet\"" $b.out &&
+        grep -q "compatible = \"zephyr,cdc-ecm-ethernet\"" $b.out &&
+        grep -A3 "zephyr_udc0: usb@50100000" $b.out | grep -q "status = \"okay\"" || exit 1
+    done
+'
+
 stub() { # name [args]: configure into $S, log in ./name.log, link ./name -> $S
     n=$1; shift
     ln -sfn "$S" "$n"
