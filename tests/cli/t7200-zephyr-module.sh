@@ -62,7 +62,7 @@ test_expect_success 'profiler glue, i.MX RT: compiles; sampling path in .itcm' '
 
 test_expect_success 'profiler glue, RP2040: compiles; sampling path in .ramfunc' '
     glue -mcpu=cortex-m0plus -DCONFIG_SOC_RP2040 -DCPPROF_IN_RAMFUNC \
-        -DCONFIG_CODEPLACE_PROFILER_RP2040_ALARM=3 &&
+        -DCONFIG_CODEPLACE_PROFILER_RP2040_ALARM=3 -DCONFIG_NUM_IRQS=26 &&
     arm-none-eabi-objdump -t prof.o >t &&
     grep -E "\.ramfunc.*codeplace_prof_isr$" t && grep -E "\.ramfunc.*timer_ack$" t &&
     fast_refs_ok .ramfunc &&
