@@ -227,7 +227,7 @@ int rep_write_html(FILE *f, rep_profile *p, const rep_view *v, cp_err *err)
     snprintf(line, sizeof line, "%" PRIu64, p->total);
     kv(f, "total samples", line);
     if (v->rate_hz > 0) {
-        snprintf(line, sizeof line, "%.10g Hz", v->rate_hz);
+        snprintf(line, sizeof line, "%.6g Hz", v->rate_hz);
         kv(f, "rate", line);
     }
     if (v->duration_s > 0) {
