@@ -127,6 +127,10 @@ static void result_json(jw *w, const plan_model *m, const tgt *t,
     jw_uint(w, r->fast_bytes);
     jw_key(w, "veneers");
     jw_uint(w, r->veneers);
+    jw_key(w, "flash_stubs");
+    jw_uint(w, r->flash_stubs);
+    jw_key(w, "text_end");
+    jw_uint(w, r->text_end);
     jw_key(w, "hot_base");
     jw_uint(w, r->hot_base);
     jw_key(w, "hot_bytes");

@@ -468,48 +468,58 @@ static double do_colour(run *r)
 }
 
 typedef struct vstate {
-    unsigned char *target; /* flash units called from fast memory */
+    unsigned char *target; /* per target: a stub in fast memory */
 } vstate;
 
-/* Bytes a move of u to fast memory costs, veneers included. */
+/* Bytes a move of u to fast memory costs: the code and a stub for each
+ * new target in flash it branches to. */
 static uint32_t fast_cost(run *r, size_t u, const vstate *vs)
 {
     plan_model *m = r->m;
     uint32_t cost = align8(m->units[u].size);
     for (size_t i = 0; i < m->ncalls; i++) {
         const plan_call *c = &m->calls[i];
-        if (c->caller == u && !r->fast[c->callee] && !vs->target[c->callee]) {
-            /* count each new target once */
-            int dup = 0;
-            for (size_t j = 0; j < i && !dup; j++)
-                dup = m->calls[j].caller == u && m->calls[j].callee == c->callee;
-            if (!dup)
-                cost += r->o->veneer_bytes;
-        }
+        uint32_t tu = m->targets[c->target].unit;
+        if (c->caller != u || r->fast[tu] || tu == u || vs->target[c->target])
+            continue;
+        int dup = 0;
+        for (size_t j = 0; j < i && !dup; j++)
+            dup = m->calls[j].caller == u && m->calls[j].target == c->target;
+        if (!dup)
+            cost += r->o->veneer_bytes;
     }
     return cost;
 }
 
-static void take_fast(run *r, size_t u, vstate *vs)
+/* Recounts the stubs in fast memory: targets in flash that fast code
+ * branches to. */
+static void count_targets(run *r, vstate *vs)
 {
     plan_model *m = r->m;
+    memset(vs->target, 0, m->ntargets ? m->ntargets : 1);
+    for (size_t i = 0; i < m->ncalls; i++) {
+        const plan_call *c = &m->calls[i];
+        if (r->fast[c->caller] && !r->fast[m->targets[c->target].unit])
+            vs->target[c->target] = 1;
+    }
+}
+
+static void take_fast(run *r, size_t u, vstate *vs)
+{
     r->fast[u] = 1;
     r->off[u] = NONE;
-    for (size_t i = 0; i < m->ncalls; i++)
-        if (m->calls[i].caller == u && !r->fast[m->calls[i].callee])
-            vs->target[m->calls[i].callee] = 1;
-    vs->target[u] = 0;
+    count_targets(r, vs);
 }
 
 static uint32_t fast_used(run *r, const vstate *vs)
 {
     uint32_t n = 0;
-    for (size_t i = 0; i < r->m->nunits; i++) {
+    for (size_t i = 0; i < r->m->nunits; i++)
         if (r->fast[i])
             n += align8(r->m->units[i].size);
+    for (size_t i = 0; i < r->m->ntargets; i++)
         if (vs->target[i])
             n += r->o->veneer_bytes;
-    }
     return n;
 }
 
@@ -669,7 +679,7 @@ static plan_result *make_result(run *r, plan_strategy s, double stock,
     res->fast_bytes = vs ? fast_used(r, vs) : fast_off;
     res->veneers = 0;
     if (vs)
-        for (size_t i = 0; i < m->nunits; i++)
+        for (size_t i = 0; i < m->ntargets; i++)
             res->veneers += vs->target[i];
     res->stock_misses = stock;
     /* The prediction on every iteration the model holds. */
@@ -677,6 +687,8 @@ static plan_result *make_result(run *r, plan_strategy s, double stock,
     plan_eval_out out = {0};
     plan_eval(m, &r->L, 0, &out);
     res->misses = out.misses;
+    res->flash_stubs = r->L.nstubs;
+    res->text_end = (uint32_t)((int64_t)((m->text_end + 7) & ~7u) + r->L.text_delta);
     res->conflict_after = out.misses - plan_eval_fa(m, &r->L, 0);
     plan_layout stockL;
     if (plan_layout_alloc(m, &stockL) == 0) {
@@ -754,7 +766,7 @@ plan_result *plan_run(plan_model *m, plan_strategy s, const plan_opts *o,
     r.off = malloc((m->nunits ? m->nunits : 1) * sizeof *r.off);
     r.fast = calloc(m->nunits ? m->nunits : 1, 1);
     double *stock_umiss = calloc(m->nunits ? m->nunits : 1, sizeof *stock_umiss);
-    vstate vs = {calloc(m->nunits ? m->nunits : 1, 1)};
+    vstate vs = {calloc(m->ntargets ? m->ntargets : 1, 1)};
     plan_result *res = NULL;
     if (!r.umiss || !r.off || !r.fast || !stock_umiss || !vs.target ||
         plan_layout_alloc(m, &r.L) < 0 || find_hot(&r) < 0) {
