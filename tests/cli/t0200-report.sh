@@ -163,7 +163,10 @@ test_expect_success 'bad samples files name the file and line' '
     test_exit 1 $CODEPLACE report junk.txt --elf $FX/m0.elf 2>err &&
     grep -q "junk.txt: not a samples file, gmon.out or profiler dump" err &&
     test_exit 1 $CODEPLACE report nosuch.txt --elf $FX/m0.elf 2>err &&
-    grep -q "cannot open .nosuch.txt." err
+    grep -q "cannot open .nosuch.txt." err &&
+    printf "CPTRACE\000xxxxxxxx" >run.trace &&
+    test_exit 1 $CODEPLACE report run.trace --elf $FX/m0.elf 2>err &&
+    grep -q "run.trace: a trace, not samples: sample it with .codeplace samples run.trace" err
 '
 
 test_expect_success 'usage errors exit 2' '
