@@ -128,6 +128,7 @@ typedef struct peer {
     int close_after;   /* close mid-reply at this packet (0: never) */
     int mute_after;    /* stop answering at this packet */
     int nonstop;       /* offer QNonStop, answer m while running */
+    int no_p;          /* answer 'p' with an empty reply (unsupported) */
     uint32_t pcsr;     /* value the 'm' of 0xe000101c returns */
     int pcsr_step;     /* added after each PCSR read */
     int npackets, nm, naks;
@@ -282,8 +283,20 @@ static void *peer_main(void *arg)
                     l = 8000;
                 mem_reply(pe, out, a, l);
                 reply(pe, fd, out, pe->corrupt_first_m && pe->nm++ == 0);
-            } else if (!strcmp(d, "pf")) {
+            } else if (!strcmp(d, "pf") && !pe->no_p) {
                 reply(pe, fd, "34120010", 0);
+            } else if (!strcmp(d, "g")) {
+                /* r0..r14 = i, r15 (the PC) = 0x10005678 */
+                char *o = out;
+                for (uint32_t i = 0; i < 16; i++) {
+                    uint32_t v = i == 15 ? 0x10005678 : i;
+                    uint8_t b[4] = {(uint8_t)v, (uint8_t)(v >> 8),
+                                    (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+                    probe_hex_encode(b, 4, o);
+                    o += 8;
+                }
+                strcpy(o, "xxxxxxxx");
+                reply(pe, fd, out, 0);
             } else if (!strcmp(d, "c")) {
                 running = 1;
             } else if (!strcmp(d, "vCont;c") || !strcmp(d, "vCont;t")) {
@@ -471,6 +484,22 @@ static void t_peer_halt_sampling(void)
     T_ASSERT(probe_read_pc(p, &pc, &err) == 0);
     T_EQ(pc, 0x10001234);
     T_ASSERT(probe_resume(p, &err) == 0);
+    probe_close(p);
+    peer_stop(&pe);
+}
+
+static void t_peer_pc_by_g_when_p_unsupported(void)
+{
+    peer pe = {.noack = 1, .no_p = 1};
+    T_ASSERT(peer_start(&pe) == 0);
+    cp_err err;
+    probe *p = peer_open(&pe, 0, &err);
+    T_ASSERT(p);
+    uint32_t pc = 0;
+    T_ASSERT(probe_read_pc(p, &pc, &err) == 0);
+    T_EQ(pc, 0x10005678);
+    T_ASSERT(probe_read_pc(p, &pc, &err) == 0); /* remembered: 'g' again */
+    T_EQ(pc, 0x10005678);
     probe_close(p);
     peer_stop(&pe);
 }
@@ -681,6 +710,7 @@ static const t_case cases[] = {
     {"peer_timeout", t_peer_timeout},
     {"peer_nonstop_required", t_peer_nonstop_required},
     {"peer_halt_sampling", t_peer_halt_sampling},
+    {"peer_pc_by_g_when_p_unsupported", t_peer_pc_by_g_when_p_unsupported},
     {"peer_pcsr_constant_is_reported", t_peer_pcsr_constant_is_reported},
     {"peer_pcsr_sampling", t_peer_pcsr_sampling},
     {"qemu_m0_memory", t_qemu_m0_memory},
