@@ -90,6 +90,7 @@ static void progress(void *arg, const probe_sample_stats *st)
     if (st->halted_s > 0)
         fprintf(stderr, ", target stopped %.1f%% of the time",
                 100.0 * st->halted_s / st->elapsed_s);
+    fputs("   ", stderr); /* covers a longer line before */
     fflush(stderr);
 }
 
