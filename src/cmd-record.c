@@ -29,8 +29,9 @@ static const cli_opt opts[] = {
     [O_HALT] = {"halt", 0, NULL, "sample by halting: interrupt, read the PC, "
                 "continue (automatic on ARMv6-M, which has no DWT_PCSR)"},
     [O_PCSR] = {"pcsr", 0, NULL, "sample DWT_PCSR without halting, or fail"},
-    [O_RATE] = {"rate", 'r', "HZ", "samples per second (default: as fast as "
-                "the link allows)"},
+    [O_RATE] = {"rate", 'r', "HZ", "samples per second (default: PCSR as fast "
+                "as the link allows; halting lets the core run about as "
+                "long as each stop)"},
     [O_DURATION] = {"duration", 'd', "SECONDS", "stop after this long "
                     "(default: until Ctrl-C)"},
     [O_SAMPLES] = {"samples", 'n', "N", "stop after N samples"},
