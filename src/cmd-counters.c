@@ -62,7 +62,7 @@ const cli_cmd cmd_counters = {
         "example:\n"
         "  codeplace counters --target rp2040 --openocd localhost --window 2\n"
         "  codeplace counters --target rp2040 --gdb localhost:3333 \\\n"
-        "      --load 'codeplace bench udp --count 1000 pico' --events 1000",
+        "      --load 'codeplace bench latency 192.168.7.2 --count 1000 -q' --events 1000",
     .opts = opts,
     .globals = CLI_G_JSON | CLI_G_OUT | CLI_G_VERB,
 };

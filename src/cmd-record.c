@@ -14,7 +14,7 @@
 
 enum {
     O_GDB, O_OPENOCD, O_ELF, O_TARGET, O_HALT, O_PCSR, O_RATE, O_DURATION,
-    O_CORE, O_TIMEOUT, O_TOP, O_NOPT
+    O_SAMPLES, O_CORE, O_TIMEOUT, O_TOP, O_NOPT
 };
 
 static const cli_opt opts[] = {
@@ -29,10 +29,12 @@ static const cli_opt opts[] = {
     [O_HALT] = {"halt", 0, NULL, "sample by halting: interrupt, read the PC, "
                 "continue (automatic on ARMv6-M, which has no DWT_PCSR)"},
     [O_PCSR] = {"pcsr", 0, NULL, "sample DWT_PCSR without halting, or fail"},
-    [O_RATE] = {"rate", 'r', "HZ", "samples per second (default: as fast as "
-                "the link allows)"},
+    [O_RATE] = {"rate", 'r', "HZ", "samples per second (default: PCSR as fast "
+                "as the link allows; halting lets the core run about as "
+                "long as each stop)"},
     [O_DURATION] = {"duration", 'd', "SECONDS", "stop after this long "
                     "(default: until Ctrl-C)"},
+    [O_SAMPLES] = {"samples", 'n', "N", "stop after N samples"},
     [O_CORE] = {"core", 0, "NAME", "OpenOCD target to sample "
                 "(e.g. rp2040.core1)"},
     [O_TIMEOUT] = {"timeout", 0, "MS", "wait this long for each reply "
@@ -89,6 +91,7 @@ static void progress(void *arg, const probe_sample_stats *st)
     if (st->halted_s > 0)
         fprintf(stderr, ", target stopped %.1f%% of the time",
                 100.0 * st->halted_s / st->elapsed_s);
+    fputs("   ", stderr); /* covers a longer line before */
     fflush(stderr);
 }
 
@@ -151,8 +154,10 @@ static void summary(cli_ctx *ctx, const probe_sample_stats *st,
                     unsigned top)
 {
     double rate = st->elapsed_s > 0 ? st->samples / st->elapsed_s : 0;
-    const char *end = st->stopped_by == 0 ? "duration"
-                      : st->stopped_by == 1 ? "interrupted" : "probe error";
+    const char *end = st->stopped_by == 0   ? "duration"
+                      : st->stopped_by == 1 ? "interrupted"
+                      : st->stopped_by == 3 ? "count"
+                                            : "probe error";
     size_t nf = 0;
     uint64_t total = 0;
     fshare *fs = im ? per_function(path, im, &nf, &total) : NULL;
@@ -237,6 +242,7 @@ static int cmd_record_fn(cli_ctx *ctx, int argc, char **argv)
     int halt = 0, pcsr = 0, rc;
     double rate = 0, duration = 0;
     uint32_t timeout = 3000, top = 10;
+    uint64_t max_samples = 0;
     probe_opts po = {0};
     cli_parser p;
     cli_parser_init(&p, ctx, argc, argv, pos);
@@ -263,6 +269,10 @@ static int cmd_record_fn(cli_ctx *ctx, int argc, char **argv)
             break;
         case O_TIMEOUT:
             if (cli_arg_u32(ctx, "timeout", arg, 0, &timeout) < 0)
+                return CLI_USAGE;
+            break;
+        case O_SAMPLES:
+            if (cli_arg_u64(ctx, "samples", arg, 1, &max_samples) < 0)
                 return CLI_USAGE;
             break;
         case O_TOP:
@@ -331,6 +341,14 @@ static int cmd_record_fn(cli_ctx *ctx, int argc, char **argv)
             goto done;
         }
     }
+    if (mode == PROBE_MODE_PCSR) {
+        int changed;
+        cp_err e2;
+        if (probe_dwt_enable(pr, &changed, &e2) < 0)
+            cli_warn("cannot check DEMCR.TRCENA (DWT enable): %s", e2.msg);
+        else if (changed)
+            cli_info(ctx, "enabled the DWT (DEMCR.TRCENA was 0)");
+    }
     if (mode == PROBE_MODE_PCSR && probe_pcsr_check(pr, pcsr_addr, 16,
                                                     &err) < 0) {
         cli_error("%s", err.msg);
@@ -353,12 +371,12 @@ static int cmd_record_fn(cli_ctx *ctx, int argc, char **argv)
     sigaction(SIGTERM, &sa, &old_term);
     probe_sampler cfg = {
         .mode = mode, .pcsr_addr = pcsr_addr, .rate_hz = rate,
-        .duration_s = duration, .stop = &stop_flag, .progress = progress,
+        .duration_s = duration, .max_samples = max_samples, .stop = &stop_flag, .progress = progress,
         .progress_arg = ctx, .progress_s = 1.0,
     };
     cli_info(ctx, "recording from %s (%s)%s", probe_addr(pr),
              mode == PROBE_MODE_PCSR ? "DWT_PCSR" : "halting",
-             duration > 0 ? "" : "; Ctrl-C stops");
+             duration > 0 || max_samples ? "" : "; Ctrl-C stops");
     probe_sample_stats st;
     int r = probe_sample_run(pr, &cfg, out, &st, &err);
     sigaction(SIGINT, &old_int, NULL);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache/cache.h"
 #include "cli/cli.h"
 #include "commands.h"
 #include "image/image.h"
@@ -12,6 +13,7 @@
 #include "report/report.h"
 #include "samples/samples.h"
 #include "target/target.h"
+#include "trace/trace.h"
 
 enum {
     O_ELF, O_MAP, O_TRACE, O_TARGET, O_TOP, O_SORT, O_LIB, O_FUNC, O_ALL,
@@ -24,7 +26,7 @@ static const cli_opt opts[] = {
     [O_MAP] = {"map", 'm', "FILE", "its GNU ld map file: libraries (archives) "
                "and input sections"},
     [O_TRACE] = {"trace", 't', "FILE", "a trace of the same build: adds cache "
-                 "misses per function (needs the cache model)"},
+                 "misses per function, replayed through the target's cache"},
     [O_TARGET] = {"target", 'T', "NAME", "target preset: names memories in "
                   "rows outside the image (ROM, SRAM) and sets the cache"},
     [O_TOP] = {"top", 'n', "N", "show the first N functions (default 20 in "
@@ -67,8 +69,10 @@ const cli_cmd cmd_report = {
         "their own: (halted) for 0xffffffff, (no function in SECTION), (memory\n"
         "NAME) with --target, (outside the image). Shares are of all samples,\n"
         "also when --lib or --func filter the table.\n\n"
-        "With --trace, cache misses per function and per byte are added when\n"
-        "the build has the cache model; otherwise the report says so.\n\n"
+        "With --trace (a trace of the same build, `codeplace trace`), the\n"
+        "trace is replayed through the target's cache (--target, or the\n"
+        "trace's or samples' header) and misses and misses per byte of its warm\n"
+        "iterations are added per function, library and section.\n\n"
         "example:\n"
         "  codeplace report samples.txt --elf fw.elf --map fw.map --top 10\n"
         "  codeplace report gmon.out --elf fw.elf --map fw.map --lib 'liblwip*'\n"
@@ -77,6 +81,63 @@ const cli_cmd cmd_report = {
     .opts = opts,
     .globals = CLI_G_ALL,
 };
+
+/* Replays the trace through the target's cache (src/cache) and attaches
+ * the misses of the warm iterations to the profile. desc gets a
+ * description of what was counted. */
+static int trace_misses(cli_ctx *ctx, rep_profile *prof, const img *im,
+                        const tgt *tg, const char *trace, char *desc,
+                        size_t ndesc)
+{
+    cp_err err;
+    csim_stream *s = csim_stream_load(trace, im, tg, &err);
+    if (!s) {
+        cli_error("%s", err.msg);
+        return -1;
+    }
+    csim_map *m = csim_map_new(s);
+    csim_report r;
+    memset(&r, 0, sizeof r);
+    rep_miss *mm = NULL;
+    int rc = -1;
+    if (!m) {
+        cli_error("out of memory");
+        goto out;
+    }
+    cli_info(ctx, "replaying %s through the %s cache...", trace, tg->name);
+    if (csim_analyze(s, m, &tg->cache, 1, &r, &err) < 0) {
+        cli_error("%s: %s", trace, err.msg);
+        goto out;
+    }
+    mm = calloc(r.nfstat + 1, sizeof *mm);
+    if (!mm) {
+        cli_error("out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < r.nfstat; i++) {
+        const csim_fn *fn = csim_stream_fn(s, r.fstat[i].fn);
+        mm[i].f = fn->f;
+        mm[i].name = fn->f ? NULL : "(code outside the image's functions)";
+        mm[i].misses = r.fstat[i].misses;
+    }
+    if (rep_prof_set_misses(prof, mm, r.nfstat, &err) < 0) {
+        cli_error("%s", err.msg);
+        goto out;
+    }
+    char b[32];
+    snprintf(desc, ndesc, "the %s cache (%s bytes, %u-way, %u-byte lines, "
+             "%s), warm iterations %zu..%zu of %s", tg->name,
+             cli_commas(b, tg->cache.size), (unsigned)tg->cache.ways,
+             (unsigned)tg->cache.line, tgt_repl_name(tg->cache.repl), r.from,
+             r.niter ? r.niter - 1 : 0, trace);
+    rc = 0;
+out:
+    free(mm);
+    csim_report_free(&r);
+    csim_map_free(m);
+    csim_stream_free(s);
+    return rc;
+}
 
 /* Writes one extra output file with fn; reports errors. */
 static int write_file(const char *path, rep_profile *p, const rep_view *v,
@@ -201,12 +262,42 @@ static int cmd_report_fn(cli_ctx *ctx, int argc, char **argv)
     v.rate_hz = s->rate_hz;
     v.duration_s = s->duration_s;
     v.dropped = s->dropped;
+    char cache_desc[512];
+    v.misses_note = "no --trace given";
     if (trace) {
-        v.misses_note = "this build has no cache model (src/cache), so the "
-                        "trace was not replayed";
-        cli_warn("--trace: %s", v.misses_note);
-    } else {
-        v.misses_note = "no --trace given";
+        const trc_header *th = NULL;
+        trc_reader *tr = trc_open_ex(trace, TRC_OPEN_PARTIAL, &err);
+        if (!tr) {
+            cli_error("%s", err.msg);
+            rep_prof_free(prof);
+            img_free(im);
+            smp_free(s);
+            return CLI_FAIL;
+        }
+        th = trc_get_header(tr);
+        if (!tg && th->target[0])
+            tg = tgt_find(th->target);
+        if (th->elf_hash[0] && strcmp(th->elf_hash, img_hash(im)))
+            cli_warn("%s was recorded from image %s, but %s is %s: misses "
+                     "may not match", trace, th->elf_hash, elf, img_hash(im));
+        trc_close(tr);
+        if (!tg) {
+            cli_error("%s: the trace names no target; give --target for the "
+                      "cache geometry", trace);
+            rep_prof_free(prof);
+            img_free(im);
+            smp_free(s);
+            return CLI_USAGE;
+        }
+        if (trace_misses(ctx, prof, im, tg, trace, cache_desc,
+                         sizeof cache_desc) < 0) {
+            rep_prof_free(prof);
+            img_free(im);
+            smp_free(s);
+            return CLI_FAIL;
+        }
+        v.cache_desc = cache_desc;
+        v.misses_note = NULL;
     }
     if (prof->halted)
         cli_info(ctx, "%llu samples were taken while the core was halted "

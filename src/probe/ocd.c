@@ -125,16 +125,6 @@ int probe_ocd_tcl(probe *p, const char *cmd, char *out, size_t cap,
     return 0;
 }
 
-/* Target state: "running", "halted", "reset", "unknown". */
-static int query_state(probe_ocd *o, cp_err *err)
-{
-    const char *res;
-    if (run(o, "[target current] curstate", &res, err) < 0)
-        return -1;
-    o->halted = !strncmp(res, "halted", 6);
-    return 0;
-}
-
 int probe_ocd_open(probe *p, const char *addr, const probe_opts *opt,
                    cp_err *err)
 {
@@ -235,7 +225,6 @@ int probe_ocd_resume(probe *p, cp_err *err)
 int probe_ocd_read_pc(probe *p, uint32_t *pc, cp_err *err)
 {
     const char *res;
-    (void)query_state;
     if (run(&p->u.o, "reg pc", &res, err) < 0)
         return -1;
     /* "pc (/32): 0x10000234" */

@@ -98,7 +98,8 @@ typedef struct probe_sample_stats {
     double elapsed_s;      /* wall time of the recording */
     double halted_s;       /* halt mode: total time the target was stopped */
     double max_halt_s;     /* halt mode: the longest single stop */
-    int stopped_by;        /* 0 duration, 1 signal, 2 probe error */
+    int stopped_by;        /* 0 duration, 1 signal, 2 probe error,
+                              3 max_samples reached */
     cp_err error;          /* when stopped_by == 2: what went wrong */
 } probe_sample_stats;
 
@@ -107,12 +108,17 @@ typedef struct probe_sampler {
     uint32_t pcsr_addr;     /* DWT_PCSR, 0xE000101C */
     double rate_hz;         /* 0 = as fast as the link allows */
     double duration_s;      /* 0 = until *stop */
+    uint64_t max_samples;   /* stop after this many; 0 = no limit */
     volatile sig_atomic_t *stop; /* set by a signal handler; may be NULL */
     /* Called about every progress_s seconds (may be NULL). */
     void (*progress)(void *arg, const probe_sample_stats *st);
     void *progress_arg;
     double progress_s;
 } probe_sampler;
+
+/* Sets DEMCR.TRCENA (DWT on) when it is clear; *changed says whether it
+ * was. */
+int probe_dwt_enable(probe *p, int *changed, cp_err *err);
 
 /* Checks that DWT_PCSR is implemented: reads it n times (target running)
  * and fails with a clear message when every read gives 0, or the same

@@ -218,6 +218,25 @@ static void sleep_until(double t)
     nanosleep(&ts, NULL); /* a signal ends it early: fine */
 }
 
+int probe_dwt_enable(probe *p, int *changed, cp_err *err)
+{
+    /* DEMCR (0xE000EDFC) bit 24 TRCENA enables the DWT and ITM; without
+     * it the DWT registers, PCSR among them, need not answer (ARMv7-M and
+     * ARMv8-M Architecture Reference Manuals, "Debug Exception and Monitor
+     * Control Register"). */
+    const uint32_t demcr = 0xe000edfcu, trcena = 1u << 24;
+    uint32_t v;
+    *changed = 0;
+    if (probe_read32(p, demcr, &v, err) < 0)
+        return -1;
+    if (v & trcena)
+        return 0;
+    if (probe_write32(p, demcr, v | trcena, err) < 0)
+        return -1;
+    *changed = 1;
+    return 0;
+}
+
 int probe_pcsr_check(probe *p, uint32_t pcsr_addr, int n, cp_err *err)
 {
     uint32_t first = 0, v = 0;
@@ -260,6 +279,7 @@ int probe_sample_run(probe *p, const probe_sampler *cfg, probe_samples *out,
     double period = cfg->rate_hz > 0 ? 1.0 / cfg->rate_hz : 0;
     uint32_t last = 0;
     uint64_t changes = 0, rnd = 0x9e3779b97f4a7c15ULL;
+    double last_end = t0;
     for (uint64_t i = 0;; i++) {
         double now = probe_now();
         if (cfg->stop && *cfg->stop) {
@@ -268,14 +288,31 @@ int probe_sample_run(probe *p, const probe_sampler *cfg, probe_samples *out,
         }
         if (cfg->duration_s > 0 && now - t0 >= cfg->duration_s)
             break;
-        if (period > 0) {
+        if (cfg->max_samples && st->samples >= cfg->max_samples) {
+            st->stopped_by = 3;
+            break;
+        }
+        rnd ^= rnd << 13;
+        rnd ^= rnd >> 7;
+        rnd ^= rnd << 17;
+        double u = (double)(rnd >> 11) / 9007199254740992.0; /* [0, 1) */
+        double due = 0;
+        if (cfg->mode == PROBE_MODE_PCSR && period > 0) {
             /* A quarter period of jitter keeps a fixed rate from locking
              * onto a periodic workload (aliasing). */
-            rnd ^= rnd << 13;
-            rnd ^= rnd >> 7;
-            rnd ^= rnd << 17;
-            double jit = ((double)(rnd >> 11) / 9007199254740992.0 - 0.5) * 0.25;
-            double due = t0 + ((double)i + jit) * period;
+            due = t0 + ((double)i + (u - 0.5) * 0.25) * period;
+        } else if (cfg->mode == PROBE_MODE_HALT && st->samples > 0) {
+            /* Let the core run a random while after each stop: with --rate
+             * half to one and a half periods, else on average as long as
+             * a stop lasts. Back-to-back stops would let it run
+             * only the moment between the resume and the next interrupt,
+             * so that successive samples crawl through the program
+             * instead of landing anywhere in it. */
+            double gap = period > 0 ? period * (0.5 + u)
+                                    : 2.0 * u * st->halted_s / st->samples;
+            due = last_end + gap;
+        }
+        if (due > 0) {
             if (cfg->duration_s > 0 && due - t0 >= cfg->duration_s)
                 break;
             sleep_until(due);
@@ -296,13 +333,13 @@ int probe_sample_run(probe *p, const probe_sampler *cfg, probe_samples *out,
                 changes++;
             last = pc;
         } else {
-            /* The core stops when the stop reply comes and runs again
-             * when the resume has been sent: that is the intrusion. */
+            /* The core is stopped at most from the interrupt request to
+             * the sent resume: that upper bound is the intrusion. */
+            double h0 = probe_now();
             if (probe_halt(p, &st->error) < 0) {
                 st->stopped_by = 2;
                 break;
             }
-            double h0 = probe_now();
             int r = probe_read_pc(p, &pc, &st->error);
             cp_err e2;
             if (probe_resume(p, r < 0 ? &e2 : &st->error) < 0 && r == 0) {
@@ -313,7 +350,8 @@ int probe_sample_run(probe *p, const probe_sampler *cfg, probe_samples *out,
                 st->stopped_by = 2;
                 break;
             }
-            double h = probe_now() - h0;
+            last_end = probe_now();
+            double h = last_end - h0;
             st->halted_s += h;
             if (h > st->max_halt_s)
                 st->max_halt_s = h;

@@ -32,12 +32,30 @@ static const char *lib_color(const rep_profile *p, const char *lib)
     return "#999999";
 }
 
+static const rep_profile *sort_prof;
+static int cmp_lib_misses(const void *a, const void *b)
+{
+    const rep_group *x = &sort_prof->libs[*(const size_t *)a];
+    const rep_group *y = &sort_prof->libs[*(const size_t *)b];
+    if (x->misses != y->misses)
+        return x->misses > y->misses ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+/* Bars per library, by samples (or by misses). */
 static size_t lib_bars(const rep_profile *p, rep_svg_bar *bars, char tips[][160],
                        int misses)
 {
+    size_t order[PLOT_LIBS_MAX * 4], no = 0;
+    for (size_t i = 0; i < p->nlibs && no < PLOT_LIBS_MAX * 4; i++)
+        order[no++] = i;
+    if (misses) {
+        sort_prof = p;
+        qsort(order, no, sizeof order[0], cmp_lib_misses);
+    }
     size_t n = 0;
-    for (size_t i = 0; i < p->nlibs && n < PLOT_LIBS_MAX; i++) {
-        const rep_group *g = &p->libs[i];
+    for (size_t k = 0; k < no && n < PLOT_LIBS_MAX; k++) {
+        const rep_group *g = &p->libs[order[k]];
         uint64_t v = misses ? g->misses : g->samples;
         if (!v)
             continue;
@@ -227,7 +245,7 @@ int rep_write_html(FILE *f, rep_profile *p, const rep_view *v, cp_err *err)
     snprintf(line, sizeof line, "%" PRIu64, p->total);
     kv(f, "total samples", line);
     if (v->rate_hz > 0) {
-        snprintf(line, sizeof line, "%.10g Hz", v->rate_hz);
+        snprintf(line, sizeof line, "%.6g Hz", v->rate_hz);
         kv(f, "rate", line);
     }
     if (v->duration_s > 0) {

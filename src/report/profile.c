@@ -217,39 +217,37 @@ rep_profile *rep_prof_build(const img *im, const smp *s, const tgt *tg,
     return p;
 }
 
-int rep_prof_add_misses(rep_profile *p, const img *im, const smp *misses,
+int rep_prof_set_misses(rep_profile *p, const rep_miss *m, size_t n,
                         cp_err *err)
 {
-    /* Function rows back in address order for the lookup; other rows may
-     * grow, so make room. */
-    size_t nf = 0;
-    rep_row *rows = realloc(p->rows, (p->nrows + misses->n + 1) * sizeof *rows);
+    rep_row *rows = realloc(p->rows, (p->nrows + n + 1) * sizeof *rows);
     if (!rows)
         return cp_seterr(err, "out of memory");
     p->rows = rows;
-    qsort(p->rows, p->nrows, sizeof *p->rows, cmp_row_addr);
-    /* Other rows (fn NULL) sort by address 0 first: move them to the end. */
-    rep_row *tmp = malloc((p->nrows + 1) * sizeof *tmp);
-    if (!tmp)
-        return cp_seterr(err, "out of memory");
-    size_t w = 0;
-    for (size_t i = 0; i < p->nrows; i++)
-        if (p->rows[i].fn)
-            tmp[w++] = p->rows[i];
-    nf = w;
-    for (size_t i = 0; i < p->nrows; i++)
-        if (!p->rows[i].fn)
-            tmp[w++] = p->rows[i];
-    memcpy(p->rows, tmp, p->nrows * sizeof *tmp);
-    free(tmp);
     for (size_t i = 0; i < p->nrows; i++)
         p->rows[i].misses = 0;
-    if (attribute(p, im, NULL, misses, 1, nf, err) < 0)
-        return -1;
-    p->have_misses = 1;
     p->total_misses = 0;
-    for (size_t i = 0; i < p->nrows; i++)
-        p->total_misses += p->rows[i].misses;
+    for (size_t i = 0; i < n; i++) {
+        rep_row *r = NULL;
+        for (size_t k = 0; k < p->nrows && !r; k++) {
+            if (m[i].f ? p->rows[k].fn == m[i].f
+                       : (!p->rows[k].fn && !strcmp(p->rows[k].name,
+                                                    m[i].name)))
+                r = &p->rows[k];
+        }
+        if (!r) {
+            const char *name = m[i].f ? m[i].f->name : m[i].name;
+            const char *s = cp_pool_str(p->pool, name ? name : "(unknown)");
+            if (!s)
+                return cp_seterr(err, "out of memory");
+            r = &p->rows[p->nrows++];
+            memset(r, 0, sizeof *r);
+            r->name = r->library = r->section = s;
+        }
+        r->misses += m[i].misses;
+        p->total_misses += m[i].misses;
+    }
+    p->have_misses = 1;
     if (regroup(p, err) < 0)
         return -1;
     rep_prof_sort(p, REP_SORT_SAMPLES);

@@ -53,9 +53,17 @@ rep_profile *rep_prof_build(const img *im, const smp *s, const tgt *tg,
                             cp_err *err);
 void rep_prof_free(rep_profile *p);
 
-/* Attaches misses: one count per address (the address of the fetch that
- * missed), attributed like samples. Rebuilds the group sums. */
-int rep_prof_add_misses(rep_profile *p, const img *im, const smp *misses,
+/* Misses of one function (f), or of code outside every function (f NULL,
+ * counted in the other row named name). */
+typedef struct rep_miss {
+    const img_func *f;
+    const char *name;
+    uint64_t misses;
+} rep_miss;
+
+/* Attaches misses (from a cache simulation of a trace) to the rows and
+ * rebuilds the library and section sums. */
+int rep_prof_set_misses(rep_profile *p, const rep_miss *m, size_t n,
                         cp_err *err);
 
 typedef enum rep_sort {

@@ -130,7 +130,7 @@ int rep_write_text(FILE *f, rep_profile *p, const rep_view *v, cp_err *err)
         fprintf(f, "map:       %s\n", v->map_path);
     fprintf(f, "total:     %s samples", commas(b1, p->total));
     if (v->rate_hz > 0)
-        fprintf(f, ", %.10g Hz", v->rate_hz);
+        fprintf(f, ", %.6g Hz", v->rate_hz);
     if (v->duration_s > 0)
         fprintf(f, ", %.3f s", v->duration_s);
     if (v->dropped)

@@ -472,8 +472,13 @@ smp *smp_load(const char *path, smp_kind *kind, cp_err *err)
         s = smp_parse(data, len, path, err);
         break;
     default:
-        cp_seterr(err, "%s: not a samples file, gmon.out or profiler dump",
-                  path);
+        if (len >= 8 && !memcmp(data, "CPTRACE", 8))
+            cp_seterr(err, "%s: a trace, not samples: sample it with "
+                      "'codeplace samples %s --every N -o samples.txt', or "
+                      "give it to report with --trace", path, path);
+        else
+            cp_seterr(err, "%s: not a samples file, gmon.out or profiler "
+                      "dump", path);
         break;
     }
     free(data);

@@ -163,7 +163,10 @@ test_expect_success 'bad samples files name the file and line' '
     test_exit 1 $CODEPLACE report junk.txt --elf $FX/m0.elf 2>err &&
     grep -q "junk.txt: not a samples file, gmon.out or profiler dump" err &&
     test_exit 1 $CODEPLACE report nosuch.txt --elf $FX/m0.elf 2>err &&
-    grep -q "cannot open .nosuch.txt." err
+    grep -q "cannot open .nosuch.txt." err &&
+    printf "CPTRACE\000xxxxxxxx" >run.trace &&
+    test_exit 1 $CODEPLACE report run.trace --elf $FX/m0.elf 2>err &&
+    grep -q "run.trace: a trace, not samples: sample it with .codeplace samples run.trace" err
 '
 
 test_expect_success 'usage errors exit 2' '
@@ -176,12 +179,47 @@ test_expect_success 'usage errors exit 2' '
     test_exit 2 $CODEPLACE report s.txt --elf m0.elf --target nosuch 2>err
 '
 
-test_expect_success '--trace without the cache model says so' '
+# The demo firmware on the virtual board: a trace of 2 iterations, samples
+# taken from it at 4 kHz, then the report with the trace's cache misses.
+FW=$CP_ROOT/build/fw
+export LSAN_OPTIONS="suppressions=$CP_ROOT/tests/cli/lsan-unicorn.supp"
+test_expect_success 'trace: samples from it, misses per function agree with sim' '
+    $CODEPLACE trace -q $FW/demo-rp2040.elf --map $FW/demo-rp2040.map \
+        --target rp2040 --init codeplace_init --iter codeplace_iteration \
+        -n 2 -o run.trace >/dev/null &&
+    $CODEPLACE samples run.trace --elf $FW/demo-rp2040.elf --rate 4000 \
+        -o s.txt 2>err &&
+    grep -q "one sample per 24038 instructions" err &&
+    grep -q "^# source: trace$" s.txt &&
+    grep -q "^# method: poisson 24038 seed 1$" s.txt &&
+    $CODEPLACE report s.txt --elf $FW/demo-rp2040.elf --map $FW/demo-rp2040.map \
+        --trace run.trace -q >out &&
+    grep -E -q "^misses: +[0-9,]+ in the rp2040 cache \(16,384 bytes, 2-way, 8-byte lines, lru\), warm iterations 1..1 of run.trace$" out &&
+    grep -q "  samples  share   bytes  smp/byte    misses  mis/byte  function" out &&
+    $CODEPLACE report s.txt --elf $FW/demo-rp2040.elf --map $FW/demo-rp2040.map \
+        --trace run.trace --json --all -q >r.json &&
+    $CODEPLACE sim run.trace --elf $FW/demo-rp2040.elf --map $FW/demo-rp2040.map \
+        --json -q >sim.json &&
+    python3 - <<-\EOF
+	import json
+	r = json.load(open("r.json")); s = json.load(open("sim.json"))
+	assert r["misses"] == s["warm"]["sum"]["misses"] > 0, (r["misses"], s["warm"])
+	ours = {f["name"]: f["misses"] for f in r["functions"] if f["function"] and f["misses"]}
+	theirs = {f["name"]: f["misses"] for f in s["functions"] if f["misses"] and not f["name"].startswith("?")}
+	assert ours == theirs, set(ours.items()) ^ set(theirs.items())
+	libs = {l["name"]: l["misses"] for l in r["libraries"]}
+	for l in s["libraries"]:
+	    if l["name"] in libs:
+	        assert libs[l["name"]] == l["misses"], l
+	assert sum(f["misses"] for f in r["functions"]) == r["misses"]
+	EOF
+'
+
+test_expect_success 'trace: a bad trace file is an error' '
     mk_samples &&
-    : >run.trace &&
-    $CODEPLACE report s.txt --elf m0.elf --trace run.trace >out 2>err &&
-    grep -q "^misses:    not counted: this build has no cache model" out &&
-    grep -q "warning: --trace:" err
+    printf "not a trace" >bad.trace &&
+    test_exit 1 $CODEPLACE report s.txt --elf m0.elf --trace bad.trace 2>err &&
+    grep -q "bad.trace" err
 '
 
 test_expect_success 'the plot in docs/ is what the documented command makes' '

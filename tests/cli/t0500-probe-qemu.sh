@@ -14,7 +14,7 @@ test_expect_success 'the firmware has the layout the tests assume' '
 test_expect_success 'Cortex-M0 (microbit): halting samples give the 75/25 split' '
     start_qemu microbit $FW/fw-m0.elf &&
     $CODEPLACE record --gdb 127.0.0.1:$PORT --elf $FW/fw-m0.elf \
-        --target rp2040 --duration 1.5 -o s.txt --json >r.json 2>err;
+        --target rp2040 --samples 800 --duration 20 -o s.txt --json >r.json 2>err;
     rc=$?; stop_qemu; test $rc -eq 0 &&
     grep -q "\"mode\": \"halt\"" r.json &&
     check_split r.json
@@ -26,7 +26,8 @@ start_qemu mps2-an500 $FW/fw-m7.elf || echo "not ok - QEMU did not start"
 
 test_expect_success 'Cortex-M7 (mps2-an500): --halt gives the 75/25 split' '
     $CODEPLACE record --gdb 127.0.0.1:$PORT --elf $FW/fw-m7.elf --halt \
-        --duration 1.5 -o s.txt --json >r.json 2>err &&
+        --samples 800 --duration 20 -o s.txt --json >r.json 2>err &&
+    grep -q "\"ended_by\": \"count\"" r.json &&
     check_split r.json
 '
 

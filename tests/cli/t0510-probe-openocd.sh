@@ -94,6 +94,8 @@ cat >"$TEST_TMP/tclpeer.py" <<-\PY
 	        if not m: c.sendall(b"bad\x1a"); continue
 	        seq, cmd = m.group(1), m.group(2)
 	        if cmd == b"version": res = b"0 Open On-Chip Debugger 0.12.0 (scripted)"
+	        elif cmd.startswith(b"read_memory 0xe000edfc"): res = b"0 0x00000000"
+	        elif cmd.startswith(b"write_memory 0xe000edfc 32 {0x01000000}"): res = b"0 "
 	        elif cmd.startswith(b"read_memory 0xe000101c"):
 	            res = b"0 0x%08x" % pc; pc += 2
 	            if pc > 0x10000200: pc = 0x10000100
@@ -108,6 +110,7 @@ test_expect_success 'PCSR sampling over Tcl RPC skips notifications' '
         --duration 0.3 -o s.txt --json >r.json 2>err; rc=$?
     kill $peer 2>/dev/null; test $rc -eq 0 &&
     grep -q "\"mode\": \"pcsr\"" r.json &&
+    grep -q "enabled the DWT (DEMCR.TRCENA was 0)" err &&
     grep -q "^# source: probe-pcsr$" s.txt &&
     grep -E -q "^0x100001[0-9a-f]{2} [1-9]" s.txt &&
     test $(grep -c "^0x1000" s.txt) -ge 5

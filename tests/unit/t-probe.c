@@ -2,6 +2,7 @@
  * peer (split packets, bad checksums, run-length replies, disconnects,
  * timeouts, packet size) and against QEMU's real gdbstub running the test
  * firmware (tests/fixtures/probe/); the samples file. */
+#include "probe/counters.h"
 #include "probe/probe.h"
 #include "probe/rsp.h"
 #include "test.h"
@@ -128,9 +129,10 @@ typedef struct peer {
     int close_after;   /* close mid-reply at this packet (0: never) */
     int mute_after;    /* stop answering at this packet */
     int nonstop;       /* offer QNonStop, answer m while running */
+    int no_p;          /* answer 'p' with an empty reply (unsupported) */
     uint32_t pcsr;     /* value the 'm' of 0xe000101c returns */
     int pcsr_step;     /* added after each PCSR read */
-    int npackets, nm, naks;
+    int npackets, nm, naks, nwrites;
     char last[20000];  /* the last reply, framed, for a resend */
     size_t lastn;
     uint32_t max_m;    /* largest 'm' length asked for */
@@ -181,7 +183,10 @@ static void mem_reply(peer *pe, char *out, uint32_t addr, uint32_t len)
     }
     char *o = out;
     for (uint32_t i = 0; i < len; i++) {
-        uint8_t b = pe->rle ? 0 : (uint8_t)((addr + i) * 7);
+        /* a saturated counter block at 0x14000000 */
+        uint8_t b = addr + i - 0x14000000u < 0x20 ? 0xff
+                    : pe->rle                     ? 0
+                                                  : (uint8_t)((addr + i) * 7);
         probe_hex_encode(&b, 1, o);
         o += 2;
     }
@@ -282,8 +287,23 @@ static void *peer_main(void *arg)
                     l = 8000;
                 mem_reply(pe, out, a, l);
                 reply(pe, fd, out, pe->corrupt_first_m && pe->nm++ == 0);
-            } else if (!strcmp(d, "pf")) {
+            } else if (!strcmp(d, "pf") && !pe->no_p) {
                 reply(pe, fd, "34120010", 0);
+            } else if (!strcmp(d, "g")) {
+                /* r0..r14 = i, r15 (the PC) = 0x10005678 */
+                char *o = out;
+                for (uint32_t i = 0; i < 16; i++) {
+                    uint32_t v = i == 15 ? 0x10005678 : i;
+                    uint8_t b[4] = {(uint8_t)v, (uint8_t)(v >> 8),
+                                    (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+                    probe_hex_encode(b, 4, o);
+                    o += 8;
+                }
+                strcpy(o, "xxxxxxxx");
+                reply(pe, fd, out, 0);
+            } else if (d[0] == 'M') {
+                pe->nwrites++;
+                reply(pe, fd, "OK", 0);
             } else if (!strcmp(d, "c")) {
                 running = 1;
             } else if (!strcmp(d, "vCont;c") || !strcmp(d, "vCont;t")) {
@@ -475,6 +495,51 @@ static void t_peer_halt_sampling(void)
     peer_stop(&pe);
 }
 
+static void t_peer_pc_by_g_when_p_unsupported(void)
+{
+    peer pe = {.noack = 1, .no_p = 1};
+    T_ASSERT(peer_start(&pe) == 0);
+    cp_err err;
+    probe *p = peer_open(&pe, 0, &err);
+    T_ASSERT(p);
+    uint32_t pc = 0;
+    T_ASSERT(probe_read_pc(p, &pc, &err) == 0);
+    T_EQ(pc, 0x10005678);
+    T_ASSERT(probe_read_pc(p, &pc, &err) == 0); /* remembered: 'g' again */
+    T_EQ(pc, 0x10005678);
+    probe_close(p);
+    peer_stop(&pe);
+}
+
+static int no_wait(void *arg, double *secs, cp_err *err)
+{
+    (void)arg;
+    (void)err;
+    *secs = 0.01;
+    return 0;
+}
+
+static void t_peer_counters_saturated(void)
+{
+    peer pe = {.noack = 1};
+    T_ASSERT(peer_start(&pe) == 0);
+    cp_err err;
+    probe *p = peer_open(&pe, 0, &err);
+    T_ASSERT(p);
+    probe_ctr_regs r = {0x14000000, 0x04, 0x0c, 0x10, PROBE_FLUSH_REG};
+    probe_ctr_result res;
+    T_ASSERT(probe_ctr_window(p, &r, no_wait, NULL, &res, &err) == 0);
+    T_EQ(res.saturated, 1);
+    T_EQ(res.hits, 0xffffffffu);
+    T_EQ(pe.nwrites, 3); /* FLUSH, CTR_HIT, CTR_ACC */
+    /* a block whose "hits" exceed its "accesses" is not a counter block */
+    probe_ctr_regs bad = {0x20000014, 0x04, 0x0c, 0x10, PROBE_FLUSH_NONE};
+    T_EQ(probe_ctr_window(p, &bad, no_wait, NULL, &res, &err), -1);
+    T_ASSERT(strstr(err.msg, "not XIP cache counters"));
+    probe_close(p);
+    peer_stop(&pe);
+}
+
 static void t_peer_pcsr_constant_is_reported(void)
 {
     peer pe = {.noack = 1, .nonstop = 1, .pcsr = 0x10000100};
@@ -564,6 +629,7 @@ static pid_t qemu_start(const char *machine, const char *elf, int *port)
         int devnull = open("/dev/null", O_RDWR);
         dup2(devnull, 0);
         dup2(devnull, 1);
+        dup2(devnull, 2);
         execlp("qemu-system-arm", "qemu-system-arm", "-M", machine, "-icount",
                "shift=3,sleep=off", "-S", "-gdb", gdb, "-nographic",
                "-monitor", "none", "-serial", "none", "-kernel", elf,
@@ -681,6 +747,8 @@ static const t_case cases[] = {
     {"peer_timeout", t_peer_timeout},
     {"peer_nonstop_required", t_peer_nonstop_required},
     {"peer_halt_sampling", t_peer_halt_sampling},
+    {"peer_pc_by_g_when_p_unsupported", t_peer_pc_by_g_when_p_unsupported},
+    {"peer_counters_saturated", t_peer_counters_saturated},
     {"peer_pcsr_constant_is_reported", t_peer_pcsr_constant_is_reported},
     {"peer_pcsr_sampling", t_peer_pcsr_sampling},
     {"qemu_m0_memory", t_qemu_m0_memory},

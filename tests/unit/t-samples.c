@@ -2,6 +2,10 @@
  * sampler. */
 #include "samples/samples.h"
 
+#include <unistd.h>
+
+#include "trace/trace.h"
+
 #include <math.h>
 
 #include "test.h"
@@ -328,7 +332,64 @@ static void t_sampler_poisson(void)
     T_EQ(totals[0], totals[1]); /* same seed, same samples */
 }
 
+static void t_from_trace(void)
+{
+    char path[] = "/tmp/cp-t-samples-XXXXXX";
+    int fd = mkstemp(path);
+    T_ASSERT(fd >= 0);
+    close(fd);
+    cp_err err;
+    trc_header h = {.version = 1};
+    snprintf(h.target, sizeof h.target, "rp2040");
+    snprintf(h.elf_hash, sizeof h.elf_hash, "fnv1a64:0123");
+    trc_writer *w = trc_create(path, &h, &err);
+    T_ASSERT(w);
+    /* 1,000 iterations of: 10 instructions at 0x10000100, a data read,
+     * 30 instructions at 0x10000200. */
+    for (int i = 0; i < 1000; i++) {
+        trc_rec a = {TRC_FETCH, 0x10000100, 20, 10, 0};
+        trc_rec d = {TRC_DREAD, 0x10008000, 4, 0, 0};
+        trc_rec b = {TRC_FETCH, 0x10000200, 60, 30, 0};
+        T_EQ(trc_write(w, &a, &err), 0);
+        T_EQ(trc_write(w, &d, &err), 0);
+        T_EQ(trc_write(w, &b, &err), 0);
+    }
+    T_EQ(trc_finish(w, &err), 0);
+    smp_trace_opts o = {.mode = SMP_EVERY, .period = 40};
+    uint64_t insns;
+    smp *s = smp_from_trace(path, &o, &insns, &err);
+    if (!s) {
+        T_FAIL("%s", err.msg);
+        unlink(path);
+        return;
+    }
+    T_EQ(insns, 40000);
+    T_EQ(smp_total(s), 1000);
+    /* Every 40th instruction is the last of the 30-instruction run. */
+    T_EQ(s->n, 1);
+    T_EQ(s->e[0].addr, 0x10000200 + 58);
+    T_STREQ(s->target, "rp2040");
+    T_STREQ(s->elf, "fnv1a64:0123");
+    T_STREQ(smp_get_extra(s, "method"), "every 40");
+    smp_free(s);
+    o.mode = SMP_POISSON;
+    o.period = 10;
+    o.seed = 7;
+    s = smp_from_trace(path, &o, &insns, &err);
+    T_ASSERT(s);
+    /* Samples fall in both runs in proportion to their length (1:3). */
+    uint64_t lo = 0, hi = 0;
+    for (size_t i = 0; i < s->n; i++)
+        *(s->e[i].addr < 0x10000200 ? &lo : &hi) += s->e[i].count;
+    T_ASSERT(lo + hi > 3600 && lo + hi < 4400);
+    T_ASSERT(hi > 2 * lo && hi < 4 * lo);
+    T_STREQ(smp_get_extra(s, "method"), "poisson 10 seed 7");
+    smp_free(s);
+    unlink(path);
+}
+
 static const t_case cases[] = {
+    {"from_trace", t_from_trace},
     {"parse_basic", t_parse_basic},
     {"parse_errors", t_parse_errors},
     {"roundtrip", t_roundtrip},
