@@ -210,9 +210,9 @@ if [ -f "$FW/demo-rp2040.elf" ] && have qemu-system-arm; then
         test $(wc -l <qemu) = 3 &&
         # Iterations 1 and 2 (no semihosting print) differ from the harness
         # count by the same loop overhead: the call of codeplace_mark and
-        # the loop of codeplace_main. (Not --count-each: unicorn's
-        # per-instruction hook skips instructions an IT block turns off,
-        # which are fetched all the same and which QEMU logs.)
+        # the loop of codeplace_main. (Not --count-each: the
+        # per-instruction hook of unicorn skips instructions an IT block
+        # turns off, which are fetched all the same and which QEMU logs.)
         d1=$(( $(sed -n 2p qemu | cut -d" " -f2) - $(sed -n 2p board | cut -d" " -f2) )) &&
         d2=$(( $(sed -n 3p qemu | cut -d" " -f2) - $(sed -n 3p board | cut -d" " -f2) )) &&
         echo "overhead $d1 $d2" && test $d1 = $d2 && test $d1 -gt 0 && test $d1 -lt 40
