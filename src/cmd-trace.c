@@ -570,7 +570,7 @@ static int do_run(cli_ctx *ctx, const run_opts *ro)
         }
     }
     report_run(ctx, ro, st, ro->count_each ? NULL : &tot, bytes, secs, rl);
-    if (secs > 0)
+    if (secs > 0 && st->insns >= 1000000)
         cli_info(ctx, "%.1f M instructions/s (%llu instructions in %.3f s)",
                  (double)st->insns / secs / 1e6,
                  (unsigned long long)st->insns, secs);

@@ -57,6 +57,13 @@ test_expect_success 'M7: checksum, RAM code uncached, runs and reads agree with 
     python3 -c "import json; d = json.load(open(\"i.json\")); assert d[\"uncached_instructions\"] > 0 and d[\"iterations\"] == 20 and d[\"cpu\"] == \"cortex-m7\", d"
 '
 
+test_expect_success 'Cortex-M33 (rp2350) runs the ARMv6-M build to the same checksum' '
+    $CODEPLACE trace -q $FX/tr-m0.elf --target rp2350 $HARNESS -n 20 \
+        --result codeplace_result -o run.trace >out &&
+    grep -q "^result:       codeplace_result = $(want 20) " out &&
+    $CODEPLACE trace --info run.trace | grep -q "^target:       rp2350 (cortex-m33)$"
+'
+
 test_expect_success 'free-run from reset: marks, checksum, counts equal a per-instruction hook' '
     $CODEPLACE trace -q $FX/tr-m0.elf --target rp2040 --mark codeplace_mark -n 20 \
         --result codeplace_result -o run.trace >out &&
