@@ -20,6 +20,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
 
 
 def load_segments(path):
@@ -83,11 +84,14 @@ def main():
     fifo = os.path.join(tmp, "exec.log")
     os.mkfifo(fifo)
     qemu = subprocess.Popen(
-        ["timeout", str(a.timeout), "qemu-system-arm", "-M", a.machine,
+        ["qemu-system-arm", "-M", a.machine,
          "-nographic", "-monitor", "none", "-serial", "none",
          "-semihosting-config", "enable=on,target=native",
          "-singlestep", "-d", "exec,nochain", "-D", fifo, "-kernel", a.elf],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # QEMU is our direct child: the timer and the finally clause stop it.
+    timer = threading.Timer(a.timeout, qemu.kill)
+    timer.start()
     marks = 0
     insns = 0
     pcs = {}
@@ -108,6 +112,7 @@ def main():
                     insns += 1
                     pcs[pc] = pcs.get(pc, 0) + 1
     finally:
+        timer.cancel()
         qemu.kill()
         qemu.wait()
         os.unlink(fifo)
