@@ -101,7 +101,7 @@ typedef struct plan_opts {
     uint32_t budget;        /* bytes of fast memory to fill (0: flash only) */
     uint32_t pad_limit;     /* bytes of padding the flash block may add */
     uint32_t veneer_bytes;  /* bytes one long-call veneer costs */
-    double search_seconds;  /* local search time per layout */
+    unsigned search_moves;  /* local-search moves tried per layout */
     uint64_t seed;
     int verbose;            /* progress callback use */
     void (*progress)(void *ctx, const char *msg);
