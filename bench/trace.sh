@@ -15,8 +15,8 @@ python3 - "$tmp" <<'PY'
 import os, resource, subprocess, sys, json
 tmp = sys.argv[1]
 H = ["--init", "codeplace_init", "--iter", "codeplace_iteration"]
-runs = [("rp2040", "build/fw/demo-rp2040.elf", 30),
-        ("imxrt1062", "build/fw/demo-imxrt1062.elf", 100)]
+runs = [("rp2040", "build/fw/demo-rp2040.elf", 100),
+        ("imxrt1062", "build/fw/demo-imxrt1062.elf", 300)]
 
 def cpu(cmd):
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
