@@ -342,7 +342,6 @@ static int do_qemu(cli_ctx *ctx, const char *log, const char *elf,
         return CLI_FAIL;
     }
     trc_set_end(w, "done");
-    uint64_t bytes = 0;
     const trc_totals *tot = trc_writer_totals(w);
     uint64_t recs = tot->records;
     if (trc_finish(w, &err)) {
@@ -351,7 +350,6 @@ static int do_qemu(cli_ctx *ctx, const char *log, const char *elf,
         img_free(im);
         return CLI_FAIL;
     }
-    (void)bytes;
     FILE *o = stdout;
     char b1[32], b2[32], b3[32];
     if (per_iter) {
