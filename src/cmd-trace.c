@@ -488,6 +488,8 @@ static int do_run(cli_ctx *ctx, const run_opts *ro)
         cli_error("%s: %s", ro->elf, err.msg);
         goto out;
     }
+    for (unsigned i = 0; i < emu_nwarnings(e); i++)
+        cli_warn("%s", emu_warning(e, i));
     if (!ro->iter && (!ro->entry || !ro->have_sp)) {
         uint32_t vt, v[2];
         if (emu_find_vectors(im, &vt, &err) || img_read(im, vt, v, 8)) {

@@ -59,7 +59,8 @@ test_expect_success 'M7: checksum, RAM code uncached, runs and reads agree with 
 
 test_expect_success 'Cortex-M33 (rp2350) runs the ARMv6-M build to the same checksum' '
     $CODEPLACE trace -q $FX/tr-m0.elf --target rp2350 $HARNESS -n 20 \
-        --result codeplace_result -o run.trace >out &&
+        --result codeplace_result -o run.trace >out 2>err &&
+    ! grep -q "outside every memory" err &&
     grep -q "^result:       codeplace_result = $(want 20) " out &&
     $CODEPLACE trace --info run.trace | grep -q "^target:       rp2350 (cortex-m33)$"
 '
@@ -137,6 +138,12 @@ test_expect_success '--info: a cut file is an error naming the byte; --partial r
     printf "not a trace" >bad.trace &&
     test_exit 1 $CODEPLACE trace --info bad.trace 2>err &&
     grep -q "bad.trace.: byte 0: not a codeplace trace" err
+'
+
+test_expect_success 'an image outside the target'"'"'s memories runs from RAM, with a warning' '
+    $CODEPLACE trace -q $FX/tr-m7.elf --target rp2350 $HARNESS -n 2 -o run.trace >out 2>err &&
+    grep -q "warning: .*tr-m7.elf.: 0x6[0-9a-f]*+0x[0-9a-f]* lies outside every memory of rp2350: mapped as RAM" err &&
+    $CODEPLACE trace --info run.trace --records | grep "^fetch 0x6" | grep -q " u$"
 '
 
 test_expect_success 'usage errors' '
