@@ -295,7 +295,7 @@ static int is_self_branch(emu *e, uint32_t a);
 
 static int bt_grow(emu *e)
 {
-    size_t ncap = e->bt_cap ? e->bt_cap * 2 : 1 << 14;
+    size_t ncap = e->bt_cap ? e->bt_cap * 2 : 1 << 12;
     binfo *nb = calloc(ncap, sizeof *nb);
     if (!nb)
         return -1;
@@ -303,7 +303,7 @@ static int bt_grow(emu *e)
         binfo *b = &e->bt[i];
         if (!b->ninsn)
             continue;
-        size_t h = (b->addr * 2654435761u) & (ncap - 1);
+        size_t h = (b->addr >> 1) & (ncap - 1);
         while (nb[h].ninsn)
             h = (h + 1) & (ncap - 1);
         nb[h] = *b;
@@ -316,7 +316,7 @@ static int bt_grow(emu *e)
 
 static const binfo *block_info(emu *e, uint32_t addr, uint32_t size)
 {
-    size_t h = (addr * 2654435761u) & (e->bt_cap - 1);
+    size_t h = (addr >> 1) & (e->bt_cap - 1); /* code nearby, slots nearby */
     for (;;) {
         binfo *b = &e->bt[h];
         if (!b->ninsn)
