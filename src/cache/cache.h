@@ -247,6 +247,11 @@ typedef struct csim_layout_stats {
  * given. Errors name the file and line. */
 int csim_layout_apply(const char *path, const csim_stream *s, csim_map *m,
                       const tgt_cache *g, csim_layout_stats *st, cp_err *err);
+/* The same from text in memory (len bytes); path names it in errors. */
+int csim_layout_apply_text(const char *path, const char *text, size_t len,
+                           const csim_stream *s, csim_map *m,
+                           const tgt_cache *g, csim_layout_stats *st,
+                           cp_err *err);
 
 /* ---- 3. The analysis ---------------------------------------------- */
 

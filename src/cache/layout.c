@@ -147,10 +147,24 @@ int csim_layout_apply(const char *path, const csim_stream *s, csim_map *m,
     memset(st, 0, sizeof *st);
     if (cp_read_file(path, &data, &len, err) < 0)
         return -1;
-    if (strlen(data) != len) {
-        free(data);
+    int rc = csim_layout_apply_text(path, data, len, s, m, g, st, err);
+    free(data);
+    return rc;
+}
+
+int csim_layout_apply_text(const char *path, const char *text, size_t len,
+                           const csim_stream *s, csim_map *m,
+                           const tgt_cache *g, csim_layout_stats *st,
+                           cp_err *err)
+{
+    memset(st, 0, sizeof *st);
+    if (memchr(text, 0, len))
         return cp_seterr(err, "%s: not a text file", path);
-    }
+    char *data = malloc(len + 1);
+    if (!data)
+        return cp_seterr(err, "out of memory");
+    memcpy(data, text, len);
+    data[len] = 0;
     entry *col = NULL;
     size_t ncol = 0, capc = 0;
     uint8_t *seen = calloc(s->nfns ? s->nfns : 1, 1);
