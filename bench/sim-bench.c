@@ -243,6 +243,27 @@ int main(int argc, char **argv)
                "(%.0f sets): %.2f ms per move, %.0f moves/s\n", argv[3],
                csim_stream_niters(ds), csim_stream_nruns(ds), whole * 1e3, nh,
                (double)touched / dmoves, dt / dmoves * 1e3, dmoves / dt);
+        /* The same kind of moves through the set index. */
+        csim_map *m0 = csim_map_new(ds);
+        t0 = now();
+        csim_setidx *x = csim_setidx_new(ds, m0, &t->cache, 1, &err);
+        double build = now() - t0;
+        if (!x) {
+            fprintf(stderr, "sim-bench: %s\n", err.msg);
+            return 1;
+        }
+        t0 = now();
+        for (int i = 0; i < dmoves && nh; i++) {
+            size_t f = hot[rnd() % nh];
+            csim_setidx_move(x, f, 0x10200000 + (uint32_t)i * 8192 +
+                                       8 * (rnd() % 1024), &err);
+        }
+        dt = now() - t0;
+        printf("set index (csim_setidx): built in %.0f ms; moving one function "
+               "+ re-simulating its sets: %.2f ms per move, %.0f moves/s\n",
+               build * 1e3, dt / dmoves * 1e3, dmoves / dt);
+        csim_setidx_free(x);
+        csim_map_free(m0);
         free(hot);
         csim_map_free(dm);
         csim_stream_free(ds);

@@ -837,6 +837,42 @@ static void t_eval_sets_functions(void)
         T_EQ(csim_eval(s, m, &g, 1, &e, NULL), 0);
         T_EQ(total, e.misses);
     }
+    /* The set index follows the same moves (and RAM, and back). */
+    for (int pol = 0; pol < 4; pol++) {
+        g.repl = (tgt_repl)pol;
+        csim_map *m2 = csim_map_new(s);
+        csim_setidx *x = csim_setidx_new(s, m2, &g, 1, NULL);
+        T_ASSERT(x);
+        T_EQ(csim_eval(s, m2, &g, 1, &e, NULL), 0);
+        T_EQ(csim_setidx_misses(x), e.misses);
+        for (int mv = 0; mv < 15; mv++) {
+            size_t fn = pick[rnd() % nf];
+            int64_t got;
+            if (mv % 5 == 4) {
+                got = csim_setidx_uncache(x, fn, NULL);
+                csim_map_uncache(m2, fn);
+            } else if (mv % 5 == 3) {
+                uint32_t back = csim_stream_fn(s, fn)->addr;
+                got = csim_setidx_move(x, fn, back, NULL);
+                csim_map_move(m2, fn, back);
+            } else {
+                uint32_t a = 0x10040000 + (uint32_t)mv * 1000 + 2 * (rnd() % 8);
+                got = csim_setidx_move(x, fn, a, NULL);
+                csim_map_move(m2, fn, a);
+            }
+            T_EQ(csim_eval(s, m2, &g, 1, &e, NULL), 0);
+            if ((uint64_t)got != e.misses)
+                T_FAIL("policy %d move %d (fn %zu)", pol, mv, fn);
+            T_EQ(got, e.misses);
+        }
+        uint64_t *ps = calloc(nsets, sizeof *ps);
+        T_EQ(csim_eval_per_set(s, m2, &g, 1, ps, NULL), 0);
+        for (uint32_t i = 0; i < nsets; i++)
+            T_EQ(csim_setidx_set_misses(x, i), ps[i]);
+        free(ps);
+        csim_setidx_free(x);
+        csim_map_free(m2);
+    }
     free(sets);
     free(per);
     csim_map_free(m);
