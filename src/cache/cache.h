@@ -172,7 +172,8 @@ size_t csim_stream_niters(const csim_stream *s);
 size_t csim_stream_nruns(const csim_stream *s);
 /* Instructions fetched in iteration k (all memories). */
 uint64_t csim_stream_iter_insns(const csim_stream *s, size_t k);
-/* Instructions of function i over iterations [from, niters). */
+/* Instructions of function i over iterations [from, niters); from is 0
+ * (all) or 1 (the warm iterations). */
 uint64_t csim_stream_fn_insns(const csim_stream *s, size_t i, size_t from);
 /* Records before the first mark (not simulated). */
 uint64_t csim_stream_prologue(const csim_stream *s);
