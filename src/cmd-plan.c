@@ -39,8 +39,8 @@ static const cli_opt opts[] = {
                  "(default: all)"},
     [O_PLAN_ITERS] = {"plan-iterations", 0, "N", "iterations each candidate "
                       "is evaluated on while searching (default 16)"},
-    [O_SECONDS] = {"search-seconds", 0, "S", "local search time per layout "
-                   "(default 3)"},
+    [O_SECONDS] = {"search-moves", 0, "N", "local-search moves tried per "
+                   "layout (default 400; each is one exact evaluation)"},
     [O_SEED] = {"seed", 0, "N", "seed of the local search (default 1)"},
     [O_LIST] = {"list", 'l', "FILE", "write the name list"},
     [O_LAYOUT] = {"layout", 'L', "FILE", "write the layout file (for "
@@ -127,6 +127,10 @@ static void result_json(jw *w, const plan_model *m, const tgt *t,
     jw_uint(w, r->fast_bytes);
     jw_key(w, "veneers");
     jw_uint(w, r->veneers);
+    jw_key(w, "flash_stubs");
+    jw_uint(w, r->flash_stubs);
+    jw_key(w, "text_end");
+    jw_uint(w, r->text_end);
     jw_key(w, "hot_base");
     jw_uint(w, r->hot_base);
     jw_key(w, "hot_bytes");
@@ -213,7 +217,7 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
     plan_strategy strategy = PLAN_AUTO;
     uint32_t budget = 0, pad = 4096, iters = 0, plan_iters = 16;
     uint64_t seed = 1;
-    double seconds = 3;
+    uint32_t moves = 400;
     cli_parser p;
     cli_parser_init(&p, ctx, argc, argv, pos);
     while ((rc = cli_next(&p, &arg)) >= 0) {
@@ -247,8 +251,7 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
                 return CLI_USAGE;
             break;
         case O_SECONDS:
-            if (cli_arg_double(ctx, "search-seconds", arg, &seconds) < 0 ||
-                seconds < 0)
+            if (cli_arg_u32(ctx, "search-moves", arg, 0, &moves) < 0)
                 return CLI_USAGE;
             break;
         case O_SEED:
@@ -314,7 +317,7 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
     plan_opts o = plan_opts_default(t);
     o.budget = budget;
     o.pad_limit = pad;
-    o.search_seconds = seconds;
+    o.search_moves = moves;
     o.seed = seed;
     o.progress = progress;
     o.progress_ctx = ctx;

@@ -527,8 +527,7 @@ static int do_run(cli_ctx *ctx, const run_opts *ro)
     int rc;
     if (ro->iter) {
         if (ro->have_sp)
-            cli_warn("--sp is ignored in harness mode (the vector table's is "
-                     "used)");
+            emu_set_sp(e, sp);
         rc = emu_run_harness(e, w, init, iter, ro->n, &err);
     } else {
         rc = emu_run_free(e, w, entry, sp, mark, ro->n, &err);

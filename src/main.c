@@ -27,6 +27,13 @@ static const cli_cmd *const commands[] = {
     &cmd_sim,
     &cmd_plan,
     &cmd_target,
+    &cmd_samples,
+    &cmd_report,
+    &cmd_diff,
+    &cmd_bench,
+    &cmd_calc,
+    &cmd_record,
+    &cmd_counters,
     &cmd_help,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

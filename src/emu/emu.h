@@ -70,6 +70,9 @@ void emu_free(emu *e);
  * names the PC, the function and the address). */
 int emu_run_harness(emu *e, trc_writer *w, uint32_t init, uint32_t iter,
                     uint64_t n, cp_err *err);
+/* The stack pointer each harness call starts with (default: the vector
+ * table's). */
+void emu_set_sp(emu *e, uint32_t sp);
 /* Free-run mode: starts at entry with sp, as after reset, and marks an
  * iteration each time the PC reaches mark; stops at the start of
  * iteration n. */

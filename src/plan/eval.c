@@ -11,22 +11,33 @@
 
 int plan_layout_alloc(const plan_model *m, plan_layout *L)
 {
-    L->addr = malloc((m->nunits ? m->nunits : 1) * sizeof *L->addr);
+    size_t n = m->nunits ? m->nunits : 1;
+    L->addr = malloc(n * sizeof *L->addr);
+    L->stub = calloc(m->ntargets ? m->ntargets : 1, sizeof *L->stub);
     L->text_delta = 0;
-    return L->addr ? 0 : -1;
+    L->nstubs = 0;
+    if (!L->addr || !L->stub) {
+        plan_layout_free(L);
+        return -1;
+    }
+    return 0;
 }
 
 void plan_layout_free(plan_layout *L)
 {
     free(L->addr);
+    free(L->stub);
     L->addr = NULL;
+    L->stub = NULL;
 }
 
 void plan_layout_stock(const plan_model *m, plan_layout *L)
 {
     for (size_t i = 0; i < m->nunits; i++)
         L->addr[i] = m->units[i].addr;
+    memset(L->stub, 0, (m->ntargets ? m->ntargets : 1) * sizeof *L->stub);
     L->text_delta = 0;
+    L->nstubs = 0;
 }
 
 uint32_t plan_hot_base(const plan_model *m)
@@ -34,56 +45,79 @@ uint32_t plan_hot_base(const plan_model *m)
     return (m->text_start + 7) & ~7u;
 }
 
-int plan_layout_build(const plan_model *m, const plan_item *items,
-                      size_t nitems, uint32_t hot_base, plan_layout *L,
-                      uint32_t *hot_bytes)
+void plan_layout_make(const plan_model *m, const uint32_t *hot_off,
+                      const unsigned char *fast, uint32_t hot_base,
+                      plan_layout *L)
 {
     plan_layout_stock(m, L);
-    unsigned char *placed = calloc(m->nunits ? m->nunits : 1, 1);
-    if (!placed)
-        return -1;
+    int moved = 0;
     uint32_t end = hot_base;
-    for (size_t i = 0; i < nitems; i++) {
-        const plan_item *it = &items[i];
-        placed[it->unit] = 1;
-        if (it->region == PLAN_FAST) {
-            L->addr[it->unit] = PLAN_ADDR_FAST;
-        } else if (it->region == PLAN_FLASH_HOT) {
-            uint32_t a = hot_base + it->offset;
-            L->addr[it->unit] = a;
-            if (a + m->units[it->unit].size > end)
-                end = a + m->units[it->unit].size;
-        } else {
-            placed[it->unit] = 0;
+    for (size_t i = 0; i < m->nunits; i++) {
+        if (fast[i]) {
+            L->addr[i] = PLAN_ADDR_FAST;
+            moved = 1;
+        } else if (hot_off[i] != PLAN_NONE) {
+            L->addr[i] = hot_base + hot_off[i];
+            if (L->addr[i] + m->units[i].size > end)
+                end = L->addr[i] + m->units[i].size;
+            moved = 1;
         }
     }
-    int any = 0;
-    for (size_t i = 0; i < nitems; i++)
-        any |= items[i].region != PLAN_IN_PLACE;
-    if (hot_bytes)
-        *hot_bytes = end - hot_base;
-    if (!any) {
-        free(placed);
-        return 0;
-    }
-    /* The rest of the text section, in link order, after the hot block. */
-    uint32_t cur = end > m->text_start ? end : m->text_start;
-    uint32_t old_end = m->text_start;
+    if (!moved)
+        return;
+    uint32_t cur = end;
     for (size_t i = 0; i < m->nunits; i++) {
         const plan_unit *u = &m->units[i];
-        if (u->flags & PLAN_U_NOMOVE || u->addr < m->text_start ||
-            u->addr >= m->text_end)
-            continue;
-        if (u->addr + u->size > old_end)
-            old_end = u->addr + u->size;
-        if (placed[i])
+        if ((u->flags & PLAN_U_NOMOVE) || fast[i] || hot_off[i] != PLAN_NONE)
             continue;
         cur = (cur + u->align - 1) & ~(u->align - 1);
         L->addr[i] = cur;
         cur += u->size;
     }
-    L->text_delta = (int64_t)cur - (int64_t)old_end;
-    free(placed);
+    /* Stubs: one per target in fast memory that flash code branches to. */
+    cur = (cur + 7) & ~7u;
+    for (size_t i = 0; i < m->ncalls; i++) {
+        const plan_call *c = &m->calls[i];
+        uint32_t tu = m->targets[c->target].unit;
+        if (fast[tu] && !fast[c->caller] && !L->stub[c->target]) {
+            L->stub[c->target] = cur;
+            cur += m->veneer_bytes;
+            L->nstubs++;
+        }
+    }
+    uint32_t old_end = (m->text_end + 7) & ~7u;
+    L->text_delta = (int64_t)((cur + 7) & ~7u) - (int64_t)old_end;
+}
+
+int plan_layout_build(const plan_model *m, const plan_item *items,
+                      size_t nitems, uint32_t hot_base, plan_layout *L,
+                      uint32_t *hot_bytes)
+{
+    size_t n = m->nunits ? m->nunits : 1;
+    uint32_t *off = malloc(n * sizeof *off);
+    unsigned char *fast = calloc(n, 1);
+    if (!off || !fast) {
+        free(off);
+        free(fast);
+        return -1;
+    }
+    for (size_t i = 0; i < m->nunits; i++)
+        off[i] = PLAN_NONE;
+    uint32_t end = 0;
+    for (size_t i = 0; i < nitems; i++) {
+        if (items[i].region == PLAN_FAST)
+            fast[items[i].unit] = 1;
+        else if (items[i].region == PLAN_FLASH_HOT) {
+            off[items[i].unit] = items[i].offset;
+            if (items[i].offset + m->units[items[i].unit].size > end)
+                end = items[i].offset + m->units[items[i].unit].size;
+        }
+    }
+    plan_layout_make(m, off, fast, hot_base, L);
+    if (hot_bytes)
+        *hot_bytes = end;
+    free(off);
+    free(fast);
     return 0;
 }
 
@@ -93,6 +127,16 @@ static inline int lines_of(const plan_model *m, const plan_layout *L,
                            const plan_acc *a, uint32_t *l0, uint32_t *l1)
 {
     uint64_t base;
+    if (a->unit == PLAN_CALL) {
+        /* Through a stub when flash code calls into fast memory. */
+        if (!L->nstubs || a->off >= m->ntargets || !L->stub[a->off] ||
+            L->addr[a->len] == PLAN_ADDR_FAST)
+            return 0;
+        base = L->stub[a->off];
+        *l0 = (uint32_t)(base >> m->line_shift);
+        *l1 = (uint32_t)((base + m->veneer_bytes - 1) >> m->line_shift);
+        return 1;
+    }
     if (a->unit == PLAN_FIXED) {
         base = a->off;
         if (base >= m->text_end && L->text_delta)
@@ -115,10 +159,11 @@ void plan_eval(const plan_model *m, const plan_layout *L, unsigned iters,
         iters = m->niters;
     uint32_t ways = m->cache.ways, mask = m->sets - 1;
     uint32_t *tag = malloc((size_t)m->sets * ways * sizeof *tag);
-    double misses = 0, acc = 0;
+    double misses = 0, acc = 0, stubs = 0;
     if (out->unit_misses)
         memset(out->unit_misses, 0, m->nunits * sizeof *out->unit_misses);
-    if (!tag) {
+    if (!tag || plan_model_compress((plan_model *)m) < 0) {
+        free(tag);
         out->misses = -1;
         return;
     }
@@ -126,9 +171,13 @@ void plan_eval(const plan_model *m, const plan_layout *L, unsigned iters,
     unsigned first_counted = iters > 1 ? 1 : 0;
     for (unsigned it = 0; it < iters; it++) {
         int count = it >= first_counted;
-        for (size_t k = m->iter_start[it]; k < m->iter_start[it + 1]; k++) {
-            const plan_acc *a = &m->acc[k];
+        for (size_t k = m->ziter_start[it]; k < m->ziter_start[it + 1]; k++) {
+            const plan_acc *a = &m->zacc[k];
             uint32_t l0, l1;
+            if (a->unit == PLAN_CALL && count && a->len < m->nunits &&
+                (L->addr[m->targets[a->off].unit] == PLAN_ADDR_FAST) !=
+                    (L->addr[a->len] == PLAN_ADDR_FAST))
+                stubs++;
             if (!lines_of(m, L, a, &l0, &l1))
                 continue;
             for (uint32_t line = l0; line <= l1; line++) {
@@ -143,7 +192,7 @@ void plan_eval(const plan_model *m, const plan_layout *L, unsigned iters,
                     w = ways - 1; /* evict the least recently used */
                     if (count) {
                         misses++;
-                        if (out->unit_misses && a->unit != PLAN_FIXED)
+                        if (out->unit_misses && a->unit < m->nunits)
                             out->unit_misses[a->unit]++;
                     }
                 }
@@ -156,6 +205,7 @@ void plan_eval(const plan_model *m, const plan_layout *L, unsigned iters,
     double n = iters - first_counted;
     out->misses = misses / n;
     out->accesses = acc / n;
+    out->stub_calls = stubs / n;
     if (out->unit_misses)
         for (size_t i = 0; i < m->nunits; i++)
             out->unit_misses[i] /= n;

@@ -32,6 +32,7 @@ static int build_units(plan_model *m, cp_err *err)
     size_t cap = 0, nf = img_nfuncs(im);
     if (img_nisecs(im)) {
         size_t f = 0;
+        img_load_isec_align((img *)im);
         for (size_t i = 0; i < img_nisecs(im); i++) {
             const img_isec *s = img_isec_at(im, i);
             if (!tgt_is_cached(m->t, s->addr))
@@ -50,7 +51,7 @@ static int build_units(plan_model *m, cp_err *err)
             u.name = img_func_at(im, f)->name;
             u.addr = s->addr;
             u.size = s->size;
-            u.align = align_of(s->addr);
+            u.align = s->align ? s->align : align_of(s->addr);
             u.first_func = f;
             u.nfuncs = (unsigned)(g - f);
             if (u.nfuncs > 1)
@@ -119,6 +120,97 @@ static int build_units(plan_model *m, cp_err *err)
     return 0;
 }
 
+/* The unit holding addr, or PLAN_FIXED. */
+static uint32_t unit_at(const plan_model *m, uint32_t addr)
+{
+    size_t lo = 0, hi = m->nunits;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (m->units[mid].addr <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo && addr - m->units[lo - 1].addr < m->units[lo - 1].size)
+        return (uint32_t)(lo - 1);
+    return PLAN_FIXED;
+}
+
+/* The index of the target at addr (in unit), added when new; -1 on OOM. */
+static long target_of(plan_model *m, uint32_t addr, uint32_t unit)
+{
+    for (size_t i = m->ntargets; i > 0; i--)
+        if (m->targets[i - 1].addr == addr)
+            return (long)(i - 1);
+    if (cp_grow((void **)&m->targets, &m->ctargets, m->ntargets + 1,
+                sizeof *m->targets) < 0)
+        return -1;
+    m->targets[m->ntargets] = (plan_target){addr, unit};
+    return (long)m->ntargets++;
+}
+
+static int add_call(plan_model *m, uint32_t caller, uint32_t addr,
+                    uint32_t callee)
+{
+    long t = target_of(m, addr, callee);
+    if (t < 0)
+        return -1;
+    for (size_t i = 0; i < m->ncalls; i++)
+        if (m->calls[i].caller == caller && m->calls[i].target == (uint32_t)t)
+            return 0;
+    if (cp_grow((void **)&m->calls, &m->ccalls, m->ncalls + 1,
+                sizeof *m->calls) < 0)
+        return -1;
+    m->calls[m->ncalls++] = (plan_call){caller, (uint32_t)t};
+    return 0;
+}
+
+/* The calls and far jumps in the code (Thumb BL, and B.W on ARMv7-M and
+ * later) between units: each one that crosses between flash and fast
+ * memory gets a linker stub, executed or not. */
+static int find_calls(plan_model *m)
+{
+    for (size_t u = 0; u < m->nunits; u++) {
+        const plan_unit *un = &m->units[u];
+        uint8_t *code = malloc(un->size ? un->size : 1);
+        if (!code)
+            return -1;
+        if (img_read(m->im, un->addr, code, un->size) < 0) {
+            free(code);
+            continue;
+        }
+        for (uint32_t i = 0; i + 4 <= un->size;) {
+            uint32_t h1 = code[i] | code[i + 1] << 8;
+            uint32_t top = h1 >> 11;
+            if (top != 0x1d && top != 0x1e && top != 0x1f) {
+                i += 2;
+                continue;
+            }
+            uint32_t h2 = code[i + 2] | code[i + 3] << 8;
+            int bl = (h2 & 0xd000) == 0xd000, bw = (h2 & 0xd000) == 0x9000;
+            if (top == 0x1e && (bl || bw)) {
+                uint32_t S = (h1 >> 10) & 1, J1 = (h2 >> 13) & 1;
+                uint32_t J2 = (h2 >> 11) & 1;
+                uint32_t I1 = !(J1 ^ S), I2 = !(J2 ^ S);
+                uint32_t imm = S << 24 | I1 << 23 | I2 << 22 |
+                               (h1 & 0x3ff) << 12 | (h2 & 0x7ff) << 1;
+                if (S)
+                    imm |= 0xfe000000u;
+                uint32_t target = un->addr + i + 4 + imm;
+                uint32_t v = unit_at(m, target);
+                if (v != PLAN_FIXED && v != u &&
+                    add_call(m, (uint32_t)u, target, v) < 0) {
+                    free(code);
+                    return -1;
+                }
+            }
+            i += 4;
+        }
+        free(code);
+    }
+    return 0;
+}
+
 plan_model *plan_model_new(const img *im, const tgt *t, const tgt_cache *c,
                            cp_err *err)
 {
@@ -136,7 +228,17 @@ plan_model *plan_model_new(const img *im, const tgt *t, const tgt_cache *c,
     m->sets = tgt_cache_sets(c);
     m->last_unit = PLAN_FIXED;
     m->plan_iters = 0;
+    /* GNU ld's Thumb long-branch stubs: ARMv6-M has no ldr.w pc, so its
+     * stub loads through r0 and ip (16 bytes); ARMv7-M and v8-M use
+     * "ldr.w pc, [pc]" and a literal (8 bytes). */
+    m->veneer_bytes = !strcmp(t->cpu, "cortex-m0plus") ? 16 : 8;
+    m->veneer_insns = !strcmp(t->cpu, "cortex-m0plus") ? 5 : 1;
     if (build_units(m, err) < 0) {
+        plan_model_free(m);
+        return NULL;
+    }
+    if (find_calls(m) < 0) {
+        cp_seterr(err, "out of memory");
         plan_model_free(m);
         return NULL;
     }
@@ -147,33 +249,77 @@ void plan_model_free(plan_model *m)
 {
     if (!m)
         return;
+    free(m->zacc);
+    free(m->ziter_start);
     free(m->units);
     free(m->acc);
     free(m->iter_start);
     free(m->iter_insns);
     free(m->calls);
+    free(m->targets);
     cp_pool_free(m->pool);
     free(m);
 }
 
-/* The unit holding addr, or PLAN_FIXED. */
-static uint32_t unit_at(const plan_model *m, uint32_t addr)
+static int cmp_acc_off(const void *a, const void *b)
 {
-    size_t lo = 0, hi = m->nunits;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (m->units[mid].addr <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
+    const plan_acc *x = a, *y = b;
+    return x->off < y->off ? -1 : x->off > y->off;
+}
+
+int plan_model_compress(plan_model *m)
+{
+    if (m->compressed)
+        return 0;
+    free(m->zacc);
+    free(m->ziter_start);
+    m->zacc = malloc((m->nacc ? m->nacc : 1) * sizeof *m->zacc);
+    m->ziter_start = malloc((m->niters + 1) * sizeof *m->ziter_start);
+    plan_acc *tmp = malloc((m->nacc ? m->nacc : 1) * sizeof *tmp);
+    if (!m->zacc || !m->ziter_start || !tmp) {
+        free(tmp);
+        return -1;
     }
-    if (lo && addr - m->units[lo - 1].addr < m->units[lo - 1].size)
-        return (uint32_t)(lo - 1);
-    return PLAN_FIXED;
+    uint32_t way = m->sets * m->cache.line;
+    size_t n = 0;
+    for (unsigned it = 0; it < m->niters; it++) {
+        m->ziter_start[it] = n;
+        size_t k = m->iter_start[it], end = m->iter_start[it + 1];
+        while (k < end) {
+            uint32_t u = m->acc[k].unit;
+            if (u >= m->nunits || m->units[u].size > way) {
+                m->zacc[n++] = m->acc[k++];
+                continue;
+            }
+            size_t j = k, nt = 0;
+            while (j < end && m->acc[j].unit == u)
+                tmp[nt++] = m->acc[j++];
+            qsort(tmp, nt, sizeof *tmp, cmp_acc_off);
+            plan_acc cur = tmp[0];
+            for (size_t q = 1; q < nt; q++) {
+                if (tmp[q].off <= cur.off + cur.len) {
+                    uint32_t e = tmp[q].off + tmp[q].len;
+                    if (e > cur.off + cur.len)
+                        cur.len = e - cur.off;
+                } else {
+                    m->zacc[n++] = cur;
+                    cur = tmp[q];
+                }
+            }
+            m->zacc[n++] = cur;
+            k = j;
+        }
+    }
+    m->ziter_start[m->niters] = n;
+    m->nzacc = n;
+    m->compressed = 1;
+    free(tmp);
+    return 0;
 }
 
 int plan_model_begin_iteration(plan_model *m)
 {
+    m->compressed = 0;
     if (cp_grow((void **)&m->iter_start, &m->citer, m->niters + 2,
                 sizeof *m->iter_start) < 0)
         return -1;
@@ -197,19 +343,10 @@ static int push(plan_model *m, uint32_t unit, uint32_t off, uint32_t len)
     return 0;
 }
 
-static void note_call(plan_model *m, uint32_t caller, uint32_t callee)
-{
-    for (size_t i = m->ncalls; i > 0; i--)
-        if (m->calls[i - 1].caller == caller && m->calls[i - 1].callee == callee)
-            return;
-    if (cp_grow((void **)&m->calls, &m->ccalls, m->ncalls + 1,
-                sizeof *m->calls) == 0)
-        m->calls[m->ncalls++] = (plan_call){caller, callee};
-}
-
 int plan_model_add_access(plan_model *m, uint32_t addr, uint32_t len,
                           uint32_t ninsn, int uncached)
 {
+    m->compressed = 0;
     if (m->niters == 0)
         return 0; /* before the first iteration: start-up, not planned */
     m->iter_insns[m->niters - 1] += ninsn;
@@ -242,8 +379,11 @@ int plan_model_add_access(plan_model *m, uint32_t addr, uint32_t len,
             if (u != m->last_unit && m->last_unit != PLAN_FIXED) {
                 /* Entering at a function's first byte: a call or a jump. */
                 const img_func *f = img_lookup(m->im, addr);
-                if (f && f->addr == addr)
-                    note_call(m, m->last_unit, u);
+                if (f && f->addr == addr) {
+                    long tg = target_of(m, addr, u);
+                    if (tg < 0 || push(m, PLAN_CALL, (uint32_t)tg, m->last_unit) < 0)
+                        return -1;
+                }
             }
             un->runs++;
             un->bytes_fetched += take;

@@ -101,7 +101,7 @@ typedef struct plan_opts {
     uint32_t budget;        /* bytes of fast memory to fill (0: flash only) */
     uint32_t pad_limit;     /* bytes of padding the flash block may add */
     uint32_t veneer_bytes;  /* bytes one long-call veneer costs */
-    double search_seconds;  /* local search time per layout */
+    unsigned search_moves;  /* local-search moves tried per layout */
     uint64_t seed;
     int verbose;            /* progress callback use */
     void (*progress)(void *ctx, const char *msg);
@@ -133,7 +133,9 @@ typedef struct plan_result {
     uint32_t hot_bytes;   /* size of the hot block, padding included */
     uint32_t pad_bytes;   /* padding inside it */
     uint32_t fast_bytes;  /* fast memory used, veneers included */
-    uint32_t veneers;     /* long-call veneers estimated */
+    uint32_t veneers;     /* long-call stubs in fast memory */
+    uint32_t flash_stubs; /* long-call stubs in flash (calls into fast) */
+    uint32_t text_end;    /* predicted end of the text section */
     /* Predicted warm misses per iteration (mean over planning iterations
      * after the first) and the image's stock figure on the same trace. */
     double misses, stock_misses;

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static const char *const names[PLAN_NSTRATEGIES] = {
     "stock", "hotblock", "colour", "ram", "combined", "rank", "auto"};
@@ -39,11 +38,9 @@ plan_opts plan_opts_default(const tgt *t)
     memset(&o, 0, sizeof o);
     o.budget = 0;
     o.pad_limit = 4096;
-    /* GNU ld's Thumb long-branch stubs: ARMv6-M has no ldr.w pc, so its
-     * stub loads through r0 and ip (16 bytes); ARMv7-M and v8-M use
-     * "ldr.w pc, [pc]" and a literal (8 bytes). */
+    /* See plan_model_new: 16 bytes on ARMv6-M, 8 on v7-M/v8-M. */
     o.veneer_bytes = (t && !strcmp(t->cpu, "cortex-m0plus")) ? 16 : 8;
-    o.search_seconds = 3.0;
+    o.search_moves = 400;
     o.seed = 1;
     return o;
 }
@@ -66,7 +63,7 @@ typedef struct run {
     double evals;
 } run;
 
-#define NONE UINT32_MAX
+#define NONE PLAN_NONE
 
 static void note(const run *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -91,13 +88,6 @@ static uint64_t rnd(run *r)
     return r->rng * 2685821657736338717ULL;
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static uint32_t align8(uint32_t v)
 {
     return (v + 7) & ~7u;
@@ -106,37 +96,7 @@ static uint32_t align8(uint32_t v)
 /* Builds r->L from r->off and r->fast. */
 static void build(run *r)
 {
-    plan_model *m = r->m;
-    plan_layout_stock(m, &r->L);
-    int moved = 0;
-    uint32_t end = r->hot_base;
-    for (size_t i = 0; i < m->nunits; i++) {
-        if (r->fast[i]) {
-            r->L.addr[i] = PLAN_ADDR_FAST;
-            moved = 1;
-        } else if (r->off[i] != NONE) {
-            r->L.addr[i] = r->hot_base + r->off[i];
-            if (r->L.addr[i] + m->units[i].size > end)
-                end = r->L.addr[i] + m->units[i].size;
-            moved = 1;
-        }
-    }
-    if (!moved)
-        return;
-    uint32_t cur = end, old_end = m->text_start;
-    for (size_t i = 0; i < m->nunits; i++) {
-        const plan_unit *u = &m->units[i];
-        if (u->flags & PLAN_U_NOMOVE)
-            continue;
-        if (u->addr + u->size > old_end)
-            old_end = u->addr + u->size;
-        if (r->fast[i] || r->off[i] != NONE)
-            continue;
-        cur = (cur + u->align - 1) & ~(u->align - 1);
-        r->L.addr[i] = cur;
-        cur += u->size;
-    }
-    r->L.text_delta = (int64_t)cur - (int64_t)old_end;
+    plan_layout_make(r->m, r->off, r->fast, r->hot_base, &r->L);
 }
 
 static double eval(run *r, int per_unit)
@@ -181,7 +141,7 @@ static size_t *temporal_order(run *r)
         size_t b = pass ? m->iter_start[m->niters] : m->iter_start[it0 + 1];
         for (size_t k = a; k < b; k++) {
             uint32_t u = m->acc[k].unit;
-            if (u == PLAN_FIXED || seen[u] || (m->units[u].flags & PLAN_U_NOMOVE))
+            if (u >= m->nunits || seen[u] || (m->units[u].flags & PLAN_U_NOMOVE))
                 continue;
             seen[u] = 1;
             ord[n++] = u;
@@ -286,7 +246,7 @@ static float *build_trg(run *r, const size_t *idx_of, size_t n)
     uint32_t last = PLAN_FIXED;
     for (size_t k = m->iter_start[0]; k < m->iter_start[r->iters]; k++) {
         uint32_t u = m->acc[k].unit;
-        if (u == PLAN_FIXED || u == last || idx_of[u] == NONE)
+        if (u >= m->nunits || u == last || idx_of[u] == NONE)
             continue;
         last = u;
         size_t a = idx_of[u];
@@ -440,14 +400,15 @@ out:
 static double local_search(run *r, double cur)
 {
     plan_model *m = r->m;
-    double deadline = now_s() + r->o->search_seconds;
+    /* A budget of moves, not of time: the same inputs give the same plan. */
+    unsigned budget = r->o->search_moves;
     uint32_t limit = block_limit(r);
     size_t *cand = malloc((r->nhot ? r->nhot : 1) * sizeof *cand);
     if (!cand)
         return cur;
     unsigned tries = 0, accepted = 0;
     size_t ncand = 0;
-    while (now_s() < deadline) {
+    while (tries < budget) {
         if (tries % 64 == 0) {
             /* Refresh the candidates: units that miss, most first. */
             eval(r, 1);
@@ -485,56 +446,80 @@ static double local_search(run *r, double cur)
 
 static double do_colour(run *r)
 {
-    if (place_colour_greedy(r) < 0)
+    place_hotblock(r);
+    double h = eval(r, 0);
+    uint32_t *keep = malloc(r->m->nunits * sizeof *keep);
+    if (!keep)
+        return local_search(r, h);
+    memcpy(keep, r->off, r->m->nunits * sizeof *keep);
+    if (place_colour_greedy(r) < 0) {
+        free(keep);
         return -1;
+    }
     double g = eval(r, 0);
-    note(r, "colouring (relationship graph): %.1f misses/iteration", g);
+    note(r, "colouring: relationship graph %.1f, hot block %.1f "
+         "misses/iteration", g, h);
+    if (h < g) {
+        memcpy(r->off, keep, r->m->nunits * sizeof *keep);
+        g = h;
+    }
+    free(keep);
     return local_search(r, g);
 }
 
 typedef struct vstate {
-    unsigned char *target; /* flash units called from fast memory */
+    unsigned char *target; /* per target: a stub in fast memory */
 } vstate;
 
-/* Bytes a move of u to fast memory costs, veneers included. */
+/* Bytes a move of u to fast memory costs: the code and a stub for each
+ * new target in flash it branches to. */
 static uint32_t fast_cost(run *r, size_t u, const vstate *vs)
 {
     plan_model *m = r->m;
     uint32_t cost = align8(m->units[u].size);
     for (size_t i = 0; i < m->ncalls; i++) {
         const plan_call *c = &m->calls[i];
-        if (c->caller == u && !r->fast[c->callee] && !vs->target[c->callee]) {
-            /* count each new target once */
-            int dup = 0;
-            for (size_t j = 0; j < i && !dup; j++)
-                dup = m->calls[j].caller == u && m->calls[j].callee == c->callee;
-            if (!dup)
-                cost += r->o->veneer_bytes;
-        }
+        uint32_t tu = m->targets[c->target].unit;
+        if (c->caller != u || r->fast[tu] || tu == u || vs->target[c->target])
+            continue;
+        int dup = 0;
+        for (size_t j = 0; j < i && !dup; j++)
+            dup = m->calls[j].caller == u && m->calls[j].target == c->target;
+        if (!dup)
+            cost += r->o->veneer_bytes;
     }
     return cost;
 }
 
-static void take_fast(run *r, size_t u, vstate *vs)
+/* Recounts the stubs in fast memory: targets in flash that fast code
+ * branches to. */
+static void count_targets(run *r, vstate *vs)
 {
     plan_model *m = r->m;
+    memset(vs->target, 0, m->ntargets ? m->ntargets : 1);
+    for (size_t i = 0; i < m->ncalls; i++) {
+        const plan_call *c = &m->calls[i];
+        if (r->fast[c->caller] && !r->fast[m->targets[c->target].unit])
+            vs->target[c->target] = 1;
+    }
+}
+
+static void take_fast(run *r, size_t u, vstate *vs)
+{
     r->fast[u] = 1;
     r->off[u] = NONE;
-    for (size_t i = 0; i < m->ncalls; i++)
-        if (m->calls[i].caller == u && !r->fast[m->calls[i].callee])
-            vs->target[m->calls[i].callee] = 1;
-    vs->target[u] = 0;
+    count_targets(r, vs);
 }
 
 static uint32_t fast_used(run *r, const vstate *vs)
 {
     uint32_t n = 0;
-    for (size_t i = 0; i < r->m->nunits; i++) {
+    for (size_t i = 0; i < r->m->nunits; i++)
         if (r->fast[i])
             n += align8(r->m->units[i].size);
+    for (size_t i = 0; i < r->m->ntargets; i++)
         if (vs->target[i])
             n += r->o->veneer_bytes;
-    }
     return n;
 }
 
@@ -544,52 +529,60 @@ static int movable_fast(const run *r, size_t u)
            !r->fast[u];
 }
 
+typedef struct cand {
+    size_t u;
+    double score;
+} cand;
+
+static int cmp_cand(const void *a, const void *b)
+{
+    const cand *x = a, *y = b;
+    if (x->score != y->score)
+        return x->score > y->score ? -1 : 1;
+    return x->u < y->u ? -1 : x->u > y->u;
+}
+
 /* Greedy: move the unit whose re-simulated saving per byte is largest,
- * until nothing fits the budget or saves anything. */
+ * until nothing fits the budget or saves anything. Candidates are tried in
+ * the order of their own misses per byte: the first dozen, and more when
+ * none of those saves anything (a move also shifts code and adds stubs). */
 static double select_fast(run *r, double cur, vstate *vs)
 {
     plan_model *m = r->m;
-    enum { TOP = 12 };
+    enum { FIRST = 12, MAX = 48 };
+    cand *c = malloc((r->nhot ? r->nhot : 1) * sizeof *c);
+    if (!c)
+        return cur;
     for (;;) {
         cur = eval(r, 1);
         uint32_t left = r->o->budget - fast_used(r, vs);
-        size_t best[TOP];
-        double bscore[TOP];
-        int nb = 0;
+        size_t nc = 0;
         for (size_t k = 0; k < r->nhot; k++) {
             size_t u = r->hot[k];
             if (!movable_fast(r, u) || r->umiss[u] <= 0)
                 continue;
             uint32_t cost = fast_cost(r, u, vs);
-            if (cost > left)
-                continue;
-            double s = r->umiss[u] / cost;
-            int pos = nb < TOP ? nb++ : TOP - 1;
-            if (pos == TOP - 1 && nb == TOP && s <= bscore[TOP - 1])
-                continue;
-            while (pos > 0 && bscore[pos - 1] < s) {
-                best[pos] = best[pos - 1];
-                bscore[pos] = bscore[pos - 1];
-                pos--;
-            }
-            best[pos] = u;
-            bscore[pos] = s;
+            if (cost <= left)
+                c[nc++] = (cand){u, r->umiss[u] / cost};
         }
-        if (nb == 0)
+        if (nc == 0)
             break;
+        qsort(c, nc, sizeof *c, cmp_cand);
         size_t pick = NONE;
         double pick_score = 0, pick_val = cur;
-        for (int i = 0; i < nb; i++) {
-            size_t u = best[i];
+        for (size_t i = 0; i < nc && i < MAX; i++) {
+            if (i >= FIRST && pick != NONE)
+                break;
+            size_t u = c[i].u;
             uint32_t old = r->off[u];
             r->fast[u] = 1;
             double v = eval(r, 0);
             r->fast[u] = 0;
             r->off[u] = old;
-            double s = (cur - v) / fast_cost(r, u, vs);
-            if (cur - v > 0 && s > pick_score) {
+            double sc = (cur - v) / fast_cost(r, u, vs);
+            if (cur - v > 0 && sc > pick_score) {
                 pick = u;
-                pick_score = s;
+                pick_score = sc;
                 pick_val = v;
             }
         }
@@ -599,6 +592,7 @@ static double select_fast(run *r, double cur, vstate *vs)
         note(r, "fast memory: %s (%u bytes), %.1f misses/iteration",
              m->units[pick].name, m->units[pick].size, pick_val);
     }
+    free(c);
     return eval(r, 0);
 }
 
@@ -685,7 +679,7 @@ static plan_result *make_result(run *r, plan_strategy s, double stock,
     res->fast_bytes = vs ? fast_used(r, vs) : fast_off;
     res->veneers = 0;
     if (vs)
-        for (size_t i = 0; i < m->nunits; i++)
+        for (size_t i = 0; i < m->ntargets; i++)
             res->veneers += vs->target[i];
     res->stock_misses = stock;
     /* The prediction on every iteration the model holds. */
@@ -693,6 +687,8 @@ static plan_result *make_result(run *r, plan_strategy s, double stock,
     plan_eval_out out = {0};
     plan_eval(m, &r->L, 0, &out);
     res->misses = out.misses;
+    res->flash_stubs = r->L.nstubs;
+    res->text_end = (uint32_t)((int64_t)((m->text_end + 7) & ~7u) + r->L.text_delta);
     res->conflict_after = out.misses - plan_eval_fa(m, &r->L, 0);
     plan_layout stockL;
     if (plan_layout_alloc(m, &stockL) == 0) {
@@ -707,7 +703,7 @@ static plan_result *make_result(run *r, plan_strategy s, double stock,
     unsigned first = m->niters > 1 ? 1 : 0;
     for (unsigned i = first; i < m->niters; i++)
         ins += m->iter_insns[i];
-    res->insns = ins / (m->niters - first);
+    res->insns = ins / (m->niters - first) + out.stub_calls * m->veneer_insns;
     return res;
 }
 
@@ -770,7 +766,7 @@ plan_result *plan_run(plan_model *m, plan_strategy s, const plan_opts *o,
     r.off = malloc((m->nunits ? m->nunits : 1) * sizeof *r.off);
     r.fast = calloc(m->nunits ? m->nunits : 1, 1);
     double *stock_umiss = calloc(m->nunits ? m->nunits : 1, sizeof *stock_umiss);
-    vstate vs = {calloc(m->nunits ? m->nunits : 1, 1)};
+    vstate vs = {calloc(m->ntargets ? m->ntargets : 1, 1)};
     plan_result *res = NULL;
     if (!r.umiss || !r.off || !r.fast || !stock_umiss || !vs.target ||
         plan_layout_alloc(m, &r.L) < 0 || find_hot(&r) < 0) {

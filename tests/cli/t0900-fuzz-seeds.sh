@@ -9,7 +9,9 @@ if have clang; then
         sh "$CP_ROOT/tests/fuzz/run" --regress >out 2>&1 || { cat out; false; } &&
         ! grep -q "^not ok" out &&
         grep -q "^ok fuzz-elf regression" out &&
-        grep -q "^ok fuzz-map regression" out
+        grep -q "^ok fuzz-map regression" out &&
+        grep -q "^ok fuzz-samples regression" out &&
+        grep -q "^ok fuzz-dump regression" out
     '
 else
     test_skip 'fuzz harnesses pass their seed corpora' 'clang missing'

@@ -173,7 +173,7 @@ static void strategies_fix_a_three_way_conflict(void)
                                            8, 4, 0), 0);
     }
     plan_opts o = plan_opts_default(t);
-    o.search_seconds = 0.2;
+    o.search_moves = 50;
     plan_result *r = plan_run(m, PLAN_STOCK, &o, &e);
     T_ASSERT(r);
     T_EQ((long)r->misses, 150);  /* every access misses */
@@ -268,7 +268,7 @@ static void ram_beats_rank_on_a_busy_loop(void)
         }
     }
     plan_opts o = plan_opts_default(t);
-    o.search_seconds = 0;
+    o.search_moves = 0;
     o.veneer_bytes = 0;
     o.budget = budget;
     plan_result *ram = plan_run(m, PLAN_RAM, &o, &e);

@@ -1,0 +1,161 @@
+#!/bin/sh
+# The Zephyr module (zephyr/, snippets/): what can be checked without
+# Zephyr. module.yml, snippet.yml and Kconfig as Zephyr's scripts read them;
+# zephyr/CMakeLists.txt driven by a stub project that records the Zephyr
+# calls it makes; and the linker-script order those calls rely on, with GNU
+# ld, the generated ROM_START snippet and the post-build check it registers.
+. "$(dirname "$0")/lib.sh"
+Z=$CP_ROOT/tests/zephyr
+PY=/usr/bin/python3
+
+test_expect_success 'module.yml, snippets and Kconfig (pykwalify, kconfiglib)' '
+    $PY "$Z/check_module.py" "$CP_ROOT" >out 2>&1; rc=$?
+    cat out; test $rc = 0 && ! grep -q "^FAIL" out
+'
+
+# One stub build tree for all tests (reconfigured; the compiler check is
+# done once). Every call names LIST, CHOSEN and STRICT so that nothing
+# sticks from the test before.
+S=$TEST_TMP/stub
+test_expect_success 'udp_echo board overlays compile with dtc (stub base with zephyr_udc0)' '
+    for b in rpi_pico teensy41 stm32f3_disco; do
+        { printf "/dts-v1/;\n/ { soc { zephyr_udc0: usb@50100000 { reg = <0x50100000 0x1000>; status = \"disabled\"; }; }; };\n" &&
+          cpp -P -nostdinc -undef -x assembler-with-cpp "$CP_ROOT/zephyr/samples/udp_echo/boards/$b.overlay"; } >$b.dts &&
+        dtc -q -I dts -O dts -o $b.out $b.dts &&
+        grep -q "compatible = \"zephyr,cdc-ncm-ethernet\"" $b.out &&
+        grep -q "compatible = \"zephyr,cdc-ecm-ethernet\"" $b.out &&
+        grep -A3 "zephyr_udc0: usb@50100000" $b.out | grep -q "status = \"okay\"" || exit 1
+    done
+'
+
+# The profiler glue against the stand-in headers of tests/zephyr/stubinc.
+glue() { # soc-flags... ; compiles both files into prof.o and shell.o
+    for f in codeplace_prof codeplace_shell; do
+        arm-none-eabi-gcc -mthumb "$@" -DCONFIG_CODEPLACE_PROFILER_BUCKETS=2048 \
+            -DCONFIG_CODEPLACE_PROFILER_RATE_HZ=10000 -std=gnu11 -Wall -Wextra -Werror -Os \
+            -ffunction-sections -I"$Z/stubinc" -I"$CP_ROOT/firmware/profiler" \
+            -c -o $f.o "$CP_ROOT/zephyr/profiler/$f.c" || return 1
+    done
+    mv codeplace_prof.o prof.o
+}
+# Every relocation in the fast section FAST of prof.o names a function of
+# that section, a core function (built for the same section), or data.
+fast_refs_ok() { # fast-section
+    arm-none-eabi-objdump -t prof.o >syms &&
+    arm-none-eabi-objdump -r -j "$1" prof.o | awk '$2 ~ /^R_ARM/ {print $3}' | sort -u >refs &&
+    test -s refs &&
+    while read -r r; do
+        case $r in cpprof_add|cpprof_frame_pc) continue ;; esac
+        sec=$(awk -v n="$r" '$NF == n {print $(NF-2)}' syms | head -1)
+        case $sec in "$1"|.bss*|.data*|.dtcm_bss*|"$1".*) ;; *) echo "$r in '$sec'"; return 1 ;; esac
+    done <refs
+}
+
+test_expect_success 'profiler glue, i.MX RT: compiles; sampling path in .itcm' '
+    glue -mcpu=cortex-m7 -DCONFIG_SOC_SERIES_IMXRT10XX -DCPPROF_IN_ITCM \
+        -DCONFIG_CODEPLACE_PROFILER_PIT_CHANNEL=3 -DCONFIG_CODEPLACE_PROFILER_PIT_CLOCK_HZ=24000000 &&
+    arm-none-eabi-objdump -t prof.o >t &&
+    grep -E "\.itcm.*codeplace_prof_isr$" t && grep -E "\.itcm.*codeplace_prof_sample$" t &&
+    grep -E "\.dtcm_bss.*bucket_pc$" t &&
+    fast_refs_ok .itcm
+'
+
+test_expect_success 'profiler glue, RP2040: compiles; sampling path in .ramfunc' '
+    glue -mcpu=cortex-m0plus -DCONFIG_SOC_RP2040 -DCPPROF_IN_RAMFUNC \
+        -DCONFIG_CODEPLACE_PROFILER_RP2040_ALARM=3 -DCONFIG_NUM_IRQS=26 &&
+    arm-none-eabi-objdump -t prof.o >t &&
+    grep -E "\.ramfunc.*codeplace_prof_isr$" t && grep -E "\.ramfunc.*timer_ack$" t &&
+    fast_refs_ok .ramfunc &&
+    arm-none-eabi-objdump -d -j .ramfunc prof.o >dis &&
+    sed -n "/<codeplace_prof_isr>:/,/^$/p" dis >isr &&
+    grep -q "mov	r0, lr" isr && grep -q "mrs	r1, MSP" isr && grep -q "mrs	r2, PSP" isr &&
+    grep -q "bx	r3" isr && ! grep -q "push" isr
+'
+
+stub() { # name [args]: configure into $S, log in ./name.log, link ./name -> $S
+    n=$1; shift
+    ln -sfn "$S" "$n"
+    cmake -S "$Z/stub" -B "$S" -DAPP_DIR="$Z" -DCHOSEN= -DSTRICT= "$@" >"$n.log" 2>&1
+}
+
+test_expect_success 'CONFIG_CODEPLACE: relocation directives for every Zephyr library' '
+    stub b -DLIST=hot.list &&
+    grep "codeplace: .*hot.list: 2 functions to SRAM, 0 to ITCM, 2 first in flash" b.log &&
+    grep "^zephyr_code_relocate(" b/calls.txt >reloc &&
+    for lib in app zephyr arch__arm__core kernel subsys__net; do
+        grep -q "^zephyr_code_relocate(LIBRARY;$lib;LOCATION;RAM_TEXT;FILTER;^\\\\.text\\\\.(net_hot|k_hot)\$;NOKEEP)$" reloc || { echo "no $lib"; exit 1; }
+    done &&
+    ! grep -q "LIBRARY;prebuilt" reloc &&
+    test $(wc -l <reloc) = 5
+'
+
+test_expect_success 'with a zephyr,itcm chosen node the itcm group goes to ITCM_TEXT' '
+    stub b -DLIST=hot.list -DCHOSEN=zephyr,itcm &&
+    grep "2 first in flash" b.log &&
+    grep "1 functions to SRAM, 1 to ITCM" b.log &&
+    grep -q "LIBRARY;kernel;LOCATION;RAM_TEXT;FILTER;^\\\\.text\\\\.(net_hot)\$;NOKEEP" b/calls.txt &&
+    grep -q "LIBRARY;kernel;LOCATION;ITCM_TEXT;FILTER;^\\\\.text\\\\.(k_hot)\$;NOKEEP" b/calls.txt
+'
+
+test_expect_success 'the flash group becomes a ROM_START snippet after the vectors' '
+    stub b -DLIST=hot.list &&
+    grep "^zephyr_linker_sources(ROM_START;SORT_KEY;codeplace;.*/codeplace_rom_start.ld)$" b/calls.txt &&
+    grep -v "^/\*" b/codeplace/codeplace_rom_start.ld >body &&
+    printf "*(.text.flash_hot)\n*(.text.not_in_image)\n" >want &&
+    test_cmp want body
+'
+
+test_expect_success 'an empty list still gives CODE_DATA_RELOCATION a directive' '
+    printf "# codeplace name list 1\n" >empty.list &&
+    stub b -DLIST=$PWD/empty.list &&
+    grep -q "LIBRARY;kernel;LOCATION;RAM_TEXT;FILTER;^\\\\.text\\\\.()\$;NOKEEP" b/calls.txt &&
+    ! grep -q zephyr_linker_sources b/calls.txt
+'
+
+test_expect_success 'a malformed list stops the configure step with file:line' '
+    printf "# region: sram\nnet_hot extra words\n" >bad.list &&
+    test_must_fail stub b -DLIST=$PWD/bad.list &&
+    grep "bad.list:2: not a function name" b.log
+'
+
+# Link fw.c with the Zephyr-ordered script: the generated ROM_START snippet,
+# relocation sections as gen_relocate_app.py would write them for the
+# directives above, and a RAMFUNC_SECTION-style snippet.
+link() { # builddir
+    mkdir -p z && cp "$Z/zlink.ld" z/ &&
+    cp "$1/codeplace/codeplace_rom_start.ld" z/ &&
+    printf ".ram_text_reloc : {\n  *fw.o(\".text.net_hot\")\n  *fw.o(\".text.k_hot\")\n} > RAM AT > FLASH\n" >z/relocate.ld &&
+    printf "*(.text.via_ramfunc_snippet)\n" >z/ramfunc-snippet.ld &&
+    arm-none-eabi-gcc -mcpu=cortex-m0plus -mthumb -Os -ffunction-sections -c -o z/fw.o "$Z/fw.c" &&
+    (cd z && arm-none-eabi-gcc -mcpu=cortex-m0plus -mthumb -nostdlib -nostartfiles -T zlink.ld -o zephyr.elf fw.o)
+}
+sec() { arm-none-eabi-objdump -t z/zephyr.elf | awk -v s="$1" '$NF == s {print $(NF-2)}'; }
+
+test_expect_success 'GNU ld: relocation and rom_start win, a RAMFUNC snippet does not' '
+    stub b -DLIST=hot.list && link b &&
+    test "$(sec net_hot)" = .ram_text_reloc &&
+    test "$(sec k_hot)" = .ram_text_reloc &&
+    test "$(sec flash_hot)" = rom_start &&
+    test "$(sec via_ramfunc_snippet)" = text &&
+    test "$(sec cold)" = text
+'
+
+test_expect_success 'the post-build check reports what was not placed' '
+    stub b -DLIST=hot.list && link b &&
+    sed "s|^-DCP_ELF=.*|-DCP_ELF=$PWD/z/zephyr.elf|" b/post-build.txt >cmd &&
+    xargs -d "\n" -a cmd env >out 2>&1 &&
+    grep "hot.list:8: .not_in_image. (flash) is not a function in zephyr.elf: not placed" out &&
+    grep "zephyr.elf: sram: 1 of 1 listed functions placed, 0 not" out &&
+    grep "zephyr.elf: itcm: 1 of 1 listed functions placed, 0 not" out &&
+    grep "zephyr.elf: flash: 1 of 2 listed functions placed, 1 not" out
+'
+
+test_expect_success 'CONFIG_CODEPLACE_STRICT makes it a build error' '
+    stub b -DLIST=hot.list -DSTRICT=y && link b &&
+    sed "s|^-DCP_ELF=.*|-DCP_ELF=$PWD/z/zephyr.elf|" b/post-build.txt >cmd &&
+    grep -q "^-DCP_STRICT=y$" cmd &&
+    { xargs -d "\n" -a cmd env >out 2>&1; test $? = 123; } &&
+    grep "1 listed functions were not placed" out
+'
+
+test_done
