@@ -51,9 +51,30 @@ static int push(slist *l, sent x)
 static void sim_set(csim_setidx *x, slist *l)
 {
     uint64_t miss = 0;
-    for (size_t i = 0; i < l->n; i++)
-        if (!csim_cache_access(x->c, l->e[i].line) && l->e[i].run >= x->fr)
-            miss++;
+    if (x->g.repl == TGT_REPL_LRU && x->g.ways == 2) {
+        /* One set of a 2-way LRU cache: the two tags, most recent first. */
+        uint32_t t0 = 0xffffffffu, t1 = 0xffffffffu;
+        for (size_t i = 0; i < l->n; i++) {
+            uint32_t line = l->e[i].line & CSIM_LINE_MASK;
+            if (line == t0)
+                continue;
+            if (line == t1) {
+                t1 = t0;
+                t0 = line;
+                continue;
+            }
+            miss += l->e[i].run >= x->fr;
+            if (!(l->e[i].line & CSIM_NOALLOC)) {
+                t1 = t0;
+                t0 = line;
+            }
+        }
+    } else {
+        for (size_t i = 0; i < l->n; i++)
+            if (!csim_cache_access(x->c, l->e[i].line) &&
+                l->e[i].run >= x->fr)
+                miss++;
+    }
     x->total = x->total - l->miss + miss;
     l->miss = miss;
 }
