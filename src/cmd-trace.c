@@ -342,7 +342,6 @@ static int do_qemu(cli_ctx *ctx, const char *log, const char *elf,
         return CLI_FAIL;
     }
     trc_set_end(w, "done");
-    uint64_t bytes = 0;
     const trc_totals *tot = trc_writer_totals(w);
     uint64_t recs = tot->records;
     if (trc_finish(w, &err)) {
@@ -351,7 +350,6 @@ static int do_qemu(cli_ctx *ctx, const char *log, const char *elf,
         img_free(im);
         return CLI_FAIL;
     }
-    (void)bytes;
     FILE *o = stdout;
     char b1[32], b2[32], b3[32];
     if (per_iter) {
@@ -490,6 +488,8 @@ static int do_run(cli_ctx *ctx, const run_opts *ro)
         cli_error("%s: %s", ro->elf, err.msg);
         goto out;
     }
+    for (unsigned i = 0; i < emu_nwarnings(e); i++)
+        cli_warn("%s", emu_warning(e, i));
     if (!ro->iter && (!ro->entry || !ro->have_sp)) {
         uint32_t vt, v[2];
         if (emu_find_vectors(im, &vt, &err) || img_read(im, vt, v, 8)) {
@@ -570,7 +570,7 @@ static int do_run(cli_ctx *ctx, const run_opts *ro)
         }
     }
     report_run(ctx, ro, st, ro->count_each ? NULL : &tot, bytes, secs, rl);
-    if (secs > 0)
+    if (secs > 0 && st->insns >= 1000000)
         cli_info(ctx, "%.1f M instructions/s (%llu instructions in %.3f s)",
                  (double)st->insns / secs / 1e6,
                  (unsigned long long)st->insns, secs);

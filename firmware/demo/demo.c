@@ -1,8 +1,8 @@
 /*
  * The demo workload's entry points. One codeplace_iteration() handles one
  * batch of DEMO_SENSORS text lines: make (stands in for receiving), parse,
- * filter, sort, report as JSON, CRC-32 of the JSON; the CRC is folded into
- * codeplace_result. The inputs follow from the iteration number alone, so
+ * calibrate, filter, sort, report as JSON, check the JSON, CRC-32 of the
+ * text and a base64 trailer; the CRC is folded into codeplace_result. The inputs follow from the iteration number alone, so
  * the result after N iterations is the same on every board that runs the
  * same object code (the arithmetic is IEEE double/float, no randomness,
  * no timers, no uninitialised state).
@@ -18,6 +18,7 @@ static uint32_t seq;
 static char line[DEMO_LINE];
 static char json[DEMO_JSON];
 static struct reading batch[DEMO_SENSORS];
+static char trailer[48];
 
 void codeplace_init(void)
 {
@@ -30,18 +31,26 @@ void codeplace_init(void)
 void codeplace_iteration(void)
 {
     unsigned i, n = 0;
-    uint32_t crc = 0;
-    size_t len;
+    uint32_t crc = 0, bin[3];
+    size_t len, tlen;
+    int values;
 
     seq++;
     for (i = 0; i < DEMO_SENSORS; i++) {
         len = demo_make_line(line, sizeof line, seq, i);
         crc = demo_crc32(crc, line, len);
-        if (demo_parse_line(line, &batch[n]) == 0)
+        if (demo_parse_line(line, &batch[n]) == 0 && demo_calibrate(&batch[n]) == 0)
             n++;
     }
     demo_filter(batch, n, seq);
     len = demo_report(json, sizeof json, batch, n, seq);
+    values = demo_json_check(json, len);
     crc = demo_crc32(crc, json, len);
+    /* binary trailer: CRC, value count, median, base64 as a sender would */
+    bin[0] = crc;
+    bin[1] = (uint32_t)values;
+    bin[2] = (uint32_t)demo_json_long(json, "median_ax", -1);
+    tlen = demo_base64(trailer, sizeof trailer, (const unsigned char *)bin, sizeof bin);
+    crc = demo_crc32(crc, trailer, tlen);
     codeplace_result = (codeplace_result ^ crc) * 16777619u + n;
 }

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DEMO_SENSORS 12
+#define DEMO_SENSORS 6
 #define DEMO_LINE    96
 #define DEMO_JSON    2560
 
@@ -26,6 +26,8 @@ struct reading {
     double tilt;      /* degrees */
     double heading;   /* degrees */
     double vib;       /* vibration magnitude */
+    double incl;      /* inclination from vertical, degrees */
+    double level;     /* vibration level, dB, soft-limited */
     float trend;      /* smoothed temperature, single precision */
     double score;     /* sort key */
 };
@@ -39,9 +41,19 @@ int demo_parse_line(const char *line, struct reading *r);
 void demo_filter_init(void);
 void demo_filter(struct reading *r, unsigned n, uint32_t seq);
 
+/* calib.c: per-sensor calibration table and derived angles */
+int demo_calibrate(struct reading *r);
+double demo_inclination(const struct reading *r);
+double demo_level_db(double vib);
+
 /* report.c: sort, statistics and the JSON text */
 size_t demo_report(char *buf, size_t len, struct reading *r, unsigned n,
                    uint32_t seq);
+
+/* verify.c: checks of the outgoing report */
+int demo_json_check(const char *s, size_t len);
+long demo_json_long(const char *s, const char *key, long def);
+size_t demo_base64(char *out, size_t outlen, const unsigned char *in, size_t n);
 
 /* crc32.c: IEEE 802.3 CRC-32 (reflected, polynomial 0xEDB88320) */
 void demo_crc32_init(void);

@@ -7,6 +7,7 @@
  *   tilt        atan2, sqrt
  *   heading     atan2, fmod
  *   vibration   hypot, cbrt, a windowed RMS
+ *   inclination and level (calib.c): acos, asin, log10, tanh
  *   trend       exponential smoothing in float: expf, sinf, fabsf
  */
 #include "demo.h"
@@ -88,6 +89,8 @@ void demo_filter(struct reading *r, unsigned n, uint32_t seq)
         s->tilt = atan2(ay, sqrt(ax * ax + az * az)) * DEG;
         s->heading = fmod(atan2(ay, ax) * DEG + 360.0, 360.0);
         s->vib = vibration(slot, ax, ay, az, seq);
+        s->incl = demo_inclination(s);
+        s->level = demo_level_db(s->vib);
         s->trend = smooth(slot, s->temp, seq);
         s->score = exp(-fabs(s->temp - s->dew) / 10.0) * 100.0 + s->vib * 10.0
                    + floor(s->alt / 50.0) + (double)(s->flags & 0x0fu) / 16.0;

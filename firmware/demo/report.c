@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static int by_score(const void *a, const void *b)
 {
@@ -62,6 +63,9 @@ size_t demo_report(char *buf, size_t len, struct reading *r, unsigned n,
     uint64_t energy = 0;
     double mean = 0.0, var = 0.0;
     unsigned i;
+    time_t stamp;
+    struct tm tm;
+    char when[64];
 
     if (n > DEMO_SENSORS)
         n = DEMO_SENSORS;
@@ -77,14 +81,25 @@ size_t demo_report(char *buf, size_t len, struct reading *r, unsigned n,
     qsort(r, n, sizeof r[0], by_score);
     qsort(axes, n, sizeof axes[0], by_long);
 
-    put(&o, "{\"seq\":%lu,\"n\":%u,\"sensors\":[", (unsigned long)seq, n);
+    /* one report every 15 s from a fixed start, as an ISO 8601 stamp */
+    stamp = (time_t)1767225600 + (time_t)seq * 15;
+    if (gmtime_r(&stamp, &tm))
+        snprintf(when, sizeof when, "%04d-%02d-%02dT%02d:%02d:%02dZ",
+                 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+                 tm.tm_min, tm.tm_sec);
+    else
+        strcpy(when, "?");
+    put(&o, "{\"seq\":%lu,\"time\":\"%s\",\"n\":%u,\"sensors\":[",
+        (unsigned long)seq, when, n);
     for (i = 0; i < n; i++) {
         const struct reading *s = &r[i];
-        put(&o, "%s{\"id\":\"%s\",\"t\":%.2f,\"rh\":%.1f,\"dew\":%.2f,"
-                "\"alt\":%.1f,\"tilt\":%.3f,\"hdg\":%.1f,\"vib\":%.4e,"
-                "\"trend\":%.3f,\"score\":%g,\"flags\":\"%04x\"}",
-            i ? "," : "", s->id, s->temp, s->hum, s->dew, s->alt, s->tilt,
-            s->heading, s->vib, (double)s->trend, s->score, s->flags);
+        put(&o, "%s{\"id\":\"%s\",\"t\":%.2f,\"rh\":%ld,\"dew\":%.1f,"
+                "\"alt\":%ld,\"tilt\":%.3f,\"incl\":%ld,\"hdg\":%ld,"
+                "\"vib\":%.3e,\"db\":%ld,\"trend\":%.2f,\"score\":%g,"
+                "\"flags\":\"%04x\"}",
+            i ? "," : "", s->id, s->temp, lrint(s->hum), s->dew,
+            lrint(s->alt), s->tilt, lrint(s->incl), lrint(s->heading),
+            s->vib, lrint(s->level), (double)s->trend, s->score, s->flags);
     }
     put(&o, "],\"median_ax\":%ld,\"energy\":%llu,\"energy_k\":%lu,"
             "\"mean\":%.4f,\"sd\":%.4g}",

@@ -57,6 +57,8 @@ struct emu {
     uint8_t cbuf[8192];      /* code read from writable memory */
     uint32_t flash_used;     /* bytes of the flash copy the image fills */
     uint32_t sp;             /* emu_set_sp, or 0 */
+    char warn[4][160];       /* set-up notes for the user */
+    unsigned nwarn;
     pending run;
     trc_writer *w;
     cp_err werr;
@@ -103,6 +105,16 @@ const char *emu_end_name(emu_end end)
                                     "time limit",  "interrupted",
                                     "stopped",     "fault"};
     return (unsigned)end < sizeof n / sizeof n[0] ? n[end] : "?";
+}
+
+unsigned emu_nwarnings(const emu *e)
+{
+    return e->nwarn;
+}
+
+const char *emu_warning(const emu *e, unsigned i)
+{
+    return i < e->nwarn ? e->warn[i] : NULL;
 }
 
 const emu_stats *emu_get_stats(const emu *e)
@@ -283,7 +295,7 @@ static int is_self_branch(emu *e, uint32_t a);
 
 static int bt_grow(emu *e)
 {
-    size_t ncap = e->bt_cap ? e->bt_cap * 2 : 1 << 14;
+    size_t ncap = e->bt_cap ? e->bt_cap * 2 : 1 << 12;
     binfo *nb = calloc(ncap, sizeof *nb);
     if (!nb)
         return -1;
@@ -291,7 +303,7 @@ static int bt_grow(emu *e)
         binfo *b = &e->bt[i];
         if (!b->ninsn)
             continue;
-        size_t h = (b->addr * 2654435761u) & (ncap - 1);
+        size_t h = (b->addr >> 1) & (ncap - 1);
         while (nb[h].ninsn)
             h = (h + 1) & (ncap - 1);
         nb[h] = *b;
@@ -304,7 +316,7 @@ static int bt_grow(emu *e)
 
 static const binfo *block_info(emu *e, uint32_t addr, uint32_t size)
 {
-    size_t h = (addr * 2654435761u) & (e->bt_cap - 1);
+    size_t h = (addr >> 1) & (e->bt_cap - 1); /* code nearby, slots nearby */
     for (;;) {
         binfo *b = &e->bt[h];
         if (!b->ninsn)
@@ -685,6 +697,11 @@ static int map_segments(emu *e, cp_err *err)
                                  r->name);
             uint32_t b = a & ~(PAGE - 1);
             uint32_t sz = ((end + PAGE - 1) & ~(PAGE - 1)) - b;
+            if (e->nwarn < 4)
+                snprintf(e->warn[e->nwarn++], sizeof e->warn[0],
+                         "'%s': 0x%08x+0x%x lies outside every memory of %s: "
+                         "mapped as RAM (not behind the cache)", img_path(im),
+                         a, lens[k], e->cfg.t->name);
             if (add_region(e, b, sz, NULL, 0, 0, "image", err))
                 return -1;
             if (uc_mem_map(e->uc, b, sz, UC_PROT_ALL) != UC_ERR_OK)

@@ -85,6 +85,9 @@ int emu_find_vectors(const img *im, uint32_t *addr, cp_err *err);
 /* Reads the emulated memory. 0 or -1. */
 int emu_read(emu *e, uint32_t addr, void *buf, size_t n);
 const emu_stats *emu_get_stats(const emu *e);
+/* Notes from the set-up (parts of the image outside the target's memory). */
+unsigned emu_nwarnings(const emu *e);
+const char *emu_warning(const emu *e, unsigned i);
 const char *emu_end_name(emu_end end);
 /* unicorn's CPU model for a target's CPU name, or -1. */
 int emu_cpu_model(const char *cpu);

@@ -70,7 +70,8 @@ int plan_emit_layout(FILE *f, const plan_model *m, const plan_result *r,
     plan_layout L;
     if (plan_layout_alloc(m, &L) < 0)
         return cp_seterr(err, "out of memory");
-    plan_layout_build(m, r->items, r->nitems, r->hot_base, &L, NULL);
+    plan_layout_build(m, r->items, r->nitems, r->hot_base, r->block_end, &L,
+                      NULL);
     char *why = calloc(plan_model_nunits(m) ? plan_model_nunits(m) : 1, 1);
     if (!why) {
         plan_layout_free(&L);
@@ -191,6 +192,9 @@ int plan_emit_snippets(const char *dir, const plan_model *m,
             "is 0x%08x;\n * each section starts at its cache set. */\n",
             r->hot_base);
     sections(f, m, r, PLAN_FLASH_HOT, "__codeplace_hot_start");
+    if (r->block_end)
+        fprintf(f, "    . = __codeplace_hot_start + 0x%05x; /* the block's end "
+                "*/\n", r->block_end);
     if (finish(f, dir, "codeplace_flash.ld", err) < 0)
         return -1;
     if (!(f = create(dir, "codeplace_ram.ld", err)))

@@ -47,11 +47,11 @@ uint32_t plan_hot_base(const plan_model *m)
 
 void plan_layout_make(const plan_model *m, const uint32_t *hot_off,
                       const unsigned char *fast, uint32_t hot_base,
-                      plan_layout *L)
+                      uint32_t block_end, plan_layout *L)
 {
     plan_layout_stock(m, L);
     int moved = 0;
-    uint32_t end = hot_base;
+    uint32_t end = hot_base + block_end;
     for (size_t i = 0; i < m->nunits; i++) {
         if (fast[i]) {
             L->addr[i] = PLAN_ADDR_FAST;
@@ -90,8 +90,8 @@ void plan_layout_make(const plan_model *m, const uint32_t *hot_off,
 }
 
 int plan_layout_build(const plan_model *m, const plan_item *items,
-                      size_t nitems, uint32_t hot_base, plan_layout *L,
-                      uint32_t *hot_bytes)
+                      size_t nitems, uint32_t hot_base, uint32_t block_end,
+                      plan_layout *L, uint32_t *hot_bytes)
 {
     size_t n = m->nunits ? m->nunits : 1;
     uint32_t *off = malloc(n * sizeof *off);
@@ -113,9 +113,9 @@ int plan_layout_build(const plan_model *m, const plan_item *items,
                 end = items[i].offset + m->units[items[i].unit].size;
         }
     }
-    plan_layout_make(m, off, fast, hot_base, L);
+    plan_layout_make(m, off, fast, hot_base, block_end, L);
     if (hot_bytes)
-        *hot_bytes = end;
+        *hot_bytes = end > block_end ? end : block_end;
     free(off);
     free(fast);
     return 0;

@@ -99,16 +99,17 @@ double plan_eval_fa(const plan_model *m, const plan_layout *L, unsigned iters);
 
 /* Layout as the linker makes it: units in fast memory (fast[u]) leave
  * flash; hot units at hot_base + hot_off[u] (PLAN_NONE: not hot); the rest
- * of the text section packed after the hot block in link order; stubs for
- * calls from flash into fast memory after that. */
+ * of the text section packed after the hot block (which ends no earlier
+ * than hot_base + block_end) in link order; stubs for calls from flash into
+ * fast memory after that. */
 #define PLAN_NONE UINT32_MAX
 void plan_layout_make(const plan_model *m, const uint32_t *hot_off,
                       const unsigned char *fast, uint32_t hot_base,
-                      plan_layout *L);
+                      uint32_t block_end, plan_layout *L);
 /* The same from a result's items. */
 int plan_layout_build(const plan_model *m, const plan_item *items,
-                      size_t nitems, uint32_t hot_base, plan_layout *L,
-                      uint32_t *hot_bytes);
+                      size_t nitems, uint32_t hot_base, uint32_t block_end,
+                      plan_layout *L, uint32_t *hot_bytes);
 void plan_layout_stock(const plan_model *m, plan_layout *L);
 int plan_layout_alloc(const plan_model *m, plan_layout *L);
 void plan_layout_free(plan_layout *L);

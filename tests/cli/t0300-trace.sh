@@ -57,6 +57,14 @@ test_expect_success 'M7: checksum, RAM code uncached, runs and reads agree with 
     python3 -c "import json; d = json.load(open(\"i.json\")); assert d[\"uncached_instructions\"] > 0 and d[\"iterations\"] == 20 and d[\"cpu\"] == \"cortex-m7\", d"
 '
 
+test_expect_success 'Cortex-M33 (rp2350) runs the ARMv6-M build to the same checksum' '
+    $CODEPLACE trace -q $FX/tr-m0.elf --target rp2350 $HARNESS -n 20 \
+        --result codeplace_result -o run.trace >out 2>err &&
+    ! grep -q "outside every memory" err &&
+    grep -q "^result:       codeplace_result = $(want 20) " out &&
+    $CODEPLACE trace --info run.trace | grep -q "^target:       rp2350 (cortex-m33)$"
+'
+
 test_expect_success 'free-run from reset: marks, checksum, counts equal a per-instruction hook' '
     $CODEPLACE trace -q $FX/tr-m0.elf --target rp2040 --mark codeplace_mark -n 20 \
         --result codeplace_result -o run.trace >out &&
@@ -132,6 +140,12 @@ test_expect_success '--info: a cut file is an error naming the byte; --partial r
     grep -q "bad.trace.: byte 0: not a codeplace trace" err
 '
 
+test_expect_success 'an image outside the target'"'"'s memories runs from RAM, with a warning' '
+    $CODEPLACE trace -q $FX/tr-m7.elf --target rp2350 $HARNESS -n 2 -o run.trace >out 2>err &&
+    grep -q "warning: .*tr-m7.elf.: 0x6[0-9a-f]*+0x[0-9a-f]* lies outside every memory of rp2350: mapped as RAM" err &&
+    $CODEPLACE trace --info run.trace --records | grep "^fetch 0x6" | grep -q " u$"
+'
+
 test_expect_success 'usage errors' '
     test_exit 2 $CODEPLACE trace $FX/tr-m0.elf -o x.trace 2>err &&
     grep -q "give the target" err &&
@@ -185,7 +199,8 @@ if [ -f "$FW/demo-rp2040.elf" ] && have qemu-system-arm; then
             --result codeplace_result -o r7.trace >out7 &&
         grep -q "^result:       codeplace_result = $m0 " out7 &&
         if [ -f "$CP_ROOT/firmware/expected.txt" ]; then
-            grep -q "$m0" "$CP_ROOT/firmware/expected.txt"
+            grep -q "^microbit 1 $m0$" "$CP_ROOT/firmware/expected.txt" &&
+            grep -q "^mps2-an500 1 $m0$" "$CP_ROOT/firmware/expected.txt"
         fi
     '
     test_expect_success 'demo: free-run from reset on the RP2040 reaches the same state' '
@@ -196,27 +211,40 @@ if [ -f "$FW/demo-rp2040.elf" ] && have qemu-system-arm; then
         grep "^result:" h >rh && grep "^result:" f >rf && test_cmp rh rf &&
         $CODEPLACE trace --info f.trace | grep -q "^iterations:   2 complete"
     '
-    test_expect_success 'demo: QEMU exec log of the M7 build, imported while it runs' '
+    # qemu_vs_board QEMU-MACHINE BOARD-ELF TARGET: QEMU's exec log of the
+    # reference build, imported while QEMU runs, against the trace of the
+    # same object code on the virtual board.
+    qemu_vs_board() {
         mkfifo q.fifo &&
-        timeout 120 qemu-system-arm -M mps2-an500 -nographic -monitor none -serial none \
-            -semihosting-config enable=on,target=native -kernel $FW/demo-mps2-an500.elf \
+        timeout 120 qemu-system-arm -M $1 -nographic -monitor none -serial none \
+            -semihosting-config enable=on,target=native -kernel $FW/demo-$1.elf \
             -d exec,nochain -singlestep -D q.fifo >/dev/null 2>&1 &
         qpid=$!
-        $CODEPLACE trace --from-qemu q.fifo --elf $FW/demo-mps2-an500.elf --target imxrt1062 \
-            --mark codeplace_mark -n 3 -o q.trace --per-iteration >qemu;
+        $CODEPLACE trace --from-qemu q.fifo --elf $FW/demo-$1.elf --target $3 \
+            --mark codeplace_mark -n 3 -o q.trace --per-iteration >qemu
         rc=$?; kill $qpid 2>/dev/null; wait $qpid; test $rc = 0 &&
-        $CODEPLACE trace -q $FW/demo-mps2-an500.elf --target imxrt1062 $HARNESS -n 3 \
-            --sp 0x20070000 -o u.trace --per-iteration >board &&
+        $CODEPLACE trace -q $FW/$2 --target $3 $HARNESS -n 3 -o u.trace \
+            --per-iteration >board &&
         test $(wc -l <qemu) = 3 &&
         # Iterations 1 and 2 (no semihosting print) differ from the harness
         # count by the same loop overhead: the call of codeplace_mark and
-        # the loop of codeplace_main. (Not --count-each: unicorn's
-        # per-instruction hook skips instructions an IT block turns off,
-        # which are fetched all the same and which QEMU logs.)
+        # the loop of codeplace_main. (Not --count-each: the
+        # per-instruction hook of unicorn skips instructions an IT block
+        # turns off, which are fetched all the same and which QEMU logs.)
         d1=$(( $(sed -n 2p qemu | cut -d" " -f2) - $(sed -n 2p board | cut -d" " -f2) )) &&
         d2=$(( $(sed -n 3p qemu | cut -d" " -f2) - $(sed -n 3p board | cut -d" " -f2) )) &&
         echo "overhead $d1 $d2" && test $d1 = $d2 && test $d1 -gt 0 && test $d1 -lt 40
+    }
+    test_expect_success 'demo: QEMU exec log (mps2-an500) against the board (imxrt1062)' '
+        qemu_vs_board mps2-an500 demo-imxrt1062.elf imxrt1062
     '
+    # The same check passes for microbit against rp2040 (Cortex-M0), but
+    # its log is five times longer: run it with CP_SLOW_TESTS=1.
+    if [ -n "${CP_SLOW_TESTS:-}" ]; then
+        test_expect_success 'demo: QEMU exec log (microbit) against the board (rp2040)' '
+            qemu_vs_board microbit demo-rp2040.elf rp2040
+        '
+    fi
 else
     test_skip 'demo firmware runs' 'build/fw or qemu-system-arm missing'
 fi
