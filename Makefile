@@ -84,7 +84,7 @@ demo: setup build/codeplace
 bench: setup build/codeplace
 	@sh scripts/bench
 
-fuzz: setup
+fuzz: setup fixtures
 	@sh tests/fuzz/run
 
 install: build/codeplace

@@ -7,7 +7,15 @@
 
 extern const cli_cmd cmd_image;
 extern const cli_cmd cmd_target;
+extern const cli_cmd cmd_trace;
+extern const cli_cmd cmd_sim;
+extern const cli_cmd cmd_plan;
+extern const cli_cmd cmd_report;
+extern const cli_cmd cmd_samples;
+extern const cli_cmd cmd_diff;
 extern const cli_cmd cmd_bench;
 extern const cli_cmd cmd_calc;
+extern const cli_cmd cmd_record;
+extern const cli_cmd cmd_counters;
 
 #endif

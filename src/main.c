@@ -23,9 +23,17 @@ static const cli_cmd cmd_help = {
 /* Commands in the order `codeplace help` lists them: the pipeline first. */
 static const cli_cmd *const commands[] = {
     &cmd_image,
+    &cmd_trace,
+    &cmd_sim,
+    &cmd_plan,
     &cmd_target,
+    &cmd_samples,
+    &cmd_report,
+    &cmd_diff,
     &cmd_bench,
     &cmd_calc,
+    &cmd_record,
+    &cmd_counters,
     &cmd_help,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

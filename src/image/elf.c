@@ -102,8 +102,6 @@ int img_read_elf(img *im, const char *path, cp_err *err)
             return cp_seterr(err, "libelf is out of date");
         elf_ready = 1;
     }
-    if (cp_read_file(path, &im->file, &im->file_len, err) < 0)
-        return -1;
     im->path = cp_pool_str(im->pool, path);
     if (im->file_len < 4 || memcmp(im->file, ELFMAG, SELFMAG))
         return cp_seterr(err, "'%s': not an ELF file", path);
@@ -169,7 +167,8 @@ int img_read_elf(img *im, const char *path, cp_err *err)
             (uint32_t)ph.p_memsz, (unsigned)ph.p_flags,
             (const uint8_t *)im->file + ph.p_offset};
     }
-    qsort(im->segs, im->nsegs, sizeof *im->segs, cmp_seg);
+    if (im->nsegs)
+        qsort(im->segs, im->nsegs, sizeof *im->segs, cmp_seg);
 
     size_t shstrndx;
     if (elf_getshdrstrndx(e, &shstrndx) != 0) {

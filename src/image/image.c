@@ -77,7 +77,8 @@ static const img_section *exec_section_at(const img *im, uint32_t addr)
 
 static int build_functions(img *im)
 {
-    qsort(im->syms, im->nsyms, sizeof *im->syms, cmp_sym);
+    if (im->nsyms)
+        qsort(im->syms, im->nsyms, sizeof *im->syms, cmp_sym);
     im->funcs = calloc(im->nsyms ? im->nsyms : 1, sizeof *im->funcs);
     im->alias_store = calloc(im->nsyms ? im->nsyms : 1, sizeof *im->alias_store);
     if (!im->funcs || !im->alias_store)
@@ -160,7 +161,8 @@ static int check_map_symbols(img *im, cp_err *err)
             names[n++].addr = f->addr;
         }
     }
-    qsort(names, n, sizeof *names, cmp_name);
+    if (n)
+        qsort(names, n, sizeof *names, cmp_name);
     int rc = 0;
     for (size_t i = 0; i < im->nmsyms && rc == 0; i++) {
         const img_map_sym *m = &im->msyms[i];
@@ -234,7 +236,8 @@ static int apply_map(img *im, cp_err *err)
         im->isecs[keep++] = *s;
     }
     im->nisecs = keep;
-    qsort(im->isecs, im->nisecs, sizeof *im->isecs, cmp_isec);
+    if (im->nisecs)
+        qsort(im->isecs, im->nisecs, sizeof *im->isecs, cmp_isec);
 
     size_t unplaced = 0;
     size_t *count = calloc(im->nisecs ? im->nisecs : 1, sizeof *count);
@@ -294,39 +297,70 @@ static int apply_map(img *im, cp_err *err)
     return 0;
 }
 
-img *img_open(const char *elf_path, const char *map_path, cp_err *err)
+/* Takes ownership of elf (malloc'd, NUL-terminated past len). */
+static img *open_common(const char *elf_name, char *elf, size_t elf_len,
+                        const char *map_name, const char *map_text,
+                        size_t map_len, cp_err *err)
 {
     img *im = calloc(1, sizeof *im);
     if (!im || !(im->pool = cp_pool_new())) {
         free(im);
+        free(elf);
         cp_seterr(err, "out of memory");
         return NULL;
     }
-    if (img_read_elf(im, elf_path, err) < 0)
+    im->file = elf;
+    im->file_len = elf_len;
+    if (img_read_elf(im, elf_name, err) < 0)
         goto fail;
     if (build_functions(im) < 0) {
-        cp_seterr(err, "'%s': out of memory", elf_path);
+        cp_seterr(err, "'%s': out of memory", elf_name);
         goto fail;
     }
     if (im->nfuncs == 0) {
-        cp_seterr(err, "'%s': no functions in executable sections", elf_path);
+        cp_seterr(err, "'%s': no functions in executable sections", elf_name);
         goto fail;
     }
-    if (map_path) {
-        char *text;
-        size_t len;
-        im->map_path = cp_pool_str(im->pool, map_path);
-        if (cp_read_file(map_path, &text, &len, err) < 0)
-            goto fail;
-        int rc = img_parse_map(im, map_path, text, len, err);
-        free(text);
-        if (rc < 0 || apply_map(im, err) < 0)
+    if (map_name) {
+        im->map_path = cp_pool_str(im->pool, map_name);
+        if (img_parse_map(im, map_name, map_text, map_len, err) < 0 ||
+            apply_map(im, err) < 0)
             goto fail;
     }
     return im;
 fail:
     img_free(im);
     return NULL;
+}
+
+img *img_open(const char *elf_path, const char *map_path, cp_err *err)
+{
+    char *elf, *map = NULL;
+    size_t elf_len, map_len = 0;
+    if (cp_read_file(elf_path, &elf, &elf_len, err) < 0)
+        return NULL;
+    if (map_path && cp_read_file(map_path, &map, &map_len, err) < 0) {
+        free(elf);
+        return NULL;
+    }
+    img *im = open_common(elf_path, elf, elf_len, map_path, map, map_len, err);
+    free(map);
+    return im;
+}
+
+img *img_open_buffer(const char *name, const void *elf, size_t elf_len,
+                     const char *map_name, const char *map_text,
+                     size_t map_len, cp_err *err)
+{
+    char *copy = malloc(elf_len + 1);
+    if (!copy) {
+        cp_seterr(err, "out of memory");
+        return NULL;
+    }
+    if (elf_len)
+        memcpy(copy, elf, elf_len);
+    copy[elf_len] = 0;
+    return open_common(name, copy, elf_len, map_name, map_text, map_len, err);
 }
 
 void img_free(img *im)

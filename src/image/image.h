@@ -73,11 +73,17 @@ typedef struct img_isec {
     const char *archive; /* basename or NULL */
     const char *object;  /* basename */
     const char *path;    /* file as the map names it */
+    uint32_t align;      /* sh_addralign in the object (0: not read yet) */
 } img_isec;
 
 /* Opens elf_path and, when map_path is not NULL, the map file. Errors name
  * the file: not ELF, truncated, wrong machine, stripped, map mismatch. */
 img *img_open(const char *elf_path, const char *map_path, cp_err *err);
+/* The same from memory (the ELF bytes are copied; map_text may be NULL
+ * when map_name is). name and map_name are used in messages. */
+img *img_open_buffer(const char *name, const void *elf, size_t elf_len,
+                     const char *map_name, const char *map_text,
+                     size_t map_len, cp_err *err);
 void img_free(img *im);
 
 const char *img_path(const img *im);
@@ -106,6 +112,11 @@ size_t img_nregions(const img *im); /* 0 without a map */
 const img_region *img_region_at(const img *im, size_t i);
 size_t img_nisecs(const img *im); /* 0 without a map */
 const img_isec *img_isec_at(const img *im, size_t i); /* sorted by address */
+
+/* Reads the alignment of every input section from the object files and
+ * archives the map names (when they are still there). Returns how many
+ * sections got one; files that can't be read are skipped. */
+size_t img_load_isec_align(img *im);
 
 /* Bytes of the image in flash: allocated sections with contents. */
 uint32_t img_flash_bytes(const img *im);

@@ -59,7 +59,8 @@ struct img {
     size_t nalias_store;
 };
 
-/* elf.c: fills path, file, hash, entry, syms, secs, segs. */
+/* elf.c: reads im->file (already loaded); fills path, hash, entry, syms,
+ * secs, segs. */
 int img_read_elf(img *im, const char *path, cp_err *err);
 /* map.c: parses a GNU ld map file into regions, isecs, mosecs. */
 int img_parse_map(img *im, const char *path, const char *text, size_t len,

@@ -10,8 +10,11 @@
  * lines; 2.6.3.2 "Cache flushing and maintenance" and the XIP alias table:
  * 0x10000000 cached and allocating, 0x11000000 cached non-allocating,
  * 0x12000000 uncached, 0x13000000 uncached non-allocating;
- * 2.6.3.3/2.6.3.x "List of Registers" for XIP_CTRL at 0x14000000: FLUSH +0x04,
- * CTR_HIT +0x0c, CTR_ACC +0x10 (32-bit saturating counters).
+ * XIP_CTRL at 0x14000000 (2.2 "Address Map"; the XIP register list that
+ * follows 2.6.3, and pico-sdk's rp2040.svd): FLUSH +0x04 (write 1 to flush,
+ * a read stalls until done: 2.6.3.2 "Cache Flushing and Maintenance"),
+ * CTR_HIT +0x0c, CTR_ACC +0x10: 32-bit saturating counters, write any value
+ * to clear (their register descriptions).
  * Miss penalty: ~70 cycles at 125 MHz, derived from measured echo time and
  * miss-count differences on a Pico (shared/DESIGN.md), not a datasheet
  * figure. CPI 1.3 is an estimate for Cortex-M0+ (2-cycle loads and taken
@@ -32,10 +35,16 @@ static const tgt_mem rp2040_mems[] = {
  * Sources: RP2350 Datasheet, 2.2 "Address map" (XIP 0x10000000, SRAM
  * 0x20000000, 520 kB); 4.4 "XIP": 16 kB two-way set-associative cache with
  * 8-byte lines; 4.4.1 address aliases (0x10.. cached, 0x14.. uncached,
- * 0x18.. cache maintenance, 0x1c.. uncached untranslated); 4.4.4
- * "Performance counters" and 4.4.5 "List of XIP_CTRL registers": base
- * 0x400c8000, CTR_HIT +0x0c, CTR_ACC +0x10. The miss penalty (50 cycles at
- * 150 MHz) is an estimate scaled from the RP2040 figure, not measured. */
+ * 0x18.. cache maintenance, 0x1c.. uncached untranslated); XIP_CTRL at
+ * 0x400c8000 with CTR_HIT +0x0c, CTR_ACC +0x10 (32-bit saturating, write to
+ * clear; the XIP_CTRL register list of the XIP chapter, and pico-sdk's
+ * hardware/regs/xip.h for RP2350). There is no FLUSH register: the whole
+ * cache is invalidated by set/way through the maintenance alias, a byte
+ * write to 0x18000000 + offset (+ op 0) for each 8-byte line of the top
+ * 16 kB of the 64 MB XIP space (pico-sdk xip_cache_invalidate_all). The
+ * subsection numbers of the RP2350 datasheet were not checked against the
+ * text here. The miss penalty (50 cycles at 150 MHz) is an estimate scaled
+ * from the RP2040 figure, not measured. */
 static const tgt_mem rp2350_mems[] = {
     {"rom", TGT_MEM_ROM, 0x00000000, 32 * 1024, NULL},
     {"flash", TGT_MEM_FLASH, 0x10000000, 0x04000000, "FLASH"},
@@ -94,7 +103,7 @@ static const tgt presets[] = {
         .nmems = NMEM(rp2350_mems),
         .fast_mem = "sram",
         .ctr_base = 0x400c8000,
-        .ctr_flush = 0, /* flush is by cache maintenance writes (4.4.1) */
+        .ctr_flush = 0, /* flush by set/way writes to the maintenance alias */
         .ctr_hit = 0x0c,
         .ctr_acc = 0x10,
         .dwt_pcsr = 0xe000101c,

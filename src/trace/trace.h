@@ -6,6 +6,7 @@
 #ifndef CP_TRACE_H
 #define CP_TRACE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "util/util.h"
@@ -19,6 +20,8 @@ typedef enum trc_kind {
 enum trc_flags {
     TRC_F_UNCACHED = 1 << 0, /* from memory the cache does not see (SRAM,
                                 ITCM, a non-allocating alias) */
+    TRC_F_NOALLOC = 1 << 1,  /* through a flash alias that looks the cache
+                                up but never fills it (RP2040 0x11000000) */
 };
 
 typedef struct trc_rec {
@@ -54,5 +57,52 @@ int trc_write(trc_writer *w, const trc_rec *rec, cp_err *err);
 /* Flushes and closes; the file is valid after this (and, for a run that is
  * cut short, readable up to the last flushed block even without it). */
 int trc_finish(trc_writer *w, cp_err *err);
+
+/* Additions (docs/formats/trace.md). */
+
+#define TRC_VERSION 1
+
+/* Totals of a trace: the trailer's, or counted so far. */
+typedef struct trc_totals {
+    uint64_t records;
+    uint64_t fetch_runs;  /* TRC_FETCH records */
+    uint64_t insns;       /* sum of ninsn */
+    uint64_t fetch_bytes; /* sum of FETCH len */
+    uint64_t dreads;      /* TRC_DREAD records */
+    uint64_t marks;       /* TRC_MARK records */
+    char end[32];         /* why the recording ended: "done",
+                             "instruction limit", "time limit",
+                             "interrupted", "fault", "stopped", "" */
+} trc_totals;
+
+enum trc_open_flags {
+    /* A file cut short (no trailer, or a partial last block) ends with 0
+     * after its last complete block instead of an error; trc_truncated()
+     * then says so. */
+    TRC_OPEN_PARTIAL = 1 << 0,
+};
+
+trc_reader *trc_open_ex(const char *path, unsigned flags, cp_err *err);
+/* Reads a trace held in memory (data must outlive the reader); name is used
+ * in error messages. */
+trc_reader *trc_open_mem(const void *data, size_t size, const char *name,
+                         unsigned flags, cp_err *err);
+/* After trc_next returned 0: the trailer's totals (which the reader has
+ * checked against the records); before: the records read so far. */
+const trc_totals *trc_get_totals(const trc_reader *r);
+/* 1 when the end was reached without a trailer (TRC_OPEN_PARTIAL only). */
+int trc_truncated(const trc_reader *r);
+/* Byte offset of the next unread block. */
+uint64_t trc_offset(const trc_reader *r);
+
+/* The reason stored in the trailer (default "done"). */
+void trc_set_end(trc_writer *w, const char *reason);
+/* Writes the records buffered so far as a complete block. */
+int trc_flush(trc_writer *w, cp_err *err);
+const trc_totals *trc_writer_totals(const trc_writer *w);
+/* Bytes written to the file so far (complete blocks). */
+uint64_t trc_writer_bytes(const trc_writer *w);
+/* Closes without a trailer (the file keeps its complete blocks). */
+void trc_abandon(trc_writer *w);
 
 #endif

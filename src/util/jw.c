@@ -122,7 +122,7 @@ void jw_double(jw *w, double v)
     if (!isfinite(v))
         fputs("null", w->f);
     else
-        fprintf(w->f, "%.6g", v);
+        fprintf(w->f, "%.10g", v);
 }
 
 void jw_bool(jw *w, int v)

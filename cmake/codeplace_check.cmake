@@ -1,0 +1,98 @@
+# codeplace placement check, run after the link (cmake -P):
+#
+#   cmake -DCP_ELF=zephyr.elf -DCP_LIST=hot.list -DCP_OBJDUMP=arm-none-eabi-objdump
+#         -DCP_SRAM=<regex> -DCP_ITCM=<regex> -DCP_FLASH=<regex>
+#         [-DCP_STRICT=1] -P codeplace_check.cmake
+#
+# CP_SRAM/ITCM/FLASH are regular expressions for the output sections that
+# count as "placed" for each region of the name list; a region without one
+# is not checked. Every listed name is
+# looked up in the symbol table of CP_ELF: a name that is not there (renamed,
+# inlined, not linked) or that is in another output section is reported on
+# the build output, naming the list file and line; CP_STRICT makes either a
+# build error. Prints one summary line per region.
+cmake_minimum_required(VERSION 3.20)
+include(${CMAKE_CURRENT_LIST_DIR}/codeplace_list.cmake)
+
+foreach(v CP_ELF CP_LIST CP_OBJDUMP)
+  if(NOT DEFINED ${v} OR "${${v}}" STREQUAL "")
+    message(FATAL_ERROR "codeplace_check.cmake: ${v} is not set")
+  endif()
+endforeach()
+
+codeplace_read_list("${CP_LIST}" L)
+
+get_filename_component(elf_dir "${CP_ELF}" DIRECTORY)
+get_filename_component(elf_name "${CP_ELF}" NAME)
+set(symfile "${elf_dir}/${elf_name}.codeplace-syms")
+execute_process(COMMAND "${CP_OBJDUMP}" -t "${CP_ELF}"
+  OUTPUT_FILE "${symfile}" RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "codeplace: error: cannot read symbols of '${CP_ELF}': ${err}")
+endif()
+
+# objdump -t: "20000100 g     F .data\t00000010 name"
+file(STRINGS "${symfile}" lines REGEX "^[0-9a-f]+ .* F [^\t]+\t[0-9a-f]+ ")
+foreach(line IN LISTS lines)
+  if(line MATCHES "^([0-9a-f]+) .* F ([^\t]+)\t([0-9a-f]+) (.+)$")
+    set(name "${CMAKE_MATCH_4}")
+    # a local name may be defined more than once: keep every place
+    list(APPEND "cp_sym_${name}" "${CMAKE_MATCH_2}@0x${CMAKE_MATCH_1}")
+  endif()
+endforeach()
+
+set(problems 0)
+foreach(region sram itcm flash)
+  string(TOUPPER "${region}" R)
+  set(want "${CP_${R}}")
+  if("${want}" STREQUAL "")
+    continue() # this region is not checked here
+  endif()
+  set(placed 0)
+  set(bytes 0)
+  set(missing "")
+  foreach(name IN LISTS L_${region})
+    set(where "${L_line_${name}}")
+    if(NOT DEFINED "cp_sym_${name}")
+      # GCC's clones keep the name as a prefix: foo.constprop.0, foo.isra.0
+      string(REPLACE "." "\\." esc "${name}")
+      file(STRINGS "${symfile}" clones REGEX "\t[0-9a-f]+ ${esc}\\.[a-z]+\\.[0-9]+$")
+      set(hint "")
+      if(clones)
+        list(GET clones 0 c)
+        string(REGEX REPLACE "^.*\t[0-9a-f]+ " "" c "${c}")
+        set(hint ": did you mean '${c}'?")
+      endif()
+      message("codeplace: warning: ${CP_LIST}:${where}: '${name}' (${region}) is not a function in ${elf_name}: not placed (misspelt, inlined, renamed or not linked)${hint}")
+      list(APPEND missing "${name}")
+      math(EXPR problems "${problems} + 1")
+      continue()
+    endif()
+    set(ok 0)
+    set(places "")
+    foreach(p IN LISTS "cp_sym_${name}")
+      string(REGEX REPLACE "@.*" "" sec "${p}")
+      list(APPEND places "${p}")
+      if(sec MATCHES "${want}")
+        set(ok 1)
+      endif()
+    endforeach()
+    if(ok)
+      math(EXPR placed "${placed} + 1")
+    else()
+      string(REPLACE ";" ", " places "${places}")
+      message("codeplace: warning: ${CP_LIST}:${where}: '${name}' (${region}) is in ${places}: not placed (compiled without -ffunction-sections, or no ${region} on this target)")
+      list(APPEND missing "${name}")
+      math(EXPR problems "${problems} + 1")
+    endif()
+  endforeach()
+  list(LENGTH L_${region} total)
+  if(total GREATER 0)
+    list(LENGTH missing nmiss)
+    message("codeplace: ${elf_name}: ${region}: ${placed} of ${total} listed functions placed, ${nmiss} not")
+  endif()
+endforeach()
+
+if(CP_STRICT AND problems GREATER 0)
+  message(FATAL_ERROR "codeplace: error: ${problems} listed functions were not placed (strict placement)")
+endif()

@@ -1,0 +1,75 @@
+# codeplace demo firmware (firmware/, docs/firmware.md), built with Debian's
+# arm-none-eabi-gcc and picolibc. Outputs in build/fw/:
+#   demo-rp2040.elf/.map       cortex-m0plus, soft float: the RP2040 virtual board
+#   demo-imxrt1062.elf/.map    cortex-m7, hard float (fpv5-d16): i.MX RT1062
+#   demo-microbit.elf/.map     QEMU reference (machine microbit, Cortex-M0),
+#                              the same object code as demo-rp2040
+#   demo-mps2-an500.elf/.map   QEMU reference (machine mps2-an500, Cortex-M7),
+#                              the same object code as demo-imxrt1062
+#
+#   make firmware
+#   make -f mk/firmware.mk relink TARGET=rp2040 PLACE=plan-dir OUT=build/fw/placed/demo-rp2040
+#        (or firmware/relink.sh rp2040 plan-dir build/fw/placed/demo-rp2040)
+FW_OUT   := build/fw
+FW_CC    := arm-none-eabi-gcc
+FW_CFLAGS := -std=c99 -Os -g -Wall -Wextra -Werror \
+	-ffunction-sections -fdata-sections --specs=picolibc.specs \
+	-Ifirmware/common -Ifirmware/demo
+FW_CPU_m0 := -mcpu=cortex-m0plus -mthumb
+FW_CPU_m7 := -mcpu=cortex-m7 -mthumb -mfpu=fpv5-d16 -mfloat-abi=hard
+FW_LDFLAGS = --specs=picolibc.specs -nostartfiles -Wl,--gc-sections \
+	-L$(1) -Lfirmware/ld/default -Lfirmware/ld
+
+FW_DEMO_SRC := $(sort $(wildcard firmware/demo/*.c)) firmware/common/startup.c
+FW_HDR      := $(wildcard firmware/demo/*.h firmware/common/*.h)
+FW_LD       := $(wildcard firmware/ld/*.ld firmware/ld/default/*.ld)
+FW_OBJ_m0   := $(FW_DEMO_SRC:firmware/%.c=$(FW_OUT)/obj/m0/%.o)
+FW_OBJ_m7   := $(FW_DEMO_SRC:firmware/%.c=$(FW_OUT)/obj/m7/%.o)
+
+# board -> cpu, extra objects, extra libraries
+FW_CPUOF_rp2040     := m0
+FW_CPUOF_microbit   := m0
+FW_CPUOF_imxrt1062  := m7
+FW_CPUOF_mps2-an500 := m7
+FW_REF_microbit     := --oslib=semihost
+FW_REF_mps2-an500   := --oslib=semihost
+FW_EXTRA_microbit   := $(FW_OUT)/obj/m0/ref/semihost.o
+FW_EXTRA_mps2-an500 := $(FW_OUT)/obj/m7/ref/semihost.o
+
+FW_BOARDS := rp2040 imxrt1062 microbit mps2-an500
+FW_ELF    := $(FW_BOARDS:%=$(FW_OUT)/demo-%.elf)
+
+.PHONY: firmware relink
+firmware: $(FW_ELF)
+
+$(FW_OUT)/obj/m0/%.o: firmware/%.c $(FW_HDR) mk/firmware.mk
+	@mkdir -p $(dir $@)
+	$(FW_CC) $(FW_CPU_m0) $(FW_CFLAGS) -c -o $@ $<
+
+$(FW_OUT)/obj/m7/%.o: firmware/%.c $(FW_HDR) mk/firmware.mk
+	@mkdir -p $(dir $@)
+	$(FW_CC) $(FW_CPU_m7) $(FW_CFLAGS) -c -o $@ $<
+
+# fw_link(board, placement dir, output prefix)
+fw_link = $(FW_CC) $(FW_CPU_$(FW_CPUOF_$(1))) $(call FW_LDFLAGS,$(2)) \
+	-T firmware/ld/$(1).ld -Wl,-Map=$(3).map -o $(3).elf \
+	$(FW_OBJ_$(FW_CPUOF_$(1))) $(FW_EXTRA_$(1)) -lm $(FW_REF_$(1))
+
+# Keep the objects (make would delete them as intermediate files).
+.SECONDARY: $(FW_OBJ_m0) $(FW_OBJ_m7) $(FW_EXTRA_microbit) $(FW_EXTRA_mps2-an500)
+
+.SECONDEXPANSION:
+$(FW_OUT)/demo-%.elf: $$(FW_OBJ_$$(FW_CPUOF_$$*)) $$(FW_EXTRA_$$*) $(FW_LD)
+	$(call fw_link,$*,firmware/ld/default,$(FW_OUT)/demo-$*)
+
+# Relink one board with a plan's codeplace_flash.ld / codeplace_ram.ld:
+# PLACE's files come before firmware/ld/default/ in the search path.
+TARGET ?= rp2040
+relink: $$(FW_OBJ_$$(FW_CPUOF_$$(TARGET))) $$(FW_EXTRA_$$(TARGET))
+	@test -n "$(PLACE)" -a -n "$(OUT)" || { echo "usage: make -f mk/firmware.mk relink TARGET=board PLACE=dir OUT=prefix" >&2; exit 2; }
+	@test -n "$(FW_CPUOF_$(TARGET))" || { echo "relink: unknown TARGET '$(TARGET)' (one of: $(FW_BOARDS))" >&2; exit 2; }
+	@test -d "$(PLACE)" || { echo "relink: no directory '$(PLACE)'" >&2; exit 2; }
+	@mkdir -p $(dir $(OUT))
+	$(call fw_link,$(TARGET),$(PLACE),$(OUT))
+
+CHECK_DEPS += firmware

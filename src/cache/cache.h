@@ -1,0 +1,319 @@
+/* csim: cache models and the analysis of a fetch stream.
+ *
+ * Three layers:
+ *
+ * 1. Models over line numbers (an address shifted right by log2(line
+ *    bytes)). An access is a line number, optionally or'ed with
+ *    CSIM_NOALLOC (looks up, never fills).
+ *      csim_cache   set-associative; LRU, FIFO, random (seeded per set),
+ *                   tree-PLRU
+ *      csim_fa      fully associative LRU of a given number of lines
+ *      csim_opt_run Belady's optimal replacement (needs the whole stream)
+ *
+ * 2. The stream: a trace loaded once into memory as a compact sequence of
+ *    (function index, byte offset, length) fetch runs split into
+ *    iterations, and a map that says where each function lives (address
+ *    and kind of memory). Moving a function is one csim_map_move(); a full
+ *    re-simulation walks the runs once (one lookup per line touched), and
+ *    csim_eval_sets() re-simulates only some sets (sets are independent
+ *    under every policy here, so the misses of the other sets stand).
+ *
+ * 3. The analysis (csim_analyze): per iteration accesses, hits, misses,
+ *    the 3C split, the ideal bound, footprint; per function, per library
+ *    and per set figures; estimated cycles.
+ *
+ * Example: a planner evaluating one move
+ *
+ *     cp_err err;
+ *     csim_stream *s = csim_stream_new(im, t, &err);   // im may be NULL
+ *     trc_rec r;                                        // from trc_next()
+ *     while (trc_next(rd, &r, &err) == 1)
+ *         csim_stream_add(s, &r, &err);
+ *     csim_stream_finish(s, &err);
+ *     csim_map *m = csim_map_new(s);                    // as traced
+ *     csim_eval_result base;
+ *     csim_eval(s, m, &t->cache, 1, &base, &err);       // warm misses etc.
+ *
+ *     uint32_t nsets = tgt_cache_sets(&t->cache);
+ *     uint64_t *per_set = calloc(nsets, sizeof *per_set);
+ *     csim_eval_per_set(s, m, &t->cache, 1, per_set, &err);  // all sets
+ *
+ *     size_t fn = csim_stream_find(s, "tcp_input");
+ *     uint32_t *sets = malloc(nsets * sizeof *sets), n = 0;
+ *     n = csim_func_sets(s, m, &t->cache, fn, sets, n);       // sets it leaves
+ *     csim_map_move(m, fn, 0x10030000);
+ *     n = csim_func_sets(s, m, &t->cache, fn, sets, n);       // and enters
+ *     uint64_t *now = calloc(n, sizeof *now);
+ *     csim_eval_sets(s, m, &t->cache, 1, sets, n, now, &err);
+ *     // new total = old total - sum(per_set[sets[i]]) + sum(now[i])
+ *
+ * Library code: no printing; failures return -1 / NULL and fill cp_err.
+ */
+#ifndef CP_CACHE_H
+#define CP_CACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "image/image.h"
+#include "target/target.h"
+#include "trace/trace.h"
+#include "util/util.h"
+
+/* ---- 1. Models over line numbers ---------------------------------- */
+
+/* Or'ed into a line number: look up, never fill. Line numbers are below
+ * 2^31 (lines are at least 2 bytes). */
+#define CSIM_NOALLOC 0x80000000u
+#define CSIM_LINE_MASK 0x7fffffffu
+
+typedef struct csim_cache csim_cache;
+
+/* A set-associative cache with geometry g (size, ways, line, repl; the
+ * timing fields are not used). seed drives the random policy: each set
+ * has its own generator seeded from (seed, set), so sets stay
+ * independent. Returns NULL and fills err on a bad geometry or OOM. */
+csim_cache *csim_cache_new(const tgt_cache *g, uint64_t seed, cp_err *err);
+void csim_cache_free(csim_cache *c);
+/* Empties every set and reseeds the random policy. */
+void csim_cache_flush(csim_cache *c);
+uint32_t csim_cache_nsets(const csim_cache *c);
+/* One access (a line number, maybe | CSIM_NOALLOC): 1 hit, 0 miss. */
+int csim_cache_access(csim_cache *c, uint32_t line);
+/* n accesses in order; returns the misses. The fast path (2-way LRU
+ * without CSIM_NOALLOC accesses) is branch-free. */
+uint64_t csim_cache_run(csim_cache *c, const uint32_t *lines, size_t n);
+/* Lines consecutive from first to last inclusive (a fetch run), all
+ * allocating or all CSIM_NOALLOC (flag in first). Returns the misses. */
+uint64_t csim_cache_span(csim_cache *c, uint32_t first, uint32_t last);
+
+/* A fully associative LRU cache of nlines lines. */
+typedef struct csim_fa csim_fa;
+csim_fa *csim_fa_new(uint32_t nlines, cp_err *err);
+void csim_fa_free(csim_fa *f);
+void csim_fa_flush(csim_fa *f);
+/* 1 hit, 0 miss; a CSIM_NOALLOC access that misses does not fill. */
+int csim_fa_access(csim_fa *f, uint32_t line);
+
+/* A stream of line accesses cut into iterations, as the analysis and
+ * csim_opt_run read it. acc[i] is a line number, maybe | CSIM_NOALLOC;
+ * fn[i] (optional, may be NULL) the stream function index of the access;
+ * iter[k] the index of the first access of iteration k (iter[0] == 0). */
+typedef struct csim_seq {
+    uint32_t *acc;
+    uint32_t *fn;
+    size_t n;
+    size_t *iter;
+    size_t niter;
+} csim_seq;
+
+void csim_seq_free(csim_seq *q);
+
+/* Belady's optimal replacement for a fully associative cache of nlines
+ * lines that allocates on every miss (CSIM_NOALLOC accesses only look
+ * up), over the whole of q (two passes: next-use indices, then the
+ * simulation). Adds the misses of iteration k to miss[k] (q->niter
+ * entries; may be NULL) and returns the total, or -1 on OOM. */
+int64_t csim_opt_run(const csim_seq *q, uint32_t nlines, uint64_t *miss,
+                     cp_err *err);
+
+/* Dense ids for the distinct lines of q: id[i] for each access (flag
+ * stripped), *nids distinct lines, line_of[id] (malloc'ed by the call;
+ * free both). Returns 0 or -1. */
+int csim_seq_ids(const csim_seq *q, uint32_t **id, uint32_t **line_of,
+                 uint32_t *nids, cp_err *err);
+
+/* ---- 2. The stream ------------------------------------------------- */
+
+typedef struct csim_stream csim_stream;
+
+/* Function kinds in a stream. */
+enum csim_fn_flags {
+    CSIM_FN_UNKNOWN = 1 << 0, /* code outside every ELF function: a 4 KiB
+                                 block named "?0x..." that never moves */
+};
+
+typedef struct csim_fn {
+    const char *name;
+    uint32_t addr;          /* where it was traced */
+    uint32_t size;
+    const img_func *f;      /* NULL for unknown blocks */
+    unsigned flags;         /* CSIM_FN_* */
+} csim_fn;
+
+/* im (may be NULL: then all code is unknown blocks) and t must outlive the
+ * stream. Data reads (TRC_DREAD) go through the cache when the target's
+ * cache is unified (RP2040/RP2350 XIP); a Cortex-M7 I-cache sees only
+ * fetches: see csim_stream_set_dreads. */
+csim_stream *csim_stream_new(const img *im, const tgt *t, cp_err *err);
+/* Overrides the default: 1 data reads are simulated, 0 ignored. Call
+ * before the first csim_stream_add. */
+void csim_stream_set_dreads(csim_stream *s, int on);
+/* Adds one trace record. Records before the first TRC_MARK are the
+ * prologue: counted, not simulated (the cache is flushed at the first
+ * mark, so iteration 0 is cold). Without any mark the whole trace is one
+ * iteration. */
+int csim_stream_add(csim_stream *s, const trc_rec *r, cp_err *err);
+/* Ends loading; builds the per-function indices. */
+int csim_stream_finish(csim_stream *s, cp_err *err);
+/* Reads a whole trace file into a stream (trc_open_ex with
+ * TRC_OPEN_PARTIAL: a recording cut short loads up to its last block). */
+csim_stream *csim_stream_load(const char *trace_path, const img *im,
+                              const tgt *t, cp_err *err);
+void csim_stream_free(csim_stream *s);
+
+size_t csim_stream_nfns(const csim_stream *s);
+const csim_fn *csim_stream_fn(const csim_stream *s, size_t i);
+/* Index of the function named name (or "name@0xADDR" for one of several
+ * with the same name), or (size_t)-1. */
+size_t csim_stream_find(const csim_stream *s, const char *name);
+size_t csim_stream_niters(const csim_stream *s);
+size_t csim_stream_nruns(const csim_stream *s);
+/* Instructions fetched in iteration k (all memories). */
+uint64_t csim_stream_iter_insns(const csim_stream *s, size_t k);
+/* Instructions of function i over iterations [from, niters). */
+uint64_t csim_stream_fn_insns(const csim_stream *s, size_t i, size_t from);
+/* Records before the first mark (not simulated). */
+uint64_t csim_stream_prologue(const csim_stream *s);
+const tgt *csim_stream_target(const csim_stream *s);
+
+/* Where each function lives. */
+typedef enum csim_kind {
+    CSIM_CACHED,    /* allocating, cached flash */
+    CSIM_NOFILL,    /* non-allocating alias: looks up, never fills */
+    CSIM_UNCACHED,  /* SRAM, ITCM, uncached alias: no lookup, no miss */
+} csim_kind;
+
+typedef struct csim_map csim_map;
+/* Every function where the trace ran it. */
+csim_map *csim_map_new(const csim_stream *s);
+csim_map *csim_map_copy(const csim_map *m);
+void csim_map_free(csim_map *m);
+/* Moves function fn to addr; its kind follows the target's memory there
+ * (cached flash, non-allocating alias, or uncached). */
+void csim_map_move(csim_map *m, size_t fn, uint32_t addr);
+/* Moves fn to memory the cache does not see (SRAM, ITCM). */
+void csim_map_uncache(csim_map *m, size_t fn);
+uint32_t csim_map_addr(const csim_map *m, size_t fn);
+csim_kind csim_map_kind(const csim_map *m, size_t fn);
+
+/* Totals of one simulation over iterations [from, niters). */
+typedef struct csim_eval_result {
+    uint64_t accesses; /* line lookups */
+    uint64_t misses;
+    uint64_t iters;    /* iterations counted */
+} csim_eval_result;
+
+/* Re-simulates the whole stream under m with geometry g (seed 0 for the
+ * random policy), counting iterations from `from` on (1: warm only; use 0
+ * when the stream has one iteration). */
+int csim_eval(const csim_stream *s, const csim_map *m, const tgt_cache *g,
+              size_t from, csim_eval_result *out, cp_err *err);
+/* Like csim_eval, and adds each set's misses (iterations >= from) to
+ * per_set[set] (tgt_cache_sets(g) entries). */
+int csim_eval_per_set(const csim_stream *s, const csim_map *m,
+                      const tgt_cache *g, size_t from, uint64_t *per_set,
+                      cp_err *err);
+/* Re-simulates only sets[0..n) and writes their misses (iterations >=
+ * from) to miss[0..n). Cost: the runs of the functions that touch those
+ * sets under m. Results equal csim_eval_per_set's for the same sets. */
+int csim_eval_sets(const csim_stream *s, const csim_map *m,
+                   const tgt_cache *g, size_t from, const uint32_t *sets,
+                   size_t n, uint64_t *miss, cp_err *err);
+/* Adds the sets function fn's fetches touch under m (when cached) to
+ * sets[0..n) unless already there; returns the new n. sets must have room
+ * for tgt_cache_sets(g) entries. */
+size_t csim_func_sets(const csim_stream *s, const csim_map *m,
+                      const tgt_cache *g, size_t fn, uint32_t *sets, size_t n);
+
+/* The line-access stream of s under m (cached and non-allocating fetches;
+ * uncached ones cost nothing and are left out), with fn[] filled. */
+int csim_expand(const csim_stream *s, const csim_map *m, const tgt_cache *g,
+                csim_seq *out, cp_err *err);
+
+/* ---- Layout files (docs/formats/layout.md) ------------------------- */
+
+typedef struct csim_layout_stats {
+    size_t placed;   /* entries applied */
+    size_t to_flash, to_ram, coloured;
+    size_t missing;  /* names not in the image (skipped) */
+    char first_missing[128];
+} csim_layout_stats;
+
+/* Reads a layout file and applies it to m: each entry moves its function
+ * to the address, the colour (start set; placed at a fresh line-aligned
+ * address past the image whose set is the colour) or the RAM region
+ * given. Errors name the file and line. */
+int csim_layout_apply(const char *path, const csim_stream *s, csim_map *m,
+                      const tgt_cache *g, csim_layout_stats *st, cp_err *err);
+
+/* ---- 3. The analysis ---------------------------------------------- */
+
+typedef struct csim_iter {
+    uint64_t insns;       /* instructions (all memories) */
+    uint64_t accesses;    /* line lookups through the cache */
+    uint64_t misses;      /* set-associative, the target's policy */
+    uint64_t fa_misses;   /* fully associative LRU, same capacity */
+    uint64_t compulsory;  /* misses of an infinite cache (first touch) */
+    uint64_t ideal;       /* Belady, same capacity */
+    uint32_t footprint;   /* distinct lines touched */
+    double cycles;        /* insns * cpi + misses * miss_cycles */
+} csim_iter;
+/* capacity = fa_misses - compulsory; conflict = misses - fa_misses (may be
+ * negative: LRU can lose to a set-associative cache on a cyclic pass). */
+
+typedef struct csim_fstat {
+    size_t fn;            /* stream function index */
+    uint64_t insns, accesses, misses; /* over the counted iterations */
+} csim_fstat;
+
+typedef struct csim_lstat {
+    const char *name;     /* archive, "(objects)", "(no map)", "(unknown)" */
+    size_t funcs;         /* functions with fetches */
+    uint64_t bytes, insns, misses;
+} csim_lstat;
+
+typedef struct csim_sstat {
+    uint32_t hot;         /* hot lines mapping to the set */
+    double lines;         /* mean distinct lines per counted iteration */
+    uint64_t misses;      /* over the counted iterations */
+} csim_sstat;
+
+typedef struct csim_report {
+    tgt_cache cache;
+    uint32_t nsets, line_shift;
+    double cpi;
+    uint32_t clock_hz;
+    size_t niter;
+    csim_iter *iter;        /* niter */
+    size_t from;            /* first counted (warm) iteration: 1, or 0 when
+                               there is only one */
+    /* Warm summary over iterations [from, niter). */
+    double warm_median, warm_mean, warm_sd;
+    uint64_t warm_min, warm_max;
+    csim_iter warm_sum;     /* sums over the warm iterations */
+    double footprint_median;
+    uint64_t distinct_lines; /* over all iterations */
+    size_t nfstat;           /* functions with fetches, by misses down */
+    csim_fstat *fstat;
+    size_t nlstat;
+    csim_lstat *lstat;       /* by misses down */
+    csim_sstat *sstat;       /* nsets */
+    uint32_t overfull_sets;  /* sets with more hot lines than ways */
+    uint32_t hot_lines;
+    uint64_t uncached_insns; /* warm, fetched from uncached memory */
+} csim_report;
+
+/* Simulates s under m with geometry g (all four models) and fills r.
+ * seed drives the random policy. */
+int csim_analyze(const csim_stream *s, const csim_map *m, const tgt_cache *g,
+                 uint64_t seed, csim_report *r, cp_err *err);
+void csim_report_free(csim_report *r);
+
+/* Heat maps of the sets' hot lines: text (one character per set, rows of
+ * `cols` sets: '.' none, 1-9 hot lines, '*' ten or more) and SVG. */
+void csim_heat_text(FILE *f, const csim_report *r, unsigned cols);
+int csim_heat_svg(FILE *f, const csim_report *r, const char *title);
+
+#endif

@@ -1,0 +1,251 @@
+/* Layout files (docs/formats/layout.md): where each placed function goes.
+ * Applying one to a map moves the functions' fetches without relinking. */
+#include "cache/cache.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache/stream_int.h"
+
+typedef struct entry {
+    size_t fn;
+    int colour;      /* 1: place holds a start set */
+    uint32_t place;  /* address or set */
+    unsigned line;   /* line number in the file */
+} entry;
+
+static char *next_tok(char **p)
+{
+    char *s = *p;
+    while (*s == ' ' || *s == '\t')
+        s++;
+    if (!*s)
+        return NULL;
+    char *e = s;
+    while (*e && *e != ' ' && *e != '\t')
+        e++;
+    if (*e)
+        *e++ = 0;
+    *p = e;
+    return s;
+}
+
+typedef struct span {
+    uint32_t a, b;
+    size_t fn;
+    int moved;
+} span;
+
+static int cmp_span(const void *x, const void *y)
+{
+    const span *a = x, *b = y;
+    return a->a < b->a ? -1 : a->a > b->a;
+}
+
+/* Moved functions must not overlap any other function in flash. */
+static int check_overlap(const char *path, const csim_stream *s,
+                         const csim_map *m, cp_err *err)
+{
+    span *v = malloc((s->nimg ? s->nimg : 1) * sizeof *v);
+    size_t n = 0;
+    if (!v)
+        return cp_seterr(err, "out of memory");
+    for (size_t i = 0; i < s->nimg; i++)
+        if (m->kind[i] != CSIM_UNCACHED)
+            v[n++] = (span){m->base[i], m->base[i] + s->fns[i].size, i,
+                            m->moved[i]};
+    qsort(v, n, sizeof *v, cmp_span);
+    for (size_t i = 1; i < n; i++)
+        if (v[i].a < v[i - 1].b && (v[i].moved || v[i - 1].moved)) {
+            cp_seterr(err, "%s: %s (0x%08x, %u bytes) overlaps %s (0x%08x)",
+                      path, s->fns[v[i - 1].fn].name, v[i - 1].a,
+                      v[i - 1].b - v[i - 1].a, s->fns[v[i].fn].name, v[i].a);
+            free(v);
+            return -1;
+        }
+    free(v);
+    return 0;
+}
+
+/* The function named name: with several of that name (static functions),
+ * the first not placed yet, so a layout may list each of them once. */
+static size_t find_fn(const csim_stream *s, const char *name,
+                      const uint8_t *seen)
+{
+    size_t first = csim_stream_find(s, name);
+    if (first == NONE || !seen[first] || strchr(name, '@'))
+        return first;
+    for (size_t i = first + 1; i < s->nimg; i++)
+        if (!seen[i] && !strcmp(s->fns[i].name, name))
+            return i;
+    return first;
+}
+
+static int parse_line(const char *path, unsigned ln, char *p,
+                      const csim_stream *s, const uint8_t *seen,
+                      const tgt_cache *g, entry *e,
+                      int *region_ram, csim_layout_stats *st, cp_err *err)
+{
+    char *name = next_tok(&p), *region = next_tok(&p), *place = next_tok(&p);
+    char *size = next_tok(&p);
+    if (!name || !region || !place || !size)
+        return cp_seterr(err, "%s:%u: expected NAME REGION PLACE SIZE REASON",
+                         path, ln);
+    uint64_t v;
+    if (cp_parse_u64(size, 0, &v) < 0)
+        return cp_seterr(err, "%s:%u: bad size '%s'", path, ln, size);
+    e->line = ln;
+    e->fn = find_fn(s, name, seen);
+    if (e->fn == NONE || (s->fns[e->fn].flags & CSIM_FN_UNKNOWN)) {
+        if (!st->missing++)
+            snprintf(st->first_missing, sizeof st->first_missing, "%s", name);
+        e->fn = NONE;
+    }
+    const tgt *t = s->t;
+    *region_ram = 0;
+    e->colour = 0;
+    if (!strcmp(region, "flash") || !strcmp(region, "noalloc")) {
+        if (!strncmp(place, "set:", 4)) {
+            if (!strcmp(region, "noalloc"))
+                return cp_seterr(err, "%s:%u: a colour needs region flash",
+                                 path, ln);
+            if (cp_parse_u64(place + 4, 0, &v) < 0 || v >= tgt_cache_sets(g))
+                return cp_seterr(err, "%s:%u: colour '%s' is not a set of "
+                                 "this cache (0..%u)", path, ln, place,
+                                 tgt_cache_sets(g) - 1);
+            e->colour = 1;
+            e->place = (uint32_t)v;
+            return 0;
+        }
+        if (cp_parse_u64(place, 0, &v) < 0 || v > 0xffffffffULL)
+            return cp_seterr(err, "%s:%u: bad address '%s'", path, ln, place);
+        const tgt_mem *mem = tgt_mem_at(t, (uint32_t)v);
+        tgt_mem_kind want = !strcmp(region, "flash") ? TGT_MEM_FLASH
+                                                     : TGT_MEM_FLASH_NOALLOC;
+        if (!mem || mem->kind != want)
+            return cp_seterr(err, "%s:%u: 0x%08llx is not in %s %s memory",
+                             path, ln, (unsigned long long)v, t->name,
+                             tgt_mem_kind_name(want));
+        e->place = (uint32_t)v & ~1u;
+        return 0;
+    }
+    if (!strcmp(region, "sram") || !strcmp(region, "itcm") ||
+        !strcmp(region, "dtcm") || !strcmp(region, "ram")) {
+        *region_ram = 1;
+        return 0;
+    }
+    return cp_seterr(err, "%s:%u: region '%s' is not flash, noalloc, sram, "
+                     "itcm or dtcm", path, ln, region);
+}
+
+int csim_layout_apply(const char *path, const csim_stream *s, csim_map *m,
+                      const tgt_cache *g, csim_layout_stats *st, cp_err *err)
+{
+    char *data;
+    size_t len;
+    memset(st, 0, sizeof *st);
+    if (cp_read_file(path, &data, &len, err) < 0)
+        return -1;
+    if (strlen(data) != len) {
+        free(data);
+        return cp_seterr(err, "%s: not a text file", path);
+    }
+    entry *col = NULL;
+    size_t ncol = 0, capc = 0;
+    uint8_t *seen = calloc(s->nfns ? s->nfns : 1, 1);
+    unsigned ln = 0;
+    int ok_header = 0, rc = -1;
+    if (!seen) {
+        cp_seterr(err, "out of memory");
+        goto out;
+    }
+    for (char *p = data, *nl; p && *p; p = nl) {
+        nl = strchr(p, '\n');
+        if (nl)
+            *nl++ = 0;
+        ln++;
+        size_t l = strlen(p);
+        if (l && p[l - 1] == '\r')
+            p[--l] = 0;
+        if (ln == 1) {
+            unsigned ver;
+            char extra;
+            if (sscanf(p, "# codeplace layout %u%c", &ver, &extra) != 1) {
+                cp_seterr(err, "%s:1: not a layout file (expected '# codeplace "
+                          "layout 1')", path);
+                goto out;
+            }
+            if (ver != 1) {
+                cp_seterr(err, "%s:1: layout version %u; this codeplace reads "
+                          "version 1", path, ver);
+                goto out;
+            }
+            ok_header = 1;
+            continue;
+        }
+        while (isspace((unsigned char)*p))
+            p++;
+        if (!*p || *p == '#')
+            continue;
+        entry e;
+        int ram;
+        if (parse_line(path, ln, p, s, seen, g, &e, &ram, st, err) < 0)
+            goto out;
+        if (e.fn == NONE)
+            continue;
+        if (seen[e.fn]) {
+            cp_seterr(err, "%s:%u: %s is placed twice", path, ln,
+                      s->fns[e.fn].name);
+            goto out;
+        }
+        seen[e.fn] = 1;
+        st->placed++;
+        if (ram) {
+            csim_map_uncache(m, e.fn);
+            st->to_ram++;
+        } else if (e.colour) {
+            if (cp_grow((void **)&col, &capc, ncol + 1, sizeof *col) < 0) {
+                cp_seterr(err, "out of memory");
+                goto out;
+            }
+            col[ncol++] = e;
+        } else {
+            csim_map_move(m, e.fn, e.place);
+            st->to_flash++;
+        }
+    }
+    if (!ok_header) {
+        cp_seterr(err, "%s: empty file, not a layout", path);
+        goto out;
+    }
+    if (ncol) {
+        /* Coloured functions go past every function in cached flash, each at
+         * the first line-aligned address whose set is its colour. */
+        uint32_t nsets = tgt_cache_sets(g), ls = log2u(g->line);
+        uint64_t cur = 0;
+        for (size_t i = 0; i < s->nfns; i++)
+            if (m->kind[i] == CSIM_CACHED &&
+                (uint64_t)m->base[i] + s->fns[i].size > cur)
+                cur = (uint64_t)m->base[i] + s->fns[i].size;
+        for (size_t i = 0; i < ncol; i++) {
+            uint64_t a = (cur + g->line - 1) & ~(uint64_t)(g->line - 1);
+            uint32_t set = (uint32_t)(a >> ls) & (nsets - 1);
+            a += (uint64_t)((col[i].place - set) & (nsets - 1)) << ls;
+            if (a + s->fns[col[i].fn].size > 0xffffffffULL) {
+                cp_seterr(err, "%s:%u: no address left for colour %u", path,
+                          col[i].line, col[i].place);
+                goto out;
+            }
+            csim_map_move(m, col[i].fn, (uint32_t)a);
+            cur = a + s->fns[col[i].fn].size;
+            st->coloured++;
+        }
+    }
+    rc = check_overlap(path, s, m, err);
+out:
+    free(col);
+    free(seen);
+    free(data);
+    return rc;
+}

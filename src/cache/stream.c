@@ -1,0 +1,343 @@
+/* The in-memory stream: fetch runs as (function, offset, length), cut into
+ * iterations, and the per-function index that partial re-simulation uses. */
+#include "cache/cache.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache/stream_int.h"
+
+#define BLOCK 4096u /* unknown code is grouped in blocks of this size */
+
+static int default_dreads(const tgt *t)
+{
+    /* The RP2040/RP2350 XIP cache serves data reads from flash as well as
+     * fetches (RP2040 Datasheet 2.6.3); the Cortex-M7 I-cache sees only
+     * fetches (Cortex-M7 TRM 5.3: separate I- and D-caches). */
+    return !(t && t->cpu && !strcmp(t->cpu, "cortex-m7"));
+}
+
+csim_stream *csim_stream_new(const img *im, const tgt *t, cp_err *err)
+{
+    if (!t)
+        return cp_seterr(err, "stream: no target"), NULL;
+    csim_stream *s = calloc(1, sizeof *s);
+    if (!s || !(s->pool = cp_pool_new())) {
+        free(s);
+        return cp_seterr(err, "out of memory"), NULL;
+    }
+    s->im = im;
+    s->t = t;
+    s->dreads = default_dreads(t);
+    s->last_fn = NONE;
+    size_t n = im ? img_nfuncs(im) : 0;
+    if (cp_grow((void **)&s->fns, &s->capf, n + 1, sizeof *s->fns) < 0) {
+        csim_stream_free(s);
+        return cp_seterr(err, "out of memory"), NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const img_func *f = img_func_at(im, i);
+        s->fns[i] = (csim_fn){f->name, f->addr, f->size ? f->size : 2, f, 0};
+    }
+    s->nfns = n;
+    s->nimg = n;
+    return s;
+}
+
+void csim_stream_set_dreads(csim_stream *s, int on)
+{
+    s->dreads = on;
+}
+
+void csim_stream_free(csim_stream *s)
+{
+    if (!s)
+        return;
+    free(s->fns);
+    free(s->run);
+    free(s->iter);
+    free(s->iter_insns);
+    free(s->fn_insns);
+    free(s->fn_insns0);
+    free(s->fn_runs);
+    free(s->fn_start);
+    free(s->blk_ht);
+    cp_pool_free(s->pool);
+    free(s);
+}
+
+/* Index of the unknown block holding addr, made on first use. */
+static size_t block_fn(csim_stream *s, uint32_t addr, cp_err *err)
+{
+    uint32_t base = addr & ~(BLOCK - 1);
+    if (s->nblk * 2 + 2 > s->blk_hs) {
+        size_t ns = s->blk_hs ? s->blk_hs * 2 : 64;
+        uint32_t *nt = calloc(ns, sizeof *nt);
+        if (!nt)
+            return cp_seterr(err, "out of memory"), NONE;
+        for (size_t i = 0; i < s->blk_hs; i++)
+            if (s->blk_ht[i]) {
+                size_t h = (s->fns[s->blk_ht[i] - 1].addr / BLOCK * 2654435761u) &
+                           (ns - 1);
+                while (nt[h])
+                    h = (h + 1) & (ns - 1);
+                nt[h] = s->blk_ht[i];
+            }
+        free(s->blk_ht);
+        s->blk_ht = nt;
+        s->blk_hs = ns;
+    }
+    size_t h = (base / BLOCK * 2654435761u) & (s->blk_hs - 1);
+    while (s->blk_ht[h]) {
+        if (s->fns[s->blk_ht[h] - 1].addr == base)
+            return s->blk_ht[h] - 1;
+        h = (h + 1) & (s->blk_hs - 1);
+    }
+    if (s->nfns >= MAX_FNS)
+        return cp_seterr(err, "too many functions (%zu)", s->nfns), NONE;
+    if (cp_grow((void **)&s->fns, &s->capf, s->nfns + 1, sizeof *s->fns) < 0)
+        return cp_seterr(err, "out of memory"), NONE;
+    char name[32];
+    snprintf(name, sizeof name, "?0x%08x", base);
+    const char *nm = cp_pool_str(s->pool, name);
+    if (!nm)
+        return cp_seterr(err, "out of memory"), NONE;
+    s->fns[s->nfns] = (csim_fn){nm, base, BLOCK, NULL, CSIM_FN_UNKNOWN};
+    s->blk_ht[h] = (uint32_t)++s->nfns;
+    s->nblk++;
+    return s->nfns - 1;
+}
+
+/* The function holding addr and how many bytes from addr it still covers
+ * (an unknown block stops at the next ELF function). */
+static size_t which_fn(csim_stream *s, uint32_t addr, uint32_t *room,
+                       cp_err *err)
+{
+    if (s->last_fn != NONE) {
+        const csim_fn *f = &s->fns[s->last_fn];
+        if (addr - f->addr < f->size && !(f->flags & CSIM_FN_UNKNOWN)) {
+            *room = f->addr + f->size - addr;
+            return s->last_fn;
+        }
+    }
+    /* First ELF function whose end is above addr (functions are sorted and
+     * do not overlap). */
+    size_t lo = 0, hi = s->nimg;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if ((uint64_t)s->fns[mid].addr + s->fns[mid].size <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < s->nimg && s->fns[lo].addr <= addr) {
+        *room = s->fns[lo].addr + s->fns[lo].size - addr;
+        s->last_fn = lo;
+        return lo;
+    }
+    size_t b = block_fn(s, addr, err);
+    if (b == NONE)
+        return NONE;
+    uint64_t end = (uint64_t)(addr & ~(BLOCK - 1)) + BLOCK;
+    if (lo < s->nimg && s->fns[lo].addr < end)
+        end = s->fns[lo].addr;
+    *room = (uint32_t)(end - addr);
+    s->last_fn = NONE;
+    return b;
+}
+
+static int push_run(csim_stream *s, size_t fn, uint32_t off, uint32_t len,
+                    unsigned fl, cp_err *err)
+{
+    if (cp_grow((void **)&s->run, &s->capr, s->nruns + 1, sizeof *s->run) < 0)
+        return cp_seterr(err, "out of memory (%zu fetch runs)", s->nruns);
+    s->run[s->nruns++] = run_pack(fn, off, len, fl);
+    return 0;
+}
+
+static int start_iter(csim_stream *s, cp_err *err)
+{
+    size_t k = s->niter;
+    if (cp_grow((void **)&s->iter, &s->capi, k + 2, sizeof *s->iter) < 0)
+        return cp_seterr(err, "out of memory");
+    size_t cap2 = s->capi2;
+    if (cp_grow((void **)&s->iter_insns, &cap2, k + 2, sizeof *s->iter_insns) <
+        0)
+        return cp_seterr(err, "out of memory");
+    s->capi2 = cap2;
+    s->iter[k] = s->nruns;
+    s->iter_insns[k] = 0;
+    s->niter++;
+    return 0;
+}
+
+static int add_fn_insns(csim_stream *s, size_t fn, uint64_t n, cp_err *err)
+{
+    if (fn >= s->capfi) {
+        size_t nc = s->capfi ? s->capfi : 256;
+        while (nc <= fn)
+            nc *= 2;
+        uint64_t *a = realloc(s->fn_insns, nc * sizeof *a);
+        if (!a)
+            return cp_seterr(err, "out of memory");
+        s->fn_insns = a;
+        uint64_t *b = realloc(s->fn_insns0, nc * sizeof *b);
+        if (!b)
+            return cp_seterr(err, "out of memory");
+        s->fn_insns0 = b;
+        memset(a + s->capfi, 0, (nc - s->capfi) * sizeof *a);
+        memset(b + s->capfi, 0, (nc - s->capfi) * sizeof *b);
+        s->capfi = nc;
+    }
+    s->fn_insns[fn] += n;
+    if (s->niter == 1)
+        s->fn_insns0[fn] += n;
+    return 0;
+}
+
+int csim_stream_add(csim_stream *s, const trc_rec *r, cp_err *err)
+{
+    if (s->finished)
+        return cp_seterr(err, "stream: add after finish");
+    if (r->kind == TRC_MARK) {
+        s->marked = 1;
+        return start_iter(s, err);
+    }
+    if (r->kind != TRC_FETCH && r->kind != TRC_DREAD)
+        return cp_seterr(err, "stream: unknown record kind %d", (int)r->kind);
+    if (!s->marked) {
+        s->prologue++;
+        return 0;
+    }
+    if (r->kind == TRC_FETCH)
+        s->iter_insns[s->niter - 1] += r->ninsn;
+    if (r->kind == TRC_DREAD && !s->dreads)
+        return 0;
+    unsigned fl = r->kind == TRC_DREAD ? RUN_DREAD : 0;
+    /* The target's memory map decides how an address is looked up (an
+     * alias that never fills, SRAM); the flag matters only where the map
+     * says cached flash. */
+    if (r->flags & TRC_F_UNCACHED) {
+        const tgt_mem *mem = tgt_mem_at(s->t, r->addr);
+        if (mem && mem->kind == TGT_MEM_FLASH)
+            fl |= RUN_UNC;
+    }
+    uint32_t addr = r->addr & (r->kind == TRC_FETCH ? ~1u : ~0u);
+    uint64_t left = r->len ? r->len : 1;
+    uint64_t insn_left = r->kind == TRC_FETCH ? r->ninsn : 0;
+    while (left) {
+        uint32_t room;
+        size_t fn = which_fn(s, addr, &room, err);
+        if (fn == NONE)
+            return -1;
+        uint32_t n = left < room ? (uint32_t)left : room;
+        if (n > MAX_LEN)
+            n = MAX_LEN;
+        uint64_t ins = n == left ? insn_left : insn_left * n / left;
+        if (push_run(s, fn, addr - s->fns[fn].addr, n, fl, err) < 0 ||
+            (ins && add_fn_insns(s, fn, ins, err) < 0))
+            return -1;
+        insn_left -= ins;
+        left -= n;
+        addr += n;
+    }
+    return 0;
+}
+
+int csim_stream_finish(csim_stream *s, cp_err *err)
+{
+    if (s->finished)
+        return 0;
+    if (!s->marked) { /* no marks: the whole trace is one iteration */
+        if (start_iter(s, err) < 0)
+            return -1;
+    }
+    /* A trailing mark with nothing after it starts no iteration. */
+    if (s->niter > 1 && s->iter[s->niter - 1] == s->nruns &&
+        !s->iter_insns[s->niter - 1])
+        s->niter--;
+    s->iter[s->niter] = s->nruns;
+    if (add_fn_insns(s, s->nfns ? s->nfns - 1 : 0, 0, err) < 0)
+        return -1;
+    /* Runs per function, in order (counting sort). */
+    s->fn_start = calloc(s->nfns + 1, sizeof *s->fn_start);
+    s->fn_runs = malloc((s->nruns ? s->nruns : 1) * sizeof *s->fn_runs);
+    if (!s->fn_start || !s->fn_runs)
+        return cp_seterr(err, "out of memory");
+    for (size_t i = 0; i < s->nruns; i++)
+        s->fn_start[run_fn(s->run[i]) + 1]++;
+    for (size_t f = 0; f < s->nfns; f++)
+        s->fn_start[f + 1] += s->fn_start[f];
+    size_t *fill = malloc((s->nfns + 1) * sizeof *fill);
+    if (!fill)
+        return cp_seterr(err, "out of memory");
+    memcpy(fill, s->fn_start, (s->nfns + 1) * sizeof *fill);
+    for (size_t i = 0; i < s->nruns; i++)
+        s->fn_runs[fill[run_fn(s->run[i])]++] = (uint32_t)i;
+    free(fill);
+    s->finished = 1;
+    return 0;
+}
+
+size_t csim_stream_nfns(const csim_stream *s)
+{
+    return s->nfns;
+}
+
+const csim_fn *csim_stream_fn(const csim_stream *s, size_t i)
+{
+    return i < s->nfns ? &s->fns[i] : NULL;
+}
+
+size_t csim_stream_find(const csim_stream *s, const char *name)
+{
+    const char *at = strchr(name, '@');
+    size_t nlen = at ? (size_t)(at - name) : strlen(name);
+    uint64_t want = 0;
+    if (at && cp_parse_u64(at + 1, 0, &want) < 0)
+        return NONE;
+    for (size_t i = 0; i < s->nfns; i++) {
+        const csim_fn *f = &s->fns[i];
+        if (at && f->addr != (uint32_t)(want & ~1ULL))
+            continue;
+        if (strlen(f->name) == nlen && !strncmp(f->name, name, nlen))
+            return i;
+        for (unsigned k = 0; f->f && k < f->f->nalias; k++)
+            if (strlen(f->f->alias[k]) == nlen &&
+                !strncmp(f->f->alias[k], name, nlen))
+                return i;
+    }
+    return NONE;
+}
+
+size_t csim_stream_niters(const csim_stream *s)
+{
+    return s->niter;
+}
+
+size_t csim_stream_nruns(const csim_stream *s)
+{
+    return s->nruns;
+}
+
+uint64_t csim_stream_iter_insns(const csim_stream *s, size_t k)
+{
+    return k < s->niter ? s->iter_insns[k] : 0;
+}
+
+uint64_t csim_stream_fn_insns(const csim_stream *s, size_t i, size_t from)
+{
+    if (i >= s->capfi)
+        return 0;
+    return from ? s->fn_insns[i] - s->fn_insns0[i] : s->fn_insns[i];
+}
+
+uint64_t csim_stream_prologue(const csim_stream *s)
+{
+    return s->prologue;
+}
+
+const tgt *csim_stream_target(const csim_stream *s)
+{
+    return s->t;
+}

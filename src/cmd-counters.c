@@ -1,0 +1,303 @@
+/* codeplace counters: XIP cache hits and misses over a run window and an
+ * idle window of the same length, read through a debug probe. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "commands.h"
+#include "probe/counters.h"
+#include "probe/probe.h"
+#include "target/target.h"
+#include "util/jw.h"
+
+enum {
+    O_GDB, O_OPENOCD, O_TARGET, O_WINDOW, O_LOAD, O_EVENTS, O_NO_IDLE,
+    O_CTR_BASE, O_CORE, O_TIMEOUT, O_NOPT
+};
+
+static const cli_opt opts[] = {
+    [O_GDB] = {"gdb", 0, "HOST:PORT", "a GDB stub (all-stop stubs are "
+               "halted briefly to zero and to read the counters)"},
+    [O_OPENOCD] = {"openocd", 0, "HOST:PORT", "OpenOCD's Tcl RPC port "
+                   "(default port 6666)"},
+    [O_TARGET] = {"target", 't', "NAME", "rp2040 or rp2350: where the "
+                  "counters are and how to flush the cache"},
+    [O_WINDOW] = {"window", 'w', "SECONDS", "length of each window "
+                  "(default 1)"},
+    [O_LOAD] = {"load", 0, "CMD", "shell command that drives the workload; "
+                "the run window lasts while it runs"},
+    [O_EVENTS] = {"events", 'n', "N", "events (echoes, requests) in the run "
+                  "window: print misses per event"},
+    [O_NO_IDLE] = {"no-idle", 0, NULL, "skip the idle window"},
+    [O_CTR_BASE] = {"ctr-base", 0, "ADDR", "counter block address (RP2040 "
+                    "layout: FLUSH +4, CTR_HIT +0xc, CTR_ACC +0x10)"},
+    [O_CORE] = {"core", 0, "NAME", "OpenOCD target (e.g. rp2040.core0)"},
+    [O_TIMEOUT] = {"timeout", 0, "MS", "wait this long for each reply "
+                   "(default 3000)"},
+    [O_NOPT] = {0},
+};
+
+static int cmd_counters_fn(cli_ctx *ctx, int argc, char **argv);
+
+const cli_cmd cmd_counters = {
+    .name = "counters",
+    .fn = cmd_counters_fn,
+    .summary = "count XIP cache hits and misses through a debug probe",
+    .usage = "--target rp2040|rp2350 --gdb HOST:PORT|--openocd HOST:PORT "
+             "[--window S] [--load CMD] [--events N]",
+    .description =
+        "Flushes the XIP cache, zeroes its hit and access counters, lets a\n"
+        "window pass, reads them; then does the same for an idle window of\n"
+        "equal length. Misses = accesses - hits. The difference run - idle is\n"
+        "what the workload costs; with --events N it is divided by N. With\n"
+        "--load the run window lasts while CMD runs (e.g. a UDP echo sweep).\n"
+        "The counters are 32-bit and saturate: a counter at 0xFFFFFFFF is\n"
+        "reported as saturated (use a shorter window). See docs/probe.md.\n\n"
+        "example:\n"
+        "  codeplace counters --target rp2040 --openocd localhost --window 2\n"
+        "  codeplace counters --target rp2040 --gdb localhost:3333 \\\n"
+        "      --load 'codeplace bench udp --count 1000 pico' --events 1000",
+    .opts = opts,
+    .globals = CLI_G_JSON | CLI_G_OUT | CLI_G_VERB,
+};
+
+typedef struct waiter {
+    double window;   /* seconds; used when cmd is NULL */
+    const char *cmd;
+    int cmd_status;
+} waiter;
+
+static int wait_window(void *arg, double *secs, cp_err *err)
+{
+    waiter *w = arg;
+    double t0 = probe_now();
+    if (w->cmd) {
+        fflush(NULL);
+        pid_t pid = fork();
+        if (pid < 0)
+            return cp_seterr(err, "cannot start '%s': %s", w->cmd,
+                             strerror(errno));
+        if (pid == 0) {
+            execl("/bin/sh", "sh", "-c", w->cmd, (char *)NULL);
+            _exit(127);
+        }
+        int st;
+        while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+            ;
+        w->cmd_status = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+        *secs = probe_now() - t0;
+        w->window = *secs;
+        return 0;
+    }
+    double end = t0 + w->window;
+    for (double now; (now = probe_now()) < end;) {
+        double d = end - now;
+        struct timespec ts = {(time_t)d, (long)((d - (double)(time_t)d) * 1e9)};
+        nanosleep(&ts, NULL);
+    }
+    *secs = probe_now() - t0;
+    return 0;
+}
+
+static void json_window(jw *w, const char *name, const probe_ctr_result *r)
+{
+    jw_key(w, name);
+    jw_obj_begin(w);
+    jw_key(w, "seconds");
+    jw_double(w, r->seconds);
+    jw_key(w, "hits");
+    jw_uint(w, r->hits);
+    jw_key(w, "accesses");
+    jw_uint(w, r->accesses);
+    jw_key(w, "misses");
+    jw_uint(w, r->misses);
+    jw_key(w, "saturated");
+    jw_bool(w, r->saturated);
+    jw_obj_end(w);
+}
+
+static void text_window(FILE *o, const char *name, const probe_ctr_result *r)
+{
+    char b1[32], b2[32], b3[32];
+    fprintf(o, "%-6s %8.3f %14s %14s %14s %12.0f%s\n", name, r->seconds,
+            cli_commas(b1, r->hits), cli_commas(b2, r->accesses),
+            cli_commas(b3, r->misses),
+            r->seconds > 0 ? r->misses / r->seconds : 0.0,
+            r->saturated ? "  SATURATED" : "");
+}
+
+static int cmd_counters_fn(cli_ctx *ctx, int argc, char **argv)
+{
+    char *pos[argc];
+    const char *arg, *gdb = NULL, *ocd = NULL, *tname = NULL, *load = NULL;
+    double window = 1.0;
+    uint64_t events = 0, base = 0;
+    uint32_t timeout = 3000;
+    int no_idle = 0, have_window = 0, have_base = 0, rc;
+    probe_opts po = {0};
+    cli_parser p;
+    cli_parser_init(&p, ctx, argc, argv, pos);
+    while ((rc = cli_next(&p, &arg)) >= 0) {
+        switch (rc) {
+        case O_GDB: gdb = arg; break;
+        case O_OPENOCD: ocd = arg; break;
+        case O_TARGET: tname = arg; break;
+        case O_LOAD: load = arg; break;
+        case O_NO_IDLE: no_idle = 1; break;
+        case O_CORE: po.core = arg; break;
+        case O_WINDOW:
+            if (cli_arg_double(ctx, "window", arg, &window) < 0)
+                return CLI_USAGE;
+            if (window <= 0 || window > 86400)
+                return cli_usage_error(ctx, "--window: give seconds > 0");
+            have_window = 1;
+            break;
+        case O_EVENTS:
+            if (cli_arg_u64(ctx, "events", arg, 1, &events) < 0)
+                return CLI_USAGE;
+            if (!events)
+                return cli_usage_error(ctx, "--events: give N > 0");
+            break;
+        case O_CTR_BASE:
+            if (cp_parse_u64(arg, 0, &base) < 0 || base > 0xffffffe0ULL)
+                return cli_usage_error(ctx, "--ctr-base: '%s' is not an "
+                                       "address", arg);
+            have_base = 1;
+            break;
+        case O_TIMEOUT:
+            if (cli_arg_u32(ctx, "timeout", arg, 0, &timeout) < 0)
+                return CLI_USAGE;
+            break;
+        }
+    }
+    if (rc != CLI_END)
+        return cli_parse_exit(rc);
+    if (p.npos)
+        return cli_usage_error(ctx, "counters: unexpected argument '%s'",
+                               pos[0]);
+    if (!gdb == !ocd)
+        return cli_usage_error(ctx, "counters: give one of --gdb HOST:PORT "
+                               "or --openocd HOST:PORT");
+    if (load && have_window)
+        return cli_usage_error(ctx, "counters: --load sets the window; drop "
+                               "--window");
+    if (po.core && !ocd)
+        return cli_usage_error(ctx, "counters: --core goes with --openocd");
+    probe_ctr_regs regs = {0};
+    if (tname) {
+        const tgt *t = tgt_find(tname);
+        if (!t)
+            return cli_usage_error(ctx, "counters: no target preset '%s'",
+                                   tname);
+        if (!t->ctr_base)
+            return cli_usage_error(ctx, "counters: %s has no cache counters "
+                                   "(the Cortex-M7 has none; use the "
+                                   "on-target profiler)", t->name);
+        regs.base = t->ctr_base;
+        regs.hit = t->ctr_hit;
+        regs.acc = t->ctr_acc;
+        regs.flush = t->ctr_flush;
+        regs.flush_kind = t->ctr_flush ? PROBE_FLUSH_REG
+                          : !strcmp(t->name, "rp2350") ? PROBE_FLUSH_RP2350
+                                                       : PROBE_FLUSH_NONE;
+    } else if (!have_base) {
+        return cli_usage_error(ctx, "counters: give --target rp2040|rp2350 "
+                               "(or --ctr-base ADDR)");
+    }
+    if (have_base) {
+        regs.base = (uint32_t)base;
+        regs.flush = 0x04;
+        regs.hit = 0x0c;
+        regs.acc = 0x10;
+        regs.flush_kind = PROBE_FLUSH_REG;
+    }
+    po.timeout_ms = (int)timeout;
+
+    cp_err err;
+    probe *pr = probe_open(gdb ? PROBE_GDB : PROBE_OPENOCD, gdb ? gdb : ocd,
+                           &po, &err);
+    if (!pr) {
+        cli_error("%s", err.msg);
+        return CLI_FAIL;
+    }
+    int status = CLI_FAIL;
+    if (probe_is_halted(pr)) {
+        cli_info(ctx, "the target was halted; letting it run");
+        if (probe_resume(pr, &err) < 0) {
+            cli_error("%s", err.msg);
+            goto done;
+        }
+    }
+    waiter w = {.window = window, .cmd = load};
+    probe_ctr_result run, idle;
+    cli_info(ctx, "run window%s%s", load ? " while running: " : "",
+             load ? load : "");
+    if (probe_ctr_window(pr, &regs, wait_window, &w, &run, &err) < 0) {
+        cli_error("%s", err.msg);
+        goto done;
+    }
+    if (load && w.cmd_status)
+        cli_warn("the load command exited with status %d", w.cmd_status);
+    if (!no_idle) {
+        w.cmd = NULL;
+        cli_info(ctx, "idle window (%.3f s)", w.window);
+        if (probe_ctr_window(pr, &regs, wait_window, &w, &idle, &err) < 0) {
+            cli_error("%s", err.msg);
+            goto done;
+        }
+    }
+    if (cli_out_open(ctx) < 0)
+        goto done;
+    int sat = run.saturated || (!no_idle && idle.saturated);
+    long long delta = (long long)run.misses - (no_idle ? 0 : (long long)idle.misses);
+    FILE *o = ctx->out;
+    if (ctx->json) {
+        jw j;
+        jw_init(&j, o, 1);
+        jw_obj_begin(&j);
+        jw_key(&j, "base");
+        jw_uint(&j, regs.base);
+        json_window(&j, "run", &run);
+        if (!no_idle)
+            json_window(&j, "idle", &idle);
+        jw_key(&j, "misses_over_idle");
+        if (sat)
+            jw_null(&j);
+        else
+            jw_int(&j, delta);
+        jw_key(&j, "events");
+        jw_uint(&j, events);
+        jw_key(&j, "misses_per_event");
+        if (events && !sat)
+            jw_double(&j, (double)delta / (double)events);
+        else
+            jw_null(&j);
+        jw_obj_end(&j);
+        jw_finish(&j);
+    } else {
+        fprintf(o, "%-6s %8s %14s %14s %14s %12s\n", "window", "seconds",
+                "hits", "accesses", "misses", "misses/s");
+        text_window(o, "run", &run);
+        if (!no_idle)
+            text_window(o, "idle", &idle);
+        if (!no_idle && !sat)
+            fprintf(o, "run - idle: %lld misses\n", delta);
+        if (events && !sat)
+            fprintf(o, "misses per event: %.1f (%llu events)\n",
+                    (double)delta / (double)events,
+                    (unsigned long long)events);
+    }
+    if (sat)
+        cli_warn("a 32-bit counter saturated at 0xFFFFFFFF: the counts are "
+                 "lower bounds; use a shorter --window");
+    status = CLI_OK;
+done:
+    probe_close(pr);
+    return status;
+}

@@ -1,0 +1,414 @@
+/* codeplace plan: choose where the hot code goes, write it in every form. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "commands.h"
+#include "image/image.h"
+#include "plan/emit.h"
+#include "plan/plan.h"
+#include "target/target.h"
+#include "util/jw.h"
+
+enum {
+    O_MAP, O_TRACE, O_TARGET, O_CACHE, O_BUDGET, O_STRATEGY, O_PAD,
+    O_EXCLUDE, O_NORAM, O_ITERS, O_PLAN_ITERS, O_SECONDS, O_SEED, O_LIST,
+    O_LAYOUT, O_EMIT, O_COMPARE, O_NOPT
+};
+
+static const cli_opt opts[] = {
+    [O_MAP] = {"map", 'm', "FILE", "GNU ld map file of the same build (plans "
+               "input sections, names archives)"},
+    [O_TRACE] = {"trace", 't', "FILE", "the evidence: a trace of this image "
+                 "(codeplace trace)"},
+    [O_TARGET] = {"target", 'T', "NAME", "target preset (rp2040, rp2350, "
+                  "imxrt1062)"},
+    [O_CACHE] = {"cache", 0, "SIZE,WAYS,LINE", "override the cache geometry"},
+    [O_BUDGET] = {"budget", 'b', "BYTES", "fast memory (SRAM/ITCM) the plan may "
+                  "fill, e.g. 16K (default 0: flash layout only)"},
+    [O_STRATEGY] = {"strategy", 's', "NAME", "stock, hotblock, colour, ram, "
+                    "combined, rank or auto (default: auto)"},
+    [O_PAD] = {"pad-limit", 0, "BYTES", "padding the hot block may add to "
+               "flash (default 4K)"},
+    [O_EXCLUDE] = {"exclude", 'x', "GLOB", "never move functions or sections "
+                   "matching GLOB (repeatable)"},
+    [O_NORAM] = {"no-ram", 0, "GLOB", "keep matches out of fast memory "
+                 "(repeatable; e.g. busy-wait loops)"},
+    [O_ITERS] = {"iterations", 'n', "N", "iterations of the trace to load "
+                 "(default: all)"},
+    [O_PLAN_ITERS] = {"plan-iterations", 0, "N", "iterations each candidate "
+                      "is evaluated on while searching (default 16)"},
+    [O_SECONDS] = {"search-moves", 0, "N", "local-search moves tried per "
+                   "layout (default 400; each is one exact evaluation)"},
+    [O_SEED] = {"seed", 0, "N", "seed of the local search (default 1)"},
+    [O_LIST] = {"list", 'l', "FILE", "write the name list"},
+    [O_LAYOUT] = {"layout", 'L', "FILE", "write the layout file (for "
+                  "codeplace sim --layout)"},
+    [O_EMIT] = {"emit", 'e', "DIR", "write the GNU ld, Zephyr and pico-sdk "
+                "snippets into DIR"},
+    [O_COMPARE] = {"compare", 'c', NULL, "plan with every strategy and print "
+                   "them side by side"},
+    [O_NOPT] = {0},
+};
+
+static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv);
+
+const cli_cmd cmd_plan = {
+    .name = "plan",
+    .fn = cmd_plan_fn,
+    .summary = "choose functions for SRAM/ITCM and colour the hot code in flash",
+    .usage = "ELF --map MAP --trace TRACE --target NAME [--budget BYTES] "
+             "[--list FILE] [--emit DIR]",
+    .description =
+        "Plans in input sections (what a linker can move) and names functions\n"
+        "in its output. Every candidate layout is evaluated exactly: the\n"
+        "trace is replayed through the target's cache with the moved sections'\n"
+        "fetches remapped. Strategies:\n"
+        "  hotblock  the hot sections contiguous at the start of .text, in the\n"
+        "            order the code first runs\n"
+        "  colour    each hot section at a chosen cache set (with padding),\n"
+        "            from a temporal relationship graph, then a local search\n"
+        "  ram       fast memory filled by re-simulated misses saved per byte\n"
+        "  combined  ram, then colour of the rest\n"
+        "  rank      baseline: fast memory filled by instructions per byte\n"
+        "  auto      all of the above; the one with the fewest misses\n\n"
+        "example:\n"
+        "  codeplace trace fw.elf --target rp2040 -n 50 -o run.trace\n"
+        "  codeplace plan fw.elf --map fw.map --trace run.trace --target rp2040 \\\n"
+        "      --budget 16K --list hot.list --emit place/",
+    .opts = opts,
+    .globals = CLI_G_JSON | CLI_G_OUT | CLI_G_VERB,
+};
+
+static void progress(void *c, const char *msg)
+{
+    cli_ctx *ctx = c;
+    cli_debug(ctx, "plan: %s", msg);
+}
+
+static double cycles(const tgt *t, const tgt_cache *c, double insns,
+                     double misses)
+{
+    return insns * t->cpi + misses * c->miss_cycles;
+}
+
+static void row_text(FILE *o, const tgt *t, const tgt_cache *c,
+                     const char *name, const plan_result *r)
+{
+    double cyc = cycles(t, c, r->insns, r->misses);
+    double stock = cycles(t, c, r->insns, r->stock_misses);
+    fprintf(o, "%-10s %8u %8u %10.1f %10.1f %10.0f %7.2fx\n", name,
+            r->fast_bytes, r->pad_bytes, r->misses,
+            r->conflict_after, cyc, cyc > 0 ? stock / cyc : 0.0);
+}
+
+static void result_json(jw *w, const plan_model *m, const tgt *t,
+                        const tgt_cache *c, const plan_result *r)
+{
+    jw_obj_begin(w);
+    jw_key(w, "strategy");
+    jw_str(w, plan_strategy_name(r->strategy));
+    jw_key(w, "misses_per_iteration");
+    jw_double(w, r->misses);
+    jw_key(w, "stock_misses_per_iteration");
+    jw_double(w, r->stock_misses);
+    jw_key(w, "conflict_misses_before");
+    jw_double(w, r->conflict_before);
+    jw_key(w, "conflict_misses_after");
+    jw_double(w, r->conflict_after);
+    jw_key(w, "instructions_per_iteration");
+    jw_double(w, r->insns);
+    jw_key(w, "est_cycles_per_iteration");
+    jw_double(w, cycles(t, c, r->insns, r->misses));
+    jw_key(w, "stock_est_cycles_per_iteration");
+    jw_double(w, cycles(t, c, r->insns, r->stock_misses));
+    jw_key(w, "fast_bytes");
+    jw_uint(w, r->fast_bytes);
+    jw_key(w, "veneers");
+    jw_uint(w, r->veneers);
+    jw_key(w, "hot_base");
+    jw_uint(w, r->hot_base);
+    jw_key(w, "hot_bytes");
+    jw_uint(w, r->hot_bytes);
+    jw_key(w, "pad_bytes");
+    jw_uint(w, r->pad_bytes);
+    jw_key(w, "items");
+    jw_arr_begin(w);
+    for (size_t i = 0; i < r->nitems; i++) {
+        const plan_item *it = &r->items[i];
+        const plan_unit *u = plan_model_unit(m, it->unit);
+        jw_obj_begin(w);
+        jw_key(w, "name");
+        jw_str(w, u->name);
+        jw_key(w, "section");
+        jw_str(w, u->isec);
+        jw_key(w, "archive");
+        jw_str(w, u->archive);
+        jw_key(w, "object");
+        jw_str(w, u->object);
+        jw_key(w, "region");
+        jw_str(w, it->region == PLAN_FAST ? t->fast_mem : "flash");
+        jw_key(w, "offset");
+        jw_uint(w, it->offset);
+        if (it->region == PLAN_FLASH_HOT) {
+            jw_key(w, "set");
+            jw_uint(w, it->colour);
+        }
+        jw_key(w, "size");
+        jw_uint(w, u->size);
+        jw_key(w, "stock_misses");
+        jw_double(w, it->misses);
+        jw_obj_end(w);
+    }
+    jw_arr_end(w);
+    jw_obj_end(w);
+}
+
+static int write_file(const char *path, const char *what,
+                      int (*fn)(FILE *, void *), void *arg)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        cli_error("cannot create '%s': %m", path);
+        return -1;
+    }
+    int rc = fn(f, arg);
+    if (fclose(f) != 0 || rc < 0) {
+        cli_error("cannot write %s '%s'", what, path);
+        return -1;
+    }
+    return 0;
+}
+
+typedef struct emit_args {
+    const plan_model *m;
+    const plan_result *r;
+    const plan_emit_info *info;
+} emit_args;
+
+static int do_list(FILE *f, void *a)
+{
+    emit_args *e = a;
+    return plan_emit_list(f, e->m, e->r, e->info);
+}
+
+static int do_layout(FILE *f, void *a)
+{
+    emit_args *e = a;
+    cp_err err;
+    int rc = plan_emit_layout(f, e->m, e->r, e->info, &err);
+    if (rc < 0)
+        cli_error("%s", err.msg);
+    return rc;
+}
+
+static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
+{
+    char *pos[argc];
+    const char *excl[argc], *noram[argc];
+    int nexcl = 0, nnoram = 0, compare = 0, rc;
+    const char *map = NULL, *trace = NULL, *target = NULL, *cache = NULL;
+    const char *list = NULL, *layout = NULL, *emit = NULL, *arg;
+    plan_strategy strategy = PLAN_AUTO;
+    uint32_t budget = 0, pad = 4096, iters = 0, plan_iters = 16;
+    uint64_t seed = 1;
+    uint32_t moves = 400;
+    cli_parser p;
+    cli_parser_init(&p, ctx, argc, argv, pos);
+    while ((rc = cli_next(&p, &arg)) >= 0) {
+        switch (rc) {
+        case O_MAP: map = arg; break;
+        case O_TRACE: trace = arg; break;
+        case O_TARGET: target = arg; break;
+        case O_CACHE: cache = arg; break;
+        case O_BUDGET:
+            if (cli_arg_u32(ctx, "budget", arg, 1, &budget) < 0)
+                return CLI_USAGE;
+            break;
+        case O_STRATEGY:
+            if (plan_strategy_parse(arg, &strategy) < 0)
+                return cli_usage_error(ctx, "--strategy: '%s' is not one of "
+                                       "stock, hotblock, colour, ram, combined, "
+                                       "rank, auto", arg);
+            break;
+        case O_PAD:
+            if (cli_arg_u32(ctx, "pad-limit", arg, 1, &pad) < 0)
+                return CLI_USAGE;
+            break;
+        case O_EXCLUDE: excl[nexcl++] = arg; break;
+        case O_NORAM: noram[nnoram++] = arg; break;
+        case O_ITERS:
+            if (cli_arg_u32(ctx, "iterations", arg, 0, &iters) < 0)
+                return CLI_USAGE;
+            break;
+        case O_PLAN_ITERS:
+            if (cli_arg_u32(ctx, "plan-iterations", arg, 0, &plan_iters) < 0)
+                return CLI_USAGE;
+            break;
+        case O_SECONDS:
+            if (cli_arg_u32(ctx, "search-moves", arg, 0, &moves) < 0)
+                return CLI_USAGE;
+            break;
+        case O_SEED:
+            if (cli_arg_u64(ctx, "seed", arg, 0, &seed) < 0)
+                return CLI_USAGE;
+            break;
+        case O_LIST: list = arg; break;
+        case O_LAYOUT: layout = arg; break;
+        case O_EMIT: emit = arg; break;
+        case O_COMPARE: compare = 1; break;
+        }
+    }
+    if (rc != CLI_END)
+        return cli_parse_exit(rc);
+    if (p.npos != 1)
+        return cli_usage_error(ctx, "plan: give one ELF file");
+    if (!target)
+        return cli_usage_error(ctx, "plan: --target is required (try "
+                               "'codeplace target')");
+    if (!trace)
+        return cli_usage_error(ctx, "plan: --trace is required (record one "
+                               "with 'codeplace trace')");
+    const tgt *t = tgt_find(target);
+    if (!t) {
+        cli_error("no target '%s' (try 'codeplace target')", target);
+        return CLI_FAIL;
+    }
+    tgt_cache c = t->cache;
+    cp_err err;
+    if (cache && tgt_parse_cache(cache, &c, &err) < 0)
+        return cli_usage_error(ctx, "--cache: %s", err.msg);
+    if (compare && (list || layout || emit))
+        return cli_usage_error(ctx, "plan: --compare writes no artefacts; "
+                               "plan one strategy for --list/--layout/--emit");
+
+    img *im = img_open(pos[0], map, &err);
+    if (!im) {
+        cli_error("%s", err.msg);
+        return CLI_FAIL;
+    }
+    if (!map)
+        cli_warn("no --map: assuming each function has its own section "
+                 "(.text.NAME, -ffunction-sections)");
+    int status = CLI_FAIL;
+    plan_result *res[PLAN_NSTRATEGIES] = {0};
+    plan_model *m = plan_model_new(im, t, &c, &err);
+    if (!m) {
+        cli_error("%s", err.msg);
+        goto out;
+    }
+    for (int i = 0; i < nexcl; i++)
+        if (!plan_model_exclude(m, excl[i], 0))
+            cli_warn("--exclude '%s' matches nothing", excl[i]);
+    for (int i = 0; i < nnoram; i++)
+        if (!plan_model_exclude(m, noram[i], 1))
+            cli_warn("--no-ram '%s' matches nothing", noram[i]);
+    cli_info(ctx, "plan: reading %s", trace);
+    if (plan_model_add_trace(m, trace, iters, &err) < 0) {
+        cli_error("%s", err.msg);
+        goto out;
+    }
+    plan_model_set_plan_iters(m, plan_iters);
+    plan_opts o = plan_opts_default(t);
+    o.budget = budget;
+    o.pad_limit = pad;
+    o.search_moves = moves;
+    o.seed = seed;
+    o.progress = progress;
+    o.progress_ctx = ctx;
+
+    plan_result *best = NULL;
+    if (compare || strategy == PLAN_AUTO) {
+        for (int k = 0; k < PLAN_AUTO; k++) {
+            if ((k == PLAN_RAM || k == PLAN_COMBINED || k == PLAN_RANK) &&
+                budget == 0)
+                continue;
+            cli_info(ctx, "plan: %s ...", plan_strategy_name((plan_strategy)k));
+            res[k] = plan_run(m, (plan_strategy)k, &o, &err);
+            if (!res[k]) {
+                cli_error("%s", err.msg);
+                goto out;
+            }
+            if (!best || res[k]->misses < best->misses - 1e-9)
+                best = res[k];
+        }
+    } else {
+        res[strategy] = plan_run(m, strategy, &o, &err);
+        if (!res[strategy]) {
+            cli_error("%s", err.msg);
+            goto out;
+        }
+        best = res[strategy];
+    }
+    plan_emit_info info = {t, plan_strategy_name(best->strategy), budget};
+    emit_args ea = {m, best, &info};
+    if (list && write_file(list, "name list", do_list, &ea) < 0)
+        goto out;
+    if (layout && write_file(layout, "layout", do_layout, &ea) < 0)
+        goto out;
+    if (emit && plan_emit_snippets(emit, m, best, &info, &err) < 0) {
+        cli_error("%s", err.msg);
+        goto out;
+    }
+    for (size_t i = 0; i < plan_model_nunits(m); i++) {
+        const plan_unit *u = plan_model_unit(m, i);
+        if ((u->flags & PLAN_U_SHARED) && u->runs)
+            cli_debug(ctx, "note: %s shares %s with %u other function(s); "
+                      "they move together", u->name, u->isec, u->nfuncs - 1);
+    }
+    if (cli_out_open(ctx) < 0)
+        goto out;
+    FILE *out = ctx->out;
+    if (ctx->json) {
+        jw w;
+        jw_init(&w, out, 1);
+        jw_obj_begin(&w);
+        jw_key(&w, "image");
+        jw_str(&w, img_path(im));
+        jw_key(&w, "target");
+        jw_str(&w, t->name);
+        jw_key(&w, "budget");
+        jw_uint(&w, budget);
+        jw_key(&w, "iterations");
+        jw_uint(&w, plan_model_niters(m));
+        jw_key(&w, "best");
+        jw_str(&w, plan_strategy_name(best->strategy));
+        jw_key(&w, "results");
+        jw_arr_begin(&w);
+        for (int k = 0; k < PLAN_AUTO; k++)
+            if (res[k])
+                result_json(&w, m, t, &c, res[k]);
+        jw_arr_end(&w);
+        jw_obj_end(&w);
+        jw_finish(&w);
+    } else {
+        fprintf(out, "image %s, target %s, %u iterations, budget %u bytes of "
+                "%s\n", img_path(im), t->name, plan_model_niters(m), budget,
+                t->fast_mem);
+        fprintf(out, "stock: %.1f misses per iteration (%.1f above a fully "
+                "associative cache), %.0f instructions\n\n",
+                best->stock_misses, best->conflict_before, best->insns);
+        fprintf(out, "%-10s %8s %8s %10s %10s %10s %8s\n", "strategy",
+                "fast", "padding", "misses", "conflict", "est.cycles",
+                "speedup");
+        for (int k = 0; k < PLAN_AUTO; k++)
+            if (res[k])
+                row_text(out, t, &c, plan_strategy_name((plan_strategy)k),
+                         res[k]);
+        fprintf(out, "\nchosen: %s (%zu sections placed: ",
+                plan_strategy_name(best->strategy), best->nitems);
+        size_t nf = 0;
+        for (size_t i = 0; i < best->nitems; i++)
+            nf += best->items[i].region == PLAN_FAST;
+        fprintf(out, "%zu in %s, %zu in the hot block)\n", nf, t->fast_mem,
+                best->nitems - nf);
+    }
+    status = CLI_OK;
+out:
+    for (int k = 0; k < PLAN_NSTRATEGIES; k++)
+        plan_result_free(res[k]);
+    plan_model_free(m);
+    img_free(im);
+    return status;
+}

@@ -1,0 +1,384 @@
+/* codeplace record: PC samples from a debug probe while the board works. */
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "commands.h"
+#include "image/image.h"
+#include "probe/probe.h"
+#include "target/target.h"
+#include "util/jw.h"
+
+enum {
+    O_GDB, O_OPENOCD, O_ELF, O_TARGET, O_HALT, O_PCSR, O_RATE, O_DURATION,
+    O_CORE, O_TIMEOUT, O_TOP, O_NOPT
+};
+
+static const cli_opt opts[] = {
+    [O_GDB] = {"gdb", 0, "HOST:PORT", "a GDB stub (OpenOCD :3333, pyOCD, "
+               "Black Magic Probe, J-Link, probe-rs, QEMU -gdb)"},
+    [O_OPENOCD] = {"openocd", 0, "HOST:PORT", "OpenOCD's Tcl RPC port "
+                   "(default port 6666)"},
+    [O_ELF] = {"elf", 'e', "FILE", "the firmware running on the target "
+               "(its hash goes in the header; functions in the summary)"},
+    [O_TARGET] = {"target", 't', "NAME", "target preset (rp2040, rp2350, "
+                  "imxrt1062): DWT_PCSR address, CPU"},
+    [O_HALT] = {"halt", 0, NULL, "sample by halting: interrupt, read the PC, "
+                "continue (automatic on ARMv6-M, which has no DWT_PCSR)"},
+    [O_PCSR] = {"pcsr", 0, NULL, "sample DWT_PCSR without halting, or fail"},
+    [O_RATE] = {"rate", 'r', "HZ", "samples per second (default: as fast as "
+                "the link allows)"},
+    [O_DURATION] = {"duration", 'd', "SECONDS", "stop after this long "
+                    "(default: until Ctrl-C)"},
+    [O_CORE] = {"core", 0, "NAME", "OpenOCD target to sample "
+                "(e.g. rp2040.core1)"},
+    [O_TIMEOUT] = {"timeout", 0, "MS", "wait this long for each reply "
+                   "(default 3000)"},
+    [O_TOP] = {"top", 0, "N", "functions in the summary (default 10; needs "
+               "--elf)"},
+    [O_NOPT] = {0},
+};
+
+static int cmd_record_fn(cli_ctx *ctx, int argc, char **argv);
+
+const cli_cmd cmd_record = {
+    .name = "record",
+    .fn = cmd_record_fn,
+    .summary = "sample the program counter through a debug probe",
+    .usage = "--gdb HOST:PORT|--openocd HOST:PORT -o SAMPLES [--elf ELF] "
+             "[--target T] [--halt] [--rate HZ] [--duration S]",
+    .description =
+        "Samples the PC of a running board through a probe's own server and\n"
+        "writes a samples file (docs/formats/samples.md). Without halting it\n"
+        "reads DWT_PCSR (0xE000101C) as fast as the link allows; this needs\n"
+        "memory reads while the core runs (OpenOCD's Tcl port, or a GDB stub\n"
+        "with non-stop mode). A PCSR that reads as 0 or never changes is\n"
+        "reported as not implemented. --halt (automatic on ARMv6-M, e.g.\n"
+        "RP2040) interrupts the core, reads the PC and lets it run again; the\n"
+        "time it was stopped is reported. Samples are flushed to the file as\n"
+        "they come: Ctrl-C or a probe that goes away keeps what was measured.\n"
+        "See docs/probe.md.\n\n"
+        "example:\n"
+        "  codeplace record --openocd localhost --elf fw.elf --target rp2350 \\\n"
+        "      --duration 10 -o samples.txt\n"
+        "  codeplace record --gdb localhost:3333 --elf fw.elf --target rp2040 \\\n"
+        "      --rate 1000 -o samples.txt",
+    .opts = opts,
+    .globals = CLI_G_JSON | CLI_G_OUT | CLI_G_VERB,
+};
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop_flag = 1;
+}
+
+static void progress(void *arg, const probe_sample_stats *st)
+{
+    cli_ctx *ctx = arg;
+    if (ctx->verbose < 0)
+        return;
+    fprintf(stderr, "\rrecording: %llu samples in %.1f s (%.0f/s)",
+            (unsigned long long)st->samples, st->elapsed_s,
+            st->elapsed_s > 0 ? st->samples / st->elapsed_s : 0.0);
+    if (st->halted_s > 0)
+        fprintf(stderr, ", target stopped %.1f%% of the time",
+                100.0 * st->halted_s / st->elapsed_s);
+    fflush(stderr);
+}
+
+typedef struct fshare {
+    const char *name;
+    uint64_t count;
+} fshare;
+
+static int cmp_share(const void *a, const void *b)
+{
+    const fshare *x = a, *y = b;
+    if (x->count != y->count)
+        return x->count > y->count ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+/* Reads the samples file back and sums counts per function. */
+static fshare *per_function(const char *path, const img *im, size_t *n,
+                            uint64_t *total)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    size_t cap = img_nfuncs(im) + 3;
+    fshare *t = calloc(cap, sizeof *t);
+    if (!t) {
+        fclose(f);
+        return NULL;
+    }
+    *n = 0;
+    *total = 0;
+    char line[256];
+    while (fgets(line, sizeof line, f)) {
+        unsigned long a;
+        unsigned long long c;
+        if (line[0] == '#' || sscanf(line, "%lx %llu", &a, &c) != 2)
+            continue;
+        const img_func *fn = a == 0xffffffffUL ? NULL
+                                               : img_lookup(im, (uint32_t)a & ~1u);
+        const char *name = fn ? fn->name
+                              : a == 0xffffffffUL ? "(halted)" : "(unknown)";
+        size_t k = 0;
+        while (k < *n && strcmp(t[k].name, name))
+            k++;
+        if (k == *n && *n < cap) {
+            t[k].name = name;
+            (*n)++;
+        }
+        if (k < *n)
+            t[k].count += c;
+        *total += c;
+    }
+    fclose(f);
+    qsort(t, *n, sizeof *t, cmp_share);
+    return t;
+}
+
+static void summary(cli_ctx *ctx, const probe_sample_stats *st,
+                    probe_mode mode, const char *path, const img *im,
+                    unsigned top)
+{
+    double rate = st->elapsed_s > 0 ? st->samples / st->elapsed_s : 0;
+    const char *end = st->stopped_by == 0 ? "duration"
+                      : st->stopped_by == 1 ? "interrupted" : "probe error";
+    size_t nf = 0;
+    uint64_t total = 0;
+    fshare *fs = im ? per_function(path, im, &nf, &total) : NULL;
+    FILE *o = stdout;
+    if (ctx->json) {
+        jw w;
+        jw_init(&w, o, 1);
+        jw_obj_begin(&w);
+        jw_key(&w, "samples_file");
+        jw_str(&w, path);
+        jw_key(&w, "mode");
+        jw_str(&w, mode == PROBE_MODE_PCSR ? "pcsr" : "halt");
+        jw_key(&w, "samples");
+        jw_uint(&w, st->samples);
+        jw_key(&w, "seconds");
+        jw_double(&w, st->elapsed_s);
+        jw_key(&w, "rate_hz");
+        jw_double(&w, rate);
+        jw_key(&w, "halted_samples");
+        jw_uint(&w, st->halted);
+        jw_key(&w, "stopped_s");
+        jw_double(&w, st->halted_s);
+        jw_key(&w, "stop_per_sample_us");
+        jw_double(&w, st->samples ? 1e6 * st->halted_s / st->samples : 0);
+        jw_key(&w, "ended_by");
+        jw_str(&w, end);
+        jw_key(&w, "error");
+        jw_str(&w, st->stopped_by == 2 ? st->error.msg : NULL);
+        jw_key(&w, "functions");
+        jw_arr_begin(&w);
+        for (size_t i = 0; fs && i < nf && i < top; i++) {
+            jw_obj_begin(&w);
+            jw_key(&w, "name");
+            jw_str(&w, fs[i].name);
+            jw_key(&w, "samples");
+            jw_uint(&w, fs[i].count);
+            jw_key(&w, "share");
+            jw_double(&w, total ? (double)fs[i].count / total : 0);
+            jw_obj_end(&w);
+        }
+        jw_arr_end(&w);
+        jw_obj_end(&w);
+        jw_finish(&w);
+    } else {
+        char b[32];
+        fprintf(o, "samples:   %s in %.2f s (%.0f/s), %s, ended by %s\n",
+                cli_commas(b, st->samples), st->elapsed_s, rate,
+                mode == PROBE_MODE_PCSR ? "DWT_PCSR" : "halting", end);
+        if (mode == PROBE_MODE_PCSR)
+            fprintf(o, "halted:    %llu samples read 0xFFFFFFFF\n",
+                    (unsigned long long)st->halted);
+        else
+            fprintf(o, "intrusion: target stopped %.1f%% of the time, "
+                    "%.0f us per sample (longest %.0f us)\n",
+                    st->elapsed_s > 0 ? 100 * st->halted_s / st->elapsed_s : 0,
+                    st->samples ? 1e6 * st->halted_s / st->samples : 0,
+                    1e6 * st->max_halt_s);
+        fprintf(o, "written:   %s\n", path);
+        if (fs && nf) {
+            fprintf(o, "\n%-32s %10s %7s\n", "function", "samples", "share");
+            for (size_t i = 0; i < nf && i < top; i++)
+                fprintf(o, "%-32s %10s %6.1f%%\n", fs[i].name,
+                        cli_commas(b, fs[i].count),
+                        total ? 100.0 * fs[i].count / total : 0);
+        }
+    }
+    free(fs);
+}
+
+static int is_v6m(const tgt *t, const img *im)
+{
+    if (t && !strcmp(t->cpu, "cortex-m0plus"))
+        return 1;
+    const char *a = im ? img_cpu_arch(im) : NULL;
+    return a && !strncmp(a, "v6", 2);
+}
+
+static int cmd_record_fn(cli_ctx *ctx, int argc, char **argv)
+{
+    char *pos[argc];
+    const char *arg, *gdb = NULL, *ocd = NULL, *elf = NULL, *tname = NULL;
+    int halt = 0, pcsr = 0, rc;
+    double rate = 0, duration = 0;
+    uint32_t timeout = 3000, top = 10;
+    probe_opts po = {0};
+    cli_parser p;
+    cli_parser_init(&p, ctx, argc, argv, pos);
+    while ((rc = cli_next(&p, &arg)) >= 0) {
+        switch (rc) {
+        case O_GDB: gdb = arg; break;
+        case O_OPENOCD: ocd = arg; break;
+        case O_ELF: elf = arg; break;
+        case O_TARGET: tname = arg; break;
+        case O_HALT: halt = 1; break;
+        case O_PCSR: pcsr = 1; break;
+        case O_CORE: po.core = arg; break;
+        case O_RATE:
+            if (cli_arg_double(ctx, "rate", arg, &rate) < 0)
+                return CLI_USAGE;
+            if (rate <= 0 || rate > 1e6)
+                return cli_usage_error(ctx, "--rate: give 1 to 1000000 Hz");
+            break;
+        case O_DURATION:
+            if (cli_arg_double(ctx, "duration", arg, &duration) < 0)
+                return CLI_USAGE;
+            if (duration <= 0)
+                return cli_usage_error(ctx, "--duration: give seconds > 0");
+            break;
+        case O_TIMEOUT:
+            if (cli_arg_u32(ctx, "timeout", arg, 0, &timeout) < 0)
+                return CLI_USAGE;
+            break;
+        case O_TOP:
+            if (cli_arg_u32(ctx, "top", arg, 0, &top) < 0)
+                return CLI_USAGE;
+            break;
+        }
+    }
+    if (rc != CLI_END)
+        return cli_parse_exit(rc);
+    if (p.npos)
+        return cli_usage_error(ctx, "record: unexpected argument '%s'", pos[0]);
+    if (!gdb == !ocd)
+        return cli_usage_error(ctx, "record: give one of --gdb HOST:PORT or "
+                               "--openocd HOST:PORT");
+    if (!ctx->out_path || !strcmp(ctx->out_path, "-"))
+        return cli_usage_error(ctx, "record: give the samples file with -o "
+                               "FILE");
+    if (halt && pcsr)
+        return cli_usage_error(ctx, "record: --halt and --pcsr exclude each "
+                               "other");
+    if (po.core && !ocd)
+        return cli_usage_error(ctx, "record: --core goes with --openocd");
+    const tgt *t = NULL;
+    if (tname && !(t = tgt_find(tname)))
+        return cli_usage_error(ctx, "record: no target preset '%s' (see "
+                               "'codeplace target')", tname);
+    po.timeout_ms = (int)timeout;
+
+    cp_err err;
+    img *im = NULL;
+    if (elf && !(im = img_open(elf, NULL, &err))) {
+        cli_error("%s", err.msg);
+        return CLI_FAIL;
+    }
+    probe_mode mode = PROBE_MODE_PCSR;
+    if (halt || (!pcsr && is_v6m(t, im)))
+        mode = PROBE_MODE_HALT;
+    if (pcsr && is_v6m(t, im)) {
+        cli_error("ARMv6-M (%s) has no DWT_PCSR; sample with --halt",
+                  t ? t->cpu : img_cpu_arch(im));
+        img_free(im);
+        return CLI_FAIL;
+    }
+    uint32_t pcsr_addr = t && t->dwt_pcsr ? t->dwt_pcsr : 0xe000101cu;
+    if (gdb && mode == PROBE_MODE_PCSR)
+        po.nonstop = pcsr ? 1 : 2;
+    probe *pr = probe_open(gdb ? PROBE_GDB : PROBE_OPENOCD, gdb ? gdb : ocd,
+                           &po, &err);
+    if (!pr) {
+        cli_error("%s", err.msg);
+        img_free(im);
+        return CLI_FAIL;
+    }
+    if (mode == PROBE_MODE_PCSR && !probe_reads_while_running(pr)) {
+        cli_info(ctx, "note: the GDB stub at %s cannot read memory while the "
+                 "target runs; sampling by halting", probe_addr(pr));
+        mode = PROBE_MODE_HALT;
+    }
+    int status = CLI_FAIL;
+    probe_samples *out = NULL;
+    if (probe_is_halted(pr)) {
+        cli_info(ctx, "the target was halted; letting it run");
+        if (probe_resume(pr, &err) < 0) {
+            cli_error("%s", err.msg);
+            goto done;
+        }
+    }
+    if (mode == PROBE_MODE_PCSR && probe_pcsr_check(pr, pcsr_addr, 16,
+                                                    &err) < 0) {
+        cli_error("%s", err.msg);
+        goto done;
+    }
+    probe_samples_hdr h = {
+        .source = mode == PROBE_MODE_PCSR ? "probe-pcsr" : "probe-halt",
+        .target = t ? t->name : "",
+        .elf_hash = im ? img_hash(im) : "",
+        .rate_hz = rate,
+    };
+    if (!(out = probe_samples_create(ctx->out_path, &h, &err))) {
+        cli_error("%s", err.msg);
+        goto done;
+    }
+    struct sigaction sa = {0}, old_int, old_term;
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    probe_sampler cfg = {
+        .mode = mode, .pcsr_addr = pcsr_addr, .rate_hz = rate,
+        .duration_s = duration, .stop = &stop_flag, .progress = progress,
+        .progress_arg = ctx, .progress_s = 1.0,
+    };
+    cli_info(ctx, "recording from %s (%s)%s", probe_addr(pr),
+             mode == PROBE_MODE_PCSR ? "DWT_PCSR" : "halting",
+             duration > 0 ? "" : "; Ctrl-C stops");
+    probe_sample_stats st;
+    int r = probe_sample_run(pr, &cfg, out, &st, &err);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    if (ctx->verbose >= 0 && st.elapsed_s >= 1.0)
+        fputc('\n', stderr);
+    if (probe_samples_finish(out, st.elapsed_s, r < 0 ? NULL : &err) < 0 ||
+        r < 0) {
+        cli_error("%s", err.msg);
+        goto done;
+    }
+    if (st.stopped_by == 2)
+        cli_error("%s; kept the %llu samples measured before it in '%s'",
+                  st.error.msg, (unsigned long long)st.samples, ctx->out_path);
+    if (mode == PROBE_MODE_PCSR && st.samples && st.distinct <= 1)
+        cli_warn("DWT_PCSR hardly changed: the core may sleep or be stuck");
+    summary(ctx, &st, mode, ctx->out_path, im, top);
+    status = st.stopped_by == 2 ? CLI_FAIL : CLI_OK;
+done:
+    probe_close(pr);
+    img_free(im);
+    return status;
+}

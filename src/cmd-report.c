@@ -1,0 +1,244 @@
+/* codeplace report: where the samples fall, per function, library and
+ * section; text, CSV, JSON, folded stacks, speedscope, SVG and HTML. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "commands.h"
+#include "image/image.h"
+#include "report/profile.h"
+#include "report/report.h"
+#include "samples/samples.h"
+#include "target/target.h"
+
+enum {
+    O_ELF, O_MAP, O_TRACE, O_TARGET, O_TOP, O_SORT, O_LIB, O_FUNC, O_ALL,
+    O_BY, O_FOLDED, O_SPEEDSCOPE, O_SVG, O_HTML, O_NOPT
+};
+
+static const cli_opt opts[] = {
+    [O_ELF] = {"elf", 'e', "FILE", "the firmware ELF the samples were taken "
+               "from (required)"},
+    [O_MAP] = {"map", 'm', "FILE", "its GNU ld map file: libraries (archives) "
+               "and input sections"},
+    [O_TRACE] = {"trace", 't', "FILE", "a trace of the same build: adds cache "
+                 "misses per function (needs the cache model)"},
+    [O_TARGET] = {"target", 'T', "NAME", "target preset: names memories in "
+                  "rows outside the image (ROM, SRAM) and sets the cache"},
+    [O_TOP] = {"top", 'n', "N", "show the first N functions (default 20 in "
+               "text, all in CSV/JSON; 0: all)"},
+    [O_SORT] = {"sort", 's', "KEY", "samples (default), density (samples per "
+                "byte), size, name, addr, misses, miss-density"},
+    [O_LIB] = {"lib", 'l', "GLOB", "only functions of libraries matching GLOB "
+               "(e.g. 'liblwip*')"},
+    [O_FUNC] = {"func", 'f', "GLOB", "only functions whose name (or an alias) "
+                "matches GLOB"},
+    [O_ALL] = {"all", 'a', NULL, "also list functions without samples"},
+    [O_BY] = {"by", 'b', "TABLE", "the table --csv writes: func (default), "
+              "lib, section"},
+    [O_FOLDED] = {"folded", 0, NULL, "write folded stacks (library;function "
+                  "count) for flame-graph tools"},
+    [O_SPEEDSCOPE] = {"speedscope", 0, NULL, "write a speedscope JSON "
+                      "profile"},
+    [O_SVG] = {"svg", 0, "FILE", "also write an SVG plot: samples per library "
+               "and the top functions"},
+    [O_HTML] = {"html", 0, "FILE", "also write one self-contained HTML page: "
+                "summary, plots, tables"},
+    [O_NOPT] = {0},
+};
+
+static int cmd_report_fn(cli_ctx *ctx, int argc, char **argv);
+
+const cli_cmd cmd_report = {
+    .name = "report",
+    .fn = cmd_report_fn,
+    .summary = "where the time goes: samples per function, library and "
+               "section; plots and an HTML page",
+    .usage = "SAMPLES --elf ELF [--map MAP] [--trace TRACE] [options]",
+    .description =
+        "Attributes PC samples to the functions of an ELF and prints, per\n"
+        "function: samples, share, size and samples per byte; then the sums\n"
+        "per library (the archive the map file names) and per output section.\n"
+        "SAMPLES is a samples file (docs/formats/samples.md), an OpenOCD\n"
+        "`profile` gmon.out or an on-target profiler dump; the kind is\n"
+        "recognised from the contents. Samples in no function keep rows of\n"
+        "their own: (halted) for 0xffffffff, (no function in SECTION), (memory\n"
+        "NAME) with --target, (outside the image). Shares are of all samples,\n"
+        "also when --lib or --func filter the table.\n\n"
+        "With --trace, cache misses per function and per byte are added when\n"
+        "the build has the cache model; otherwise the report says so.\n\n"
+        "example:\n"
+        "  codeplace report samples.txt --elf fw.elf --map fw.map --top 10\n"
+        "  codeplace report gmon.out --elf fw.elf --map fw.map --lib 'liblwip*'\n"
+        "  codeplace report samples.txt --elf fw.elf --map fw.map --csv --by lib\n"
+        "  codeplace report samples.txt --elf fw.elf --map fw.map --html report.html",
+    .opts = opts,
+    .globals = CLI_G_ALL,
+};
+
+/* Writes one extra output file with fn; reports errors. */
+static int write_file(const char *path, rep_profile *p, const rep_view *v,
+                      int (*fn)(FILE *, rep_profile *, const rep_view *,
+                                cp_err *))
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        cli_error("cannot create '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    cp_err err;
+    int rc = fn(f, p, v, &err);
+    if (fclose(f) != 0 && rc == 0) {
+        rc = -1;
+        snprintf(err.msg, sizeof err.msg, "write error");
+    }
+    if (rc < 0) {
+        cli_error("cannot write '%s': %s", path, err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+static int cmd_report_fn(cli_ctx *ctx, int argc, char **argv)
+{
+    char *pos[argc];
+    const char *arg, *elf = NULL, *map = NULL, *trace = NULL, *target = NULL;
+    const char *svg = NULL, *html = NULL, *by = "func";
+    int folded = 0, speedscope = 0, top_set = 0, rc;
+    uint64_t top = 20;
+    rep_view v = {.sort = REP_SORT_SAMPLES};
+    cli_parser p;
+    cli_parser_init(&p, ctx, argc, argv, pos);
+    while ((rc = cli_next(&p, &arg)) >= 0) {
+        switch (rc) {
+        case O_ELF: elf = arg; break;
+        case O_MAP: map = arg; break;
+        case O_TRACE: trace = arg; break;
+        case O_TARGET: target = arg; break;
+        case O_TOP:
+            if (cli_arg_u64(ctx, "--top", arg, 0, &top) < 0)
+                return CLI_USAGE;
+            top_set = 1;
+            break;
+        case O_SORT:
+            if (rep_sort_parse(arg, &v.sort) < 0)
+                return cli_usage_error(ctx, "--sort: '%s' is not samples, "
+                                       "density, size, name, addr, misses or "
+                                       "miss-density", arg);
+            break;
+        case O_LIB: v.lib_glob = arg; break;
+        case O_FUNC: v.func_glob = arg; break;
+        case O_ALL: v.all = 1; break;
+        case O_BY: by = arg; break;
+        case O_FOLDED: folded = 1; break;
+        case O_SPEEDSCOPE: speedscope = 1; break;
+        case O_SVG: svg = arg; break;
+        case O_HTML: html = arg; break;
+        }
+    }
+    if (rc != CLI_END)
+        return cli_parse_exit(rc);
+    if (p.npos != 1)
+        return cli_usage_error(ctx, "report: give one samples file");
+    if (!elf)
+        return cli_usage_error(ctx, "report: --elf is required (the image the "
+                               "samples come from)");
+    if (ctx->json + ctx->csv + folded + speedscope > 1)
+        return cli_usage_error(ctx, "report: choose one of --json, --csv, "
+                               "--folded, --speedscope");
+    rep_table table;
+    if (!strcmp(by, "func"))
+        table = REP_TABLE_FUNCS;
+    else if (!strcmp(by, "lib"))
+        table = REP_TABLE_LIBS;
+    else if (!strcmp(by, "section"))
+        table = REP_TABLE_SECS;
+    else
+        return cli_usage_error(ctx, "--by: '%s' is not func, lib or section", by);
+    const tgt *tg = NULL;
+    if (target && !(tg = tgt_find(target)))
+        return cli_usage_error(ctx, "--target: no preset '%s' (see 'codeplace "
+                               "target')", target);
+    if (!top_set && (ctx->json || ctx->csv || folded || speedscope))
+        top = 0;
+    v.top = (size_t)top;
+
+    cp_err err;
+    smp_kind kind;
+    smp *s = smp_load(pos[0], &kind, &err);
+    if (!s) {
+        cli_error("%s", err.msg);
+        return CLI_FAIL;
+    }
+    img *im = img_open(elf, map, &err);
+    if (!im) {
+        cli_error("%s", err.msg);
+        smp_free(s);
+        return CLI_FAIL;
+    }
+    for (size_t i = 0; i < img_nwarnings(im); i++)
+        cli_warn("%s", img_warning(im, i));
+    if (s->elf[0] && strcmp(s->elf, img_hash(im)))
+        cli_warn("%s was sampled from image %s, but %s is %s: functions may "
+                 "not match", pos[0], s->elf, elf, img_hash(im));
+    if (!tg && s->target[0])
+        tg = tgt_find(s->target);
+    rep_profile *prof = rep_prof_build(im, s, tg, &err);
+    if (!prof) {
+        cli_error("%s", err.msg);
+        img_free(im);
+        smp_free(s);
+        return CLI_FAIL;
+    }
+    v.samples_path = pos[0];
+    v.image_path = elf;
+    v.map_path = map;
+    v.trace_path = trace;
+    v.source = s->source[0] ? s->source : smp_kind_name(kind);
+    v.target = tg ? tg->name : NULL;
+    v.rate_hz = s->rate_hz;
+    v.duration_s = s->duration_s;
+    v.dropped = s->dropped;
+    if (trace) {
+        v.misses_note = "this build has no cache model (src/cache), so the "
+                        "trace was not replayed";
+        cli_warn("--trace: %s", v.misses_note);
+    } else {
+        v.misses_note = "no --trace given";
+    }
+    if (prof->halted)
+        cli_info(ctx, "%llu samples were taken while the core was halted "
+                 "(0xffffffff); they have a row of their own",
+                 (unsigned long long)prof->halted);
+
+    int status = CLI_OK;
+    if (svg && write_file(svg, prof, &v, rep_write_svg) < 0)
+        status = CLI_FAIL;
+    if (html && write_file(html, prof, &v, rep_write_html) < 0)
+        status = CLI_FAIL;
+    if (status == CLI_OK && cli_out_open(ctx) == 0) {
+        int wrc;
+        if (ctx->json)
+            wrc = rep_write_json(ctx->out, prof, &v, &err);
+        else if (ctx->csv)
+            wrc = rep_write_csv(ctx->out, prof, &v, table, &err);
+        else if (folded)
+            wrc = rep_write_folded(ctx->out, prof, &v, &err);
+        else if (speedscope)
+            wrc = rep_write_speedscope(ctx->out, prof, &v, &err);
+        else
+            wrc = rep_write_text(ctx->out, prof, &v, &err);
+        if (wrc < 0) {
+            cli_error("cannot write the report: %s", err.msg);
+            status = CLI_FAIL;
+        }
+    } else if (status == CLI_OK) {
+        status = CLI_FAIL;
+    }
+    rep_prof_free(prof);
+    img_free(im);
+    smp_free(s);
+    return status;
+}

@@ -1,0 +1,701 @@
+/* codeplace sim: replay a trace through the target's cache model and say
+ * how many misses one iteration costs, and why. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache/cache.h"
+#include "cli/cli.h"
+#include "commands.h"
+#include "image/image.h"
+#include "target/target.h"
+#include "trace/trace.h"
+#include "util/jw.h"
+
+enum {
+    O_ELF, O_MAP, O_TARGET, O_CACHE, O_LAYOUT, O_SEED, O_TOP, O_BY, O_SVG,
+    O_DREADS, O_NOPT
+};
+
+static const cli_opt opts[] = {
+    [O_ELF] = {"elf", 'e', "FILE", "the traced firmware: names functions"},
+    [O_MAP] = {"map", 'm', "FILE", "its GNU ld map file: adds libraries"},
+    [O_TARGET] = {"target", 't', "NAME", "target preset (default: the "
+                  "trace's)"},
+    [O_CACHE] = {"cache", 'c', "SPEC", "cache geometry SIZE,WAYS,LINE[,POLICY]"
+                 " instead of the target's, e.g. 16K,2,8,lru"},
+    [O_LAYOUT] = {"layout", 'l', "FILE", "simulate with the functions moved "
+                  "where this layout puts them (docs/formats/layout.md)"},
+    [O_SEED] = {"seed", 0, "N", "seed of the random replacement policy "
+                "(default 1)"},
+    [O_TOP] = {"top", 'n', "N", "functions listed in the text report "
+               "(default 20; 0 for all)"},
+    [O_BY] = {"by", 0, "TABLE", "--csv rows: iteration (default), function, "
+              "library or set"},
+    [O_SVG] = {"svg", 0, "FILE", "write the per-set heat map as SVG"},
+    [O_DREADS] = {"dreads", 0, "yes|no", "simulate flash data reads (default:"
+                  " yes for XIP caches, no for a Cortex-M7 I-cache)"},
+    [O_NOPT] = {0},
+};
+
+static int cmd_sim_fn(cli_ctx *ctx, int argc, char **argv);
+
+const cli_cmd cmd_sim = {
+    .name = "sim",
+    .fn = cmd_sim_fn,
+    .summary = "replay a trace through the cache model: misses per "
+               "iteration and why",
+    .usage = "TRACE [--elf ELF [--map MAP]] [--target NAME] [--cache SPEC] "
+             "[--layout FILE]",
+    .description =
+        "Replays the fetches of a trace through a model of the target's cache\n"
+        "(set-associative with its replacement policy), a fully associative\n"
+        "LRU cache and Belady's optimal policy of the same capacity. Prints,\n"
+        "per iteration (cold: the first, after a flush; warm: the others):\n"
+        "accesses, hits, misses split into compulsory, capacity and conflict,\n"
+        "the ideal bound, the footprint and the estimated cycles; misses per\n"
+        "function and library; and how many hot lines map to each set.\n"
+        "With --layout the fetches of each placed function move to its new\n"
+        "address (or to RAM, where they cost no misses) before simulating.\n\n"
+        "example:\n"
+        "  codeplace sim run.trace --elf fw.elf --target rp2040\n"
+        "  codeplace sim run.trace --elf fw.elf --layout plan.layout --json\n"
+        "  codeplace sim run.trace --elf fw.elf --cache 16K,4,8,plru --csv "
+        "--by function",
+    .opts = opts,
+    .globals = CLI_G_ALL,
+};
+
+typedef struct simctx {
+    const char *trace, *elf, *layout;
+    const img *im;
+    const tgt *t;
+    const csim_stream *s;
+    const csim_report *r;
+    csim_layout_stats lst;
+    unsigned top;
+} simctx;
+
+static double per_warm(const csim_report *r, uint64_t v)
+{
+    size_t n = r->niter - r->from;
+    return n ? (double)v / (double)n : 0;
+}
+
+static int64_t capacity_of(const csim_iter *it)
+{
+    return (int64_t)it->fa_misses - (int64_t)it->compulsory;
+}
+
+static int64_t conflict_of(const csim_iter *it)
+{
+    return (int64_t)it->misses - (int64_t)it->fa_misses;
+}
+
+static const char *fname(const simctx *c, size_t fn)
+{
+    return csim_stream_fn(c->s, fn)->name;
+}
+
+/* ---- text ---- */
+
+/* v with thousands separators and dec decimals (0 or 1). */
+static const char *num(char *buf, double v, int dec)
+{
+    char ip[32];
+    int neg = v < 0;
+    double a = fabs(v);
+    if (dec) {
+        a = floor(a * 10 + 0.5) / 10;
+        uint64_t whole = (uint64_t)a;
+        unsigned tenth = (unsigned)((a - (double)whole) * 10 + 0.5) % 10;
+        snprintf(buf, 48, "%s%s.%u", neg ? "-" : "", cli_commas(ip, whole),
+                 tenth);
+    } else {
+        snprintf(buf, 48, "%s%s", neg ? "-" : "",
+                 cli_commas(ip, (uint64_t)(a + 0.5)));
+    }
+    return buf;
+}
+
+static void row(FILE *o, const char *name, double cold, double warm)
+{
+    char b1[48], b2[48];
+    fprintf(o, "  %-22s %14s %16s\n", name, num(b1, cold, 0),
+            num(b2, warm, 1));
+}
+
+static void why(FILE *o, const simctx *c)
+{
+    const csim_report *r = c->r;
+    const csim_iter *w = &r->warm_sum;
+    char b1[48], b2[48], b3[48];
+    double miss = per_warm(r, w->misses);
+    double cap = per_warm(r, (uint64_t)(w->fa_misses - w->compulsory));
+    double conf = miss - per_warm(r, w->fa_misses);
+    double comp = per_warm(r, w->compulsory);
+    double ideal = per_warm(r, w->ideal);
+    double fp_bytes = r->footprint_median * r->cache.line;
+    fprintf(o, "\nwhy:\n");
+    if (miss < 0.5) {
+        fprintf(o, "  the warm iterations run from the cache: the footprint "
+                   "(%s bytes) fits and no set holds more hot lines than "
+                   "ways.\n", num(b1, fp_bytes, 0));
+        return;
+    }
+    if (fp_bytes > r->cache.size)
+        fprintf(o, "  the footprint, %s bytes per iteration, exceeds the "
+                   "%s-byte cache: %s capacity misses per iteration (%.0f%%) "
+                   "remain under any placement in cached flash.\n",
+                num(b1, fp_bytes, 0), num(b2, r->cache.size, 0),
+                num(b3, cap, 0), 100 * cap / miss);
+    else
+        fprintf(o, "  the footprint, %s bytes per iteration, fits the "
+                   "%s-byte cache (%s capacity misses per iteration).\n",
+                num(b1, fp_bytes, 0), num(b2, r->cache.size, 0),
+                num(b3, cap, 0));
+    if (conf > 0)
+        fprintf(o, "  %s conflict misses per iteration (%.0f%%): %s sets hold "
+                   "more hot lines than %u ways; a layout can remove these.\n",
+                num(b1, conf, 0), 100 * conf / miss,
+                num(b2, r->overfull_sets, 0), r->cache.ways);
+    else
+        fprintf(o, "  no conflict misses to remove (%s: the set-associative "
+                   "cache beats fully associative LRU here).\n",
+                num(b1, conf, 0));
+    if (comp >= 0.5)
+        fprintf(o, "  %s compulsory misses per warm iteration: code first "
+                   "run after iteration 0.\n", num(b1, comp, 0));
+    fprintf(o, "  ideal bound: %s misses per iteration (Belady, the same "
+               "capacity) against %s now.\n", num(b1, ideal, 0),
+            num(b2, miss, 0));
+}
+
+static void report_text(FILE *o, const simctx *c)
+{
+    const csim_report *r = c->r;
+    const csim_iter *c0 = &r->iter[0], *w = &r->warm_sum;
+    char b1[48], b2[48], b3[48];
+    fprintf(o, "trace:      %s (%zu iterations; %s records before the first "
+               "mark)\n", c->trace, r->niter,
+            cli_commas(b1, csim_stream_prologue(c->s)));
+    if (c->elf)
+        fprintf(o, "image:      %s\n", c->elf);
+    fprintf(o, "target:     %s: %s-byte cache, %u-way, %u-byte lines, %s sets, "
+               "%s; miss %u cycles, cpi %.2f, %.0f MHz\n", c->t->name,
+            cli_commas(b2, r->cache.size), r->cache.ways, r->cache.line,
+            cli_commas(b3, r->nsets), tgt_repl_name(r->cache.repl), r->cache.miss_cycles,
+            r->cpi, r->clock_hz / 1e6);
+    if (c->layout)
+        fprintf(o, "layout:     %s (%zu placed: %zu at addresses, %zu "
+                   "coloured, %zu in RAM; %zu not in the image)\n", c->layout,
+                c->lst.placed, c->lst.to_flash, c->lst.coloured, c->lst.to_ram,
+                c->lst.missing);
+    const char *wl = r->from ? "warm (mean)" : "(one iteration)";
+    fprintf(o, "\nper iteration %25s %16s\n", "cold", wl);
+    const csim_iter *cw = w;
+    double nw = (double)(r->niter - r->from);
+    row(o, "instructions", (double)c0->insns, cw->insns / nw);
+    row(o, "line accesses", (double)c0->accesses, cw->accesses / nw);
+    row(o, "hits", (double)(c0->accesses - c0->misses),
+        (double)(cw->accesses - cw->misses) / nw);
+    row(o, "misses", (double)c0->misses, cw->misses / nw);
+    row(o, "  compulsory", (double)c0->compulsory, cw->compulsory / nw);
+    row(o, "  capacity", (double)capacity_of(c0),
+        (double)(cw->fa_misses - cw->compulsory) / nw);
+    row(o, "  conflict", (double)conflict_of(c0),
+        ((double)cw->misses - (double)cw->fa_misses) / nw);
+    row(o, "ideal bound", (double)c0->ideal, cw->ideal / nw);
+    row(o, "footprint (lines)", c0->footprint, cw->footprint / nw);
+    row(o, "footprint (bytes)", (double)c0->footprint * r->cache.line,
+        cw->footprint / nw * r->cache.line);
+    row(o, "est. cycles", c0->cycles, cw->cycles / nw);
+    fprintf(o, "  %-22s %14.2f %16.2f\n", "est. time (us)",
+            c0->cycles / r->clock_hz * 1e6, cw->cycles / nw / r->clock_hz * 1e6);
+    if (r->from)
+        fprintf(o, "warm misses: median %s, min %s, max %s, sd %.1f over %zu "
+                   "iterations\n", num(b1, r->warm_median, 1),
+                num(b2, (double)r->warm_min, 0), num(b3, (double)r->warm_max, 0),
+                r->warm_sd, r->niter - r->from);
+    fprintf(o, "capacity: %s lines (%s bytes); distinct lines over the trace: "
+               "%s\n", cli_commas(b1, r->nsets * r->cache.ways),
+            cli_commas(b2, r->cache.size), cli_commas(b3, r->distinct_lines));
+    why(o, c);
+
+    uint64_t tot = w->misses;
+    unsigned n = c->top && c->top < r->nfstat ? c->top : (unsigned)r->nfstat;
+    fprintf(o, "\nfunctions (%s per iteration; %u of %zu by misses):\n",
+            r->from ? "warm" : "all", n, r->nfstat);
+    fprintf(o, "  %-32s %7s %12s %10s %11s %6s\n", "function", "bytes",
+            "instructions", "misses", "misses/byte", "share");
+    for (unsigned i = 0; i < n; i++) {
+        const csim_fstat *f = &r->fstat[i];
+        const csim_fn *fn = csim_stream_fn(c->s, f->fn);
+        double m = (double)f->misses / nw;
+        fprintf(o, "  %-32s %7u %12.1f %10.1f %11.3f %5.1f%%\n", fn->name,
+                fn->size, (double)f->insns / nw, m, m / fn->size,
+                tot ? 100.0 * (double)f->misses / (double)tot : 0);
+    }
+    fprintf(o, "\nlibraries (%s per iteration):\n", r->from ? "warm" : "all");
+    fprintf(o, "  %-32s %9s %12s %10s %6s\n", "library", "functions",
+            "instructions", "misses", "share");
+    for (size_t i = 0; i < r->nlstat; i++) {
+        const csim_lstat *l = &r->lstat[i];
+        fprintf(o, "  %-32s %9zu %12.1f %10.1f %5.1f%%\n", l->name, l->funcs,
+                (double)l->insns / nw, (double)l->misses / nw,
+                tot ? 100.0 * (double)l->misses / (double)tot : 0);
+    }
+    fprintf(o, "\nsets: %s hot lines (touched in at least half the warm "
+               "iterations); %s of %s sets hold more than %u\n",
+            cli_commas(b1, r->hot_lines), cli_commas(b2, r->overfull_sets),
+            cli_commas(b3, r->nsets), r->cache.ways);
+    fprintf(o, "hot lines per set ('.' none, '*' ten or more):\n");
+    csim_heat_text(o, r, 64);
+}
+
+/* ---- JSON ---- */
+
+static void json_iter(jw *w, const csim_iter *it, uint32_t line)
+{
+    jw_obj_begin(w);
+    jw_key(w, "instructions");
+    jw_uint(w, it->insns);
+    jw_key(w, "accesses");
+    jw_uint(w, it->accesses);
+    jw_key(w, "hits");
+    jw_uint(w, it->accesses - it->misses);
+    jw_key(w, "misses");
+    jw_uint(w, it->misses);
+    jw_key(w, "compulsory");
+    jw_uint(w, it->compulsory);
+    jw_key(w, "capacity");
+    jw_int(w, capacity_of(it));
+    jw_key(w, "conflict");
+    jw_int(w, conflict_of(it));
+    jw_key(w, "fully_associative");
+    jw_uint(w, it->fa_misses);
+    jw_key(w, "ideal");
+    jw_uint(w, it->ideal);
+    jw_key(w, "footprint_lines");
+    jw_uint(w, it->footprint);
+    jw_key(w, "footprint_bytes");
+    jw_uint(w, (uint64_t)it->footprint * line);
+    jw_key(w, "cycles");
+    jw_double(w, it->cycles);
+    jw_obj_end(w);
+}
+
+static void report_json(FILE *o, const simctx *c)
+{
+    const csim_report *r = c->r;
+    jw w;
+    jw_init(&w, o, 1);
+    jw_obj_begin(&w);
+    jw_key(&w, "trace");
+    jw_str(&w, c->trace);
+    jw_key(&w, "elf");
+    jw_str(&w, c->elf);
+    jw_key(&w, "layout");
+    jw_str(&w, c->layout);
+    jw_key(&w, "target");
+    jw_str(&w, c->t->name);
+    jw_key(&w, "cache");
+    jw_obj_begin(&w);
+    jw_key(&w, "size");
+    jw_uint(&w, r->cache.size);
+    jw_key(&w, "ways");
+    jw_uint(&w, r->cache.ways);
+    jw_key(&w, "line");
+    jw_uint(&w, r->cache.line);
+    jw_key(&w, "sets");
+    jw_uint(&w, r->nsets);
+    jw_key(&w, "policy");
+    jw_str(&w, tgt_repl_name(r->cache.repl));
+    jw_key(&w, "miss_cycles");
+    jw_uint(&w, r->cache.miss_cycles);
+    jw_obj_end(&w);
+    jw_key(&w, "cpi");
+    jw_double(&w, r->cpi);
+    jw_key(&w, "clock_hz");
+    jw_uint(&w, r->clock_hz);
+    jw_key(&w, "prologue_records");
+    jw_uint(&w, csim_stream_prologue(c->s));
+    jw_key(&w, "iterations");
+    jw_arr_begin(&w);
+    for (size_t k = 0; k < r->niter; k++)
+        json_iter(&w, &r->iter[k], r->cache.line);
+    jw_arr_end(&w);
+    jw_key(&w, "cold");
+    json_iter(&w, &r->iter[0], r->cache.line);
+    jw_key(&w, "warm");
+    jw_obj_begin(&w);
+    jw_key(&w, "iterations");
+    jw_uint(&w, r->niter - r->from);
+    jw_key(&w, "misses_median");
+    jw_double(&w, r->warm_median);
+    jw_key(&w, "misses_mean");
+    jw_double(&w, r->warm_mean);
+    jw_key(&w, "misses_sd");
+    jw_double(&w, r->warm_sd);
+    jw_key(&w, "misses_min");
+    jw_uint(&w, r->warm_min);
+    jw_key(&w, "misses_max");
+    jw_uint(&w, r->warm_max);
+    jw_key(&w, "footprint_median");
+    jw_double(&w, r->footprint_median);
+    jw_key(&w, "sum");
+    json_iter(&w, &r->warm_sum, r->cache.line);
+    jw_obj_end(&w);
+    jw_key(&w, "distinct_lines");
+    jw_uint(&w, r->distinct_lines);
+    jw_key(&w, "hot_lines");
+    jw_uint(&w, r->hot_lines);
+    jw_key(&w, "overfull_sets");
+    jw_uint(&w, r->overfull_sets);
+    jw_key(&w, "uncached_instructions");
+    jw_uint(&w, r->uncached_insns);
+    jw_key(&w, "functions");
+    jw_arr_begin(&w);
+    for (size_t i = 0; i < r->nfstat; i++) {
+        const csim_fstat *f = &r->fstat[i];
+        const csim_fn *fn = csim_stream_fn(c->s, f->fn);
+        jw_obj_begin(&w);
+        jw_key(&w, "name");
+        jw_str(&w, fn->name);
+        jw_key(&w, "addr");
+        jw_uint(&w, fn->addr);
+        jw_key(&w, "size");
+        jw_uint(&w, fn->size);
+        jw_key(&w, "instructions");
+        jw_uint(&w, f->insns);
+        jw_key(&w, "accesses");
+        jw_uint(&w, f->accesses);
+        jw_key(&w, "misses");
+        jw_uint(&w, f->misses);
+        jw_obj_end(&w);
+    }
+    jw_arr_end(&w);
+    jw_key(&w, "libraries");
+    jw_arr_begin(&w);
+    for (size_t i = 0; i < r->nlstat; i++) {
+        const csim_lstat *l = &r->lstat[i];
+        jw_obj_begin(&w);
+        jw_key(&w, "name");
+        jw_str(&w, l->name);
+        jw_key(&w, "functions");
+        jw_uint(&w, l->funcs);
+        jw_key(&w, "bytes");
+        jw_uint(&w, l->bytes);
+        jw_key(&w, "instructions");
+        jw_uint(&w, l->insns);
+        jw_key(&w, "misses");
+        jw_uint(&w, l->misses);
+        jw_obj_end(&w);
+    }
+    jw_arr_end(&w);
+    jw_key(&w, "sets");
+    jw_arr_begin(&w);
+    for (uint32_t s = 0; s < r->nsets; s++) {
+        jw_obj_begin(&w);
+        jw_key(&w, "hot");
+        jw_uint(&w, r->sstat[s].hot);
+        jw_key(&w, "lines");
+        jw_double(&w, r->sstat[s].lines);
+        jw_key(&w, "misses");
+        jw_uint(&w, r->sstat[s].misses);
+        jw_obj_end(&w);
+    }
+    jw_arr_end(&w);
+    jw_obj_end(&w);
+    jw_finish(&w);
+}
+
+/* ---- CSV ---- */
+
+static void csv_name(FILE *o, const char *s)
+{
+    if (strpbrk(s, ",\"\n")) {
+        fputc('"', o);
+        for (; *s; s++) {
+            if (*s == '"')
+                fputc('"', o);
+            fputc(*s, o);
+        }
+        fputc('"', o);
+    } else {
+        fputs(s, o);
+    }
+}
+
+static void report_csv(FILE *o, const simctx *c, int by)
+{
+    const csim_report *r = c->r;
+    if (by == 0) {
+        fputs("iteration,instructions,accesses,hits,misses,compulsory,capacity,"
+              "conflict,ideal,footprint_lines,cycles\n", o);
+        for (size_t k = 0; k < r->niter; k++) {
+            const csim_iter *it = &r->iter[k];
+            fprintf(o, "%zu,%llu,%llu,%llu,%llu,%llu,%lld,%lld,%llu,%u,%.1f\n",
+                    k, (unsigned long long)it->insns,
+                    (unsigned long long)it->accesses,
+                    (unsigned long long)(it->accesses - it->misses),
+                    (unsigned long long)it->misses,
+                    (unsigned long long)it->compulsory,
+                    (long long)capacity_of(it), (long long)conflict_of(it),
+                    (unsigned long long)it->ideal, it->footprint, it->cycles);
+        }
+    } else if (by == 1) {
+        fputs("function,addr,size,instructions,accesses,misses\n", o);
+        for (size_t i = 0; i < r->nfstat; i++) {
+            const csim_fstat *f = &r->fstat[i];
+            const csim_fn *fn = csim_stream_fn(c->s, f->fn);
+            csv_name(o, fname(c, f->fn));
+            fprintf(o, ",0x%08x,%u,%llu,%llu,%llu\n", fn->addr, fn->size,
+                    (unsigned long long)f->insns,
+                    (unsigned long long)f->accesses,
+                    (unsigned long long)f->misses);
+        }
+    } else if (by == 2) {
+        fputs("library,functions,bytes,instructions,misses\n", o);
+        for (size_t i = 0; i < r->nlstat; i++) {
+            const csim_lstat *l = &r->lstat[i];
+            csv_name(o, l->name);
+            fprintf(o, ",%zu,%llu,%llu,%llu\n", l->funcs,
+                    (unsigned long long)l->bytes, (unsigned long long)l->insns,
+                    (unsigned long long)l->misses);
+        }
+    } else {
+        fputs("set,hot_lines,lines_per_iteration,misses\n", o);
+        for (uint32_t s = 0; s < r->nsets; s++)
+            fprintf(o, "%u,%u,%.2f,%llu\n", s, r->sstat[s].hot,
+                    r->sstat[s].lines, (unsigned long long)r->sstat[s].misses);
+    }
+}
+
+/* ---- loading ---- */
+
+static csim_stream *load(cli_ctx *ctx, const char *path, const img *im,
+                         const tgt *t, int dreads)
+{
+    cp_err err;
+    trc_reader *rd = trc_open_ex(path, TRC_OPEN_PARTIAL, &err);
+    if (!rd) {
+        cli_error("%s", err.msg);
+        return NULL;
+    }
+    csim_stream *s = csim_stream_new(im, t, &err);
+    if (!s) {
+        trc_close(rd);
+        cli_error("%s", err.msg);
+        return NULL;
+    }
+    if (dreads >= 0)
+        csim_stream_set_dreads(s, dreads);
+    trc_rec rec;
+    int rc;
+    uint64_t n = 0;
+    while ((rc = trc_next(rd, &rec, &err)) == 1) {
+        if (csim_stream_add(s, &rec, &err) < 0) {
+            rc = -1;
+            break;
+        }
+        if (++n % 50000000 == 0)
+            cli_info(ctx, "read %llu million records",
+                     (unsigned long long)(n / 1000000));
+    }
+    if (rc == 0 && trc_truncated(rd))
+        cli_warn("%s: the recording was cut short; using its %llu complete "
+                 "records", path, (unsigned long long)n);
+    trc_close(rd);
+    if (rc < 0 || csim_stream_finish(s, &err) < 0) {
+        cli_error("%s", err.msg);
+        csim_stream_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+static const tgt *pick_target(cli_ctx *ctx, const char *name,
+                              const char *trace, int *rc)
+{
+    *rc = CLI_OK;
+    if (name) {
+        const tgt *t = tgt_find(name);
+        if (!t)
+            *rc = cli_usage_error(ctx, "--target: no preset '%s' (see "
+                                  "'codeplace target')", name);
+        return t;
+    }
+    cp_err err;
+    trc_reader *rd = trc_open_ex(trace, TRC_OPEN_PARTIAL, &err);
+    if (!rd) {
+        cli_error("%s", err.msg);
+        *rc = CLI_FAIL;
+        return NULL;
+    }
+    const trc_header *h = trc_get_header(rd);
+    const tgt *t = h->target[0] ? tgt_find(h->target) : NULL;
+    if (!t) {
+        if (h->target[0])
+            cli_error("%s: target '%s' is not a preset; give --target", trace,
+                      h->target);
+        else
+            cli_error("%s: the trace names no target; give --target", trace);
+        *rc = CLI_FAIL;
+    }
+    trc_close(rd);
+    return t;
+}
+
+static void check_hash(const char *trace, const img *im)
+{
+    cp_err err;
+    trc_reader *rd = trc_open_ex(trace, TRC_OPEN_PARTIAL, &err);
+    if (!rd)
+        return;
+    const trc_header *h = trc_get_header(rd);
+    if (h->elf_hash[0] && strcmp(h->elf_hash, img_hash(im)))
+        cli_warn("%s was recorded from another image (%s; %s is %s): "
+                 "functions may be misnamed", trace, h->elf_hash, img_path(im),
+                 img_hash(im));
+    trc_close(rd);
+}
+
+static int cmd_sim_fn(cli_ctx *ctx, int argc, char **argv)
+{
+    char *pos[argc];
+    const char *arg, *map = NULL, *tname = NULL, *cache = NULL, *svg = NULL;
+    simctx c = {0};
+    c.top = 20;
+    uint64_t seed = 1;
+    int by = 0, dreads = -1, rc;
+    cli_parser p;
+    cli_parser_init(&p, ctx, argc, argv, pos);
+    while ((rc = cli_next(&p, &arg)) >= 0) {
+        switch (rc) {
+        case O_ELF: c.elf = arg; break;
+        case O_MAP: map = arg; break;
+        case O_TARGET: tname = arg; break;
+        case O_CACHE: cache = arg; break;
+        case O_LAYOUT: c.layout = arg; break;
+        case O_SVG: svg = arg; break;
+        case O_SEED:
+            if (cli_arg_u64(ctx, "--seed", arg, 0, &seed) < 0)
+                return CLI_USAGE;
+            break;
+        case O_TOP: {
+            uint32_t v;
+            if (cli_arg_u32(ctx, "--top", arg, 0, &v) < 0)
+                return CLI_USAGE;
+            c.top = v;
+            break;
+        }
+        case O_BY:
+            if (!strcmp(arg, "iteration") || !strcmp(arg, "iter"))
+                by = 0;
+            else if (!strcmp(arg, "function"))
+                by = 1;
+            else if (!strcmp(arg, "library"))
+                by = 2;
+            else if (!strcmp(arg, "set"))
+                by = 3;
+            else
+                return cli_usage_error(ctx, "--by: '%s' is not iteration, "
+                                       "function, library or set", arg);
+            break;
+        case O_DREADS:
+            if (!strcmp(arg, "yes"))
+                dreads = 1;
+            else if (!strcmp(arg, "no"))
+                dreads = 0;
+            else
+                return cli_usage_error(ctx, "--dreads: '%s' is not yes or no",
+                                       arg);
+            break;
+        }
+    }
+    if (rc != CLI_END)
+        return cli_parse_exit(rc);
+    if (p.npos != 1)
+        return cli_usage_error(ctx, "sim: give one trace file");
+    if (ctx->json && ctx->csv)
+        return cli_usage_error(ctx, "sim: --json and --csv exclude each other");
+    if (map && !c.elf)
+        return cli_usage_error(ctx, "sim: --map goes with --elf");
+    if (c.layout && !c.elf)
+        return cli_usage_error(ctx, "sim: --layout needs --elf (it names "
+                               "functions)");
+    c.trace = pos[0];
+    c.t = pick_target(ctx, tname, c.trace, &rc);
+    if (!c.t)
+        return rc;
+    tgt_cache g = c.t->cache;
+    cp_err err;
+    if (cache && tgt_parse_cache(cache, &g, &err) < 0)
+        return cli_usage_error(ctx, "--cache: %s", err.msg);
+
+    img *im = NULL;
+    if (c.elf) {
+        im = img_open(c.elf, map, &err);
+        if (!im) {
+            cli_error("%s", err.msg);
+            return CLI_FAIL;
+        }
+        check_hash(c.trace, im);
+    }
+    c.im = im;
+    int status = CLI_FAIL;
+    csim_map *m = NULL;
+    csim_report r = {0};
+    csim_stream *s = load(ctx, c.trace, im, c.t, dreads);
+    if (!s)
+        goto out;
+    c.s = s;
+    m = csim_map_new(s);
+    if (!m) {
+        cli_error("out of memory");
+        goto out;
+    }
+    if (c.layout) {
+        if (csim_layout_apply(c.layout, s, m, &g, &c.lst, &err) < 0) {
+            cli_error("%s", err.msg);
+            goto out;
+        }
+        if (c.lst.missing)
+            cli_warn("%s: %zu functions are not in %s (first: %s); skipped",
+                     c.layout, c.lst.missing, c.elf, c.lst.first_missing);
+    }
+    cli_info(ctx, "simulating %zu iterations (%zu fetch runs)",
+             csim_stream_niters(s), csim_stream_nruns(s));
+    if (csim_analyze(s, m, &g, seed, &r, &err) < 0) {
+        cli_error("%s: %s", c.trace, err.msg);
+        goto out;
+    }
+    c.r = &r;
+    if (svg) {
+        FILE *f = fopen(svg, "w");
+        char title[256];
+        snprintf(title, sizeof title, "%s: hot lines per cache set (%s)",
+                 cp_basename(c.trace), c.t->name);
+        if (!f || csim_heat_svg(f, &r, title) < 0 || fclose(f)) {
+            cli_error("cannot write '%s'", svg);
+            goto out;
+        }
+    }
+    if (cli_out_open(ctx) < 0)
+        goto out;
+    if (ctx->json)
+        report_json(ctx->out, &c);
+    else if (ctx->csv)
+        report_csv(ctx->out, &c, by);
+    else
+        report_text(ctx->out, &c);
+    status = cli_out_close(ctx) < 0 ? CLI_FAIL : CLI_OK;
+out:
+    csim_report_free(&r);
+    csim_map_free(m);
+    csim_stream_free(s);
+    img_free(im);
+    return status;
+}

@@ -1,0 +1,728 @@
+/* codeplace trace: record what the cache sees while firmware runs on the
+ * virtual board, import a QEMU execution log, or summarise a trace. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/cli.h"
+#include "commands.h"
+#include "emu/emu.h"
+#include "image/image.h"
+#include "target/target.h"
+#include "trace/qemu.h"
+#include "trace/trace.h"
+#include "util/jw.h"
+
+enum {
+    O_TARGET, O_MAP, O_INIT, O_ITER, O_N, O_MARK, O_ENTRY, O_SP, O_PERIPH,
+    O_MAXI, O_TIMEOUT, O_RESULT, O_COUNT, O_INFO, O_ITERS, O_RECORDS, O_PARTIAL,
+    O_QEMU, O_ELF, O_NOPT
+};
+
+static const cli_opt opts[] = {
+    [O_TARGET] = {"target", 't', "NAME", "target preset (rp2040, rp2350, "
+                  "imxrt1062): CPU model and memory map"},
+    [O_MAP] = {"map", 'm', "FILE", "the GNU ld map file of the same build"},
+    [O_INIT] = {"init", 0, "SYM", "harness mode: function called once first"},
+    [O_ITER] = {"iter", 0, "SYM", "harness mode: function called once per "
+                "iteration"},
+    [O_N] = {"iterations", 'n', "N", "iterations to record (default 100)"},
+    [O_MARK] = {"mark", 0, "SYM", "free-run mode: an iteration starts each "
+                "time the PC reaches SYM"},
+    [O_ENTRY] = {"entry", 0, "SYM", "free-run mode: start here instead of "
+                 "the reset handler"},
+    [O_SP] = {"sp", 0, "ADDR", "initial stack pointer (default: the vector "
+              "table's)"},
+    [O_PERIPH] = {"periph", 0, "BASE:SIZE", "more peripheral memory: reads "
+                  "return zero, writes are counted (repeatable)"},
+    [O_MAXI] = {"max-insns", 0, "N", "stop when one iteration (or start-up) "
+                "runs more instructions (default 100M; 0: no limit)"},
+    [O_TIMEOUT] = {"timeout", 0, "SECONDS", "stop after this much wall-clock "
+                   "time (the trace so far is kept)"},
+    [O_RESULT] = {"result", 0, "SYM", "print this 32-bit variable at the end"},
+    [O_COUNT] = {"count-each", 0, NULL, "count instructions with a hook on "
+                 "each one and print per-iteration counts (no trace; a check "
+                 "of the block-based count)"},
+    [O_INFO] = {"info", 0, "TRACE", "summarise a trace file"},
+    [O_ITERS] = {"per-iteration", 0, NULL, "with --info or --count-each: list "
+                 "the instructions of every iteration"},
+    [O_RECORDS] = {"records", 0, NULL, "with --info: print every record as "
+                   "text (fetch ADDR LEN NINSN [u], read ADDR LEN, mark N)"},
+    [O_PARTIAL] = {"partial", 0, NULL, "with --info: read a file that was cut "
+                   "short up to its last complete block"},
+    [O_QEMU] = {"from-qemu", 0, "LOG", "convert a QEMU log (-d exec,nochain "
+                "-singlestep) of the image given with --elf"},
+    [O_ELF] = {"elf", 0, "FILE", "with --from-qemu: the image QEMU ran"},
+    [O_NOPT] = {0},
+};
+
+static int cmd_trace_fn(cli_ctx *ctx, int argc, char **argv);
+
+const cli_cmd cmd_trace = {
+    .name = "trace",
+    .fn = cmd_trace_fn,
+    .summary = "run firmware on the virtual board and record the fetch "
+               "stream the cache sees",
+    .usage = "ELF --target T -o TRACE [--init SYM --iter SYM | --mark SYM] "
+             "[-n N] | --info TRACE | --from-qemu LOG --elf ELF",
+    .description =
+        "Runs the firmware's own machine code in the unicorn engine with the\n"
+        "target's CPU model and memory map and writes a trace\n"
+        "(docs/formats/trace.md): runs of instruction fetches, data reads from\n"
+        "the cached flash window, and a mark before every iteration.\n\n"
+        "Harness mode (--init, --iter) copies .data, zeroes .bss, calls init\n"
+        "once and iter N times. Free-run mode starts at the reset handler with\n"
+        "the vector table's stack pointer and counts an iteration each time\n"
+        "the PC reaches --mark. Peripherals read as zero. --max-insns,\n"
+        "--timeout and Ctrl-C end a run early; the trace so far stays valid.\n\n"
+        "example:\n"
+        "  codeplace trace build/fw/demo-rp2040.elf --target rp2040 \\\n"
+        "      --init codeplace_init --iter codeplace_iteration -n 300 \\\n"
+        "      --result codeplace_result -o run.trace\n"
+        "  codeplace trace fw.elf --target rp2040 --mark codeplace_mark -n 300 -o run.trace\n"
+        "  codeplace trace --info run.trace --json\n"
+        "  codeplace trace --from-qemu qemu.log --elf fw.elf --target imxrt1062 \\\n"
+        "      --mark codeplace_mark -o qemu.trace",
+    .opts = opts,
+    .globals = CLI_G_JSON | CLI_G_OUT | CLI_G_VERB,
+};
+
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+typedef struct spread {
+    uint64_t median, min, max;
+} spread;
+
+static spread spread_of(const uint64_t *v, size_t n)
+{
+    spread s = {0, 0, 0};
+    if (!n)
+        return s;
+    uint64_t *c = malloc(n * sizeof *c);
+    if (!c)
+        return s;
+    memcpy(c, v, n * sizeof *c);
+    qsort(c, n, sizeof *c, cmp_u64);
+    s.median = c[n / 2];
+    s.min = c[0];
+    s.max = c[n - 1];
+    free(c);
+    return s;
+}
+
+/* A symbol's address: a function (Thumb bit cleared) or any ELF symbol. */
+static int sym_addr(const img *im, const char *opt, const char *name,
+                    uint32_t *addr)
+{
+    const img_func *f = img_find(im, name);
+    if (f) {
+        *addr = f->addr;
+        return 0;
+    }
+    cp_err err;
+    if (emu_elf_symbol(img_path(im), name, addr, NULL, &err)) {
+        cli_error("%s: %s", opt, err.msg);
+        return -1;
+    }
+    *addr &= ~1u;
+    return 0;
+}
+
+static void print_iters(FILE *o, const uint64_t *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        fprintf(o, "%zu %llu\n", i, (unsigned long long)v[i]);
+}
+
+/* ---- --info ---- */
+
+static int dump_records(cli_ctx *ctx, const char *path, int partial)
+{
+    cp_err err;
+    trc_reader *r = trc_open_ex(path, partial ? TRC_OPEN_PARTIAL : 0, &err);
+    if (!r) {
+        cli_error("%s", err.msg);
+        return CLI_FAIL;
+    }
+    if (cli_out_open(ctx) < 0) {
+        trc_close(r);
+        return CLI_FAIL;
+    }
+    trc_rec rec;
+    int rc;
+    while ((rc = trc_next(r, &rec, &err)) == 1) {
+        const char *fl = rec.flags & TRC_F_UNCACHED ? " u"
+                         : rec.flags & TRC_F_NOALLOC ? " n" : "";
+        if (rec.kind == TRC_FETCH)
+            fprintf(ctx->out, "fetch 0x%08x %u %u%s\n", rec.addr, rec.len,
+                    rec.ninsn, fl);
+        else if (rec.kind == TRC_DREAD)
+            fprintf(ctx->out, "read 0x%08x %u%s\n", rec.addr, rec.len, fl);
+        else
+            fprintf(ctx->out, "mark %u\n", rec.addr);
+    }
+    trc_close(r);
+    if (rc < 0) {
+        cli_error("%s", err.msg);
+        cli_out_close(ctx);
+        return CLI_FAIL;
+    }
+    return cli_out_close(ctx) < 0 ? CLI_FAIL : CLI_OK;
+}
+
+static int do_info(cli_ctx *ctx, const char *path, int per_iter, int partial)
+{
+    cp_err err;
+    trc_reader *r = trc_open_ex(path, partial ? TRC_OPEN_PARTIAL : 0, &err);
+    if (!r) {
+        cli_error("%s", err.msg);
+        return CLI_FAIL;
+    }
+    uint64_t *it = NULL, cur = 0, pre = 0, uncached = 0;
+    size_t nit = 0, cap = 0;
+    int in = 0, rc;
+    trc_rec rec;
+    while ((rc = trc_next(r, &rec, &err)) == 1) {
+        if (rec.kind == TRC_MARK) {
+            if (in && !cp_grow((void **)&it, &cap, nit + 1, sizeof *it))
+                it[nit++] = cur;
+            in = 1;
+            cur = 0;
+        } else if (rec.kind == TRC_FETCH) {
+            if (in)
+                cur += rec.ninsn;
+            else
+                pre += rec.ninsn;
+            if (rec.flags & TRC_F_UNCACHED)
+                uncached += rec.ninsn;
+        }
+    }
+    if (rc < 0) {
+        cli_error("%s", err.msg);
+        free(it);
+        trc_close(r);
+        return CLI_FAIL;
+    }
+    /* The last iteration is complete when the recording ended normally. */
+    const trc_totals *t = trc_get_totals(r);
+    if (in && !strcmp(t->end, "done") &&
+        !cp_grow((void **)&it, &cap, nit + 1, sizeof *it))
+        it[nit++] = cur;
+    const trc_header *h = trc_get_header(r);
+    spread s = spread_of(it, nit);
+    if (cli_out_open(ctx) < 0) {
+        free(it);
+        trc_close(r);
+        return CLI_FAIL;
+    }
+    FILE *o = ctx->out;
+    uint64_t bytes = trc_offset(r);
+    if (ctx->json) {
+        jw w;
+        jw_init(&w, o, 1);
+        jw_obj_begin(&w);
+        jw_key(&w, "file"); jw_str(&w, path);
+        jw_key(&w, "bytes"); jw_uint(&w, bytes);
+        jw_key(&w, "version"); jw_uint(&w, h->version);
+        jw_key(&w, "target"); jw_str(&w, h->target);
+        jw_key(&w, "cpu"); jw_str(&w, h->cpu);
+        jw_key(&w, "elf_hash"); jw_str(&w, h->elf_hash);
+        jw_key(&w, "source"); jw_str(&w, h->source);
+        jw_key(&w, "end"); jw_str(&w, trc_truncated(r) ? "truncated" : t->end);
+        jw_key(&w, "records"); jw_uint(&w, t->records);
+        jw_key(&w, "fetch_runs"); jw_uint(&w, t->fetch_runs);
+        jw_key(&w, "instructions"); jw_uint(&w, t->insns);
+        jw_key(&w, "fetch_bytes"); jw_uint(&w, t->fetch_bytes);
+        jw_key(&w, "uncached_instructions"); jw_uint(&w, uncached);
+        jw_key(&w, "data_reads"); jw_uint(&w, t->dreads);
+        jw_key(&w, "marks"); jw_uint(&w, t->marks);
+        jw_key(&w, "iterations"); jw_uint(&w, nit);
+        jw_key(&w, "pre_instructions"); jw_uint(&w, pre);
+        jw_key(&w, "iteration_instructions");
+        jw_obj_begin(&w);
+        jw_key(&w, "median"); jw_uint(&w, s.median);
+        jw_key(&w, "min"); jw_uint(&w, s.min);
+        jw_key(&w, "max"); jw_uint(&w, s.max);
+        jw_obj_end(&w);
+        jw_key(&w, "bytes_per_instruction");
+        jw_double(&w, t->insns ? (double)bytes / (double)t->insns : 0);
+        if (per_iter) {
+            jw_key(&w, "per_iteration");
+            jw_arr_begin(&w);
+            for (size_t i = 0; i < nit; i++)
+                jw_uint(&w, it[i]);
+            jw_arr_end(&w);
+        }
+        jw_obj_end(&w);
+        jw_finish(&w);
+    } else if (per_iter) {
+        print_iters(o, it, nit);
+    } else {
+        char b1[32], b2[32], b3[32], b4[32];
+        fprintf(o, "trace:        %s (%s bytes, version %u)\n", path,
+                cli_commas(b1, bytes), h->version);
+        fprintf(o, "source:       %s\n", h->source);
+        fprintf(o, "target:       %s (%s)\n", h->target, h->cpu);
+        fprintf(o, "elf:          %s\n", h->elf_hash);
+        fprintf(o, "ended:        %s\n",
+                trc_truncated(r) ? "truncated (read up to the last complete "
+                                   "block)" : t->end);
+        fprintf(o, "records:      %s\n", cli_commas(b1, t->records));
+        fprintf(o, "instructions: %s in %s fetch runs (%s bytes; %s "
+                "uncached)\n", cli_commas(b1, t->insns),
+                cli_commas(b2, t->fetch_runs), cli_commas(b3, t->fetch_bytes),
+                cli_commas(b4, uncached));
+        fprintf(o, "flash reads:  %s\n", cli_commas(b1, t->dreads));
+        fprintf(o, "iterations:   %zu complete (%s marks; %s instructions "
+                "before the first)\n", nit, cli_commas(b1, t->marks),
+                cli_commas(b2, pre));
+        fprintf(o, "per iteration: median %s, min %s, max %s instructions\n",
+                cli_commas(b1, s.median), cli_commas(b2, s.min),
+                cli_commas(b3, s.max));
+        fprintf(o, "size:         %.3f bytes per instruction\n",
+                t->insns ? (double)bytes / (double)t->insns : 0.0);
+    }
+    free(it);
+    trc_close(r);
+    return cli_out_close(ctx) < 0 ? CLI_FAIL : CLI_OK;
+}
+
+/* ---- --from-qemu ---- */
+
+static int do_qemu(cli_ctx *ctx, const char *log, const char *elf,
+                   const char *map, const tgt *t, const char *mark, uint64_t n,
+                   int per_iter)
+{
+    cp_err err;
+    img *im = img_open(elf, map, &err);
+    if (!im) {
+        cli_error("%s", err.msg);
+        return CLI_FAIL;
+    }
+    uint32_t maddr = 0;
+    if (mark && sym_addr(im, "--mark", mark, &maddr)) {
+        img_free(im);
+        return CLI_FAIL;
+    }
+    trc_header h = {TRC_VERSION, "", "", "", "qemu"};
+    if (t) {
+        snprintf(h.target, sizeof h.target, "%s", t->name);
+        snprintf(h.cpu, sizeof h.cpu, "%s", t->cpu);
+    }
+    snprintf(h.elf_hash, sizeof h.elf_hash, "%s", img_hash(im));
+    trc_writer *w = trc_create(ctx->out_path, &h, &err);
+    if (!w) {
+        cli_error("%s", err.msg);
+        img_free(im);
+        return CLI_FAIL;
+    }
+    trc_qemu_stats st;
+    int rc = trc_from_qemu(log, im, t, maddr, n, w, &st, &err);
+    if (rc) {
+        cli_error("%s", err.msg);
+        trc_set_end(w, "fault");
+        cp_err e2;
+        trc_finish(w, &e2);
+        free(st.iter_insns);
+        img_free(im);
+        return CLI_FAIL;
+    }
+    trc_set_end(w, "done");
+    uint64_t bytes = 0;
+    const trc_totals *tot = trc_writer_totals(w);
+    uint64_t recs = tot->records;
+    if (trc_finish(w, &err)) {
+        cli_error("%s", err.msg);
+        free(st.iter_insns);
+        img_free(im);
+        return CLI_FAIL;
+    }
+    (void)bytes;
+    FILE *o = stdout;
+    char b1[32], b2[32], b3[32];
+    if (per_iter) {
+        print_iters(o, st.iter_insns, st.iterations);
+    } else {
+        spread s = spread_of(st.iter_insns, st.iterations);
+        fprintf(o, "trace:        %s (%s records, from %s)\n", ctx->out_path,
+                cli_commas(b1, recs), log);
+        fprintf(o, "instructions: %s (%s before the first iteration)\n",
+                cli_commas(b1, st.insns), cli_commas(b2, st.pre_insns));
+        fprintf(o, "iterations:   %llu (median %s, min %s", 
+                (unsigned long long)st.iterations, cli_commas(b1, s.median),
+                cli_commas(b2, s.min));
+        fprintf(o, ", max %s instructions)\n", cli_commas(b3, s.max));
+    }
+    if (mark && n && !st.all_done)
+        cli_warn("%s: the log ends after %llu of %llu iterations", log,
+                 (unsigned long long)st.iterations, (unsigned long long)n);
+    free(st.iter_insns);
+    img_free(im);
+    return CLI_OK;
+}
+
+/* ---- recording ---- */
+
+typedef struct run_opts {
+    const char *elf, *map, *init, *iter, *mark, *entry, *result;
+    const tgt *t;
+    uint64_t n, max_insns;
+    double timeout;
+    int have_sp, count_each, per_iter;
+    uint32_t sp;
+    emu_range periph[16];
+    unsigned nperiph;
+} run_opts;
+
+static void report_run(cli_ctx *ctx, const run_opts *ro, const emu_stats *st,
+                       const trc_totals *tot, uint64_t bytes, double secs,
+                       const char *result_line)
+{
+    FILE *o = stdout;
+    spread s = spread_of(st->iter_insns, st->iterations);
+    char b1[32], b2[32], b3[32];
+    if (ctx->json) {
+        jw w;
+        jw_init(&w, o, 1);
+        jw_obj_begin(&w);
+        jw_key(&w, "trace"); jw_str(&w, ro->count_each ? NULL : ctx->out_path);
+        jw_key(&w, "mode"); jw_str(&w, ro->iter ? "harness" : "free-run");
+        jw_key(&w, "end"); jw_str(&w, emu_end_name(st->end));
+        jw_key(&w, "iterations"); jw_uint(&w, st->iterations);
+        jw_key(&w, "instructions"); jw_uint(&w, st->insns);
+        jw_key(&w, "pre_instructions"); jw_uint(&w, st->pre_insns);
+        jw_key(&w, "uncached_instructions"); jw_uint(&w, st->uncached_insns);
+        jw_key(&w, "iteration_instructions");
+        jw_obj_begin(&w);
+        jw_key(&w, "median"); jw_uint(&w, s.median);
+        jw_key(&w, "min"); jw_uint(&w, s.min);
+        jw_key(&w, "max"); jw_uint(&w, s.max);
+        jw_obj_end(&w);
+        jw_key(&w, "fetch_runs"); jw_uint(&w, tot ? tot->fetch_runs : 0);
+        jw_key(&w, "data_reads"); jw_uint(&w, st->dreads);
+        jw_key(&w, "periph_reads"); jw_uint(&w, st->periph_reads);
+        jw_key(&w, "periph_writes"); jw_uint(&w, st->periph_writes);
+        jw_key(&w, "bytes"); jw_uint(&w, bytes);
+        jw_key(&w, "seconds"); jw_double(&w, secs);
+        if (ro->per_iter) {
+            jw_key(&w, "per_iteration");
+            jw_arr_begin(&w);
+            for (size_t i = 0; i < st->iterations; i++)
+                jw_uint(&w, st->iter_insns[i]);
+            jw_arr_end(&w);
+        }
+        if (ro->result) {
+            jw_key(&w, "result");
+            jw_str(&w, result_line);
+        }
+        jw_obj_end(&w);
+        jw_finish(&w);
+        return;
+    }
+    if (ro->per_iter) {
+        print_iters(o, st->iter_insns, st->iterations);
+        return;
+    }
+    if (!ro->count_each)
+        fprintf(o, "trace:        %s (%s bytes, %.3f bytes per instruction)\n",
+                ctx->out_path, cli_commas(b1, bytes),
+                st->insns ? (double)bytes / (double)st->insns : 0.0);
+    fprintf(o, "mode:         %s\n", ro->iter ? "harness" : "free-run");
+    fprintf(o, "iterations:   %llu (per iteration: median %s, min %s, ",
+            (unsigned long long)st->iterations, cli_commas(b1, s.median),
+            cli_commas(b2, s.min));
+    fprintf(o, "max %s instructions)\n", cli_commas(b3, s.max));
+    fprintf(o, "instructions: %s (%s before the first iteration, %s "
+            "uncached)\n", cli_commas(b1, st->insns),
+            cli_commas(b2, st->pre_insns), cli_commas(b3, st->uncached_insns));
+    if (!ro->count_each)
+        fprintf(o, "fetch runs:   %s\n", cli_commas(b1, tot->fetch_runs));
+    fprintf(o, "flash reads:  %s\n", cli_commas(b1, st->dreads));
+    if (st->unplaced_reads)
+        fprintf(o, "unplaced:     %s reads placed at their block's end\n",
+                cli_commas(b1, st->unplaced_reads));
+    fprintf(o, "peripherals:  %s reads, %s writes\n",
+            cli_commas(b1, st->periph_reads), cli_commas(b2, st->periph_writes));
+    if (result_line)
+        fprintf(o, "result:       %s\n", result_line);
+    fprintf(o, "ended:        %s\n", emu_end_name(st->end));
+}
+
+static int do_run(cli_ctx *ctx, const run_opts *ro)
+{
+    cp_err err;
+    img *im = img_open(ro->elf, ro->map, &err);
+    if (!im) {
+        cli_error("%s", err.msg);
+        return CLI_FAIL;
+    }
+    int status = CLI_FAIL;
+    emu *e = NULL;
+    trc_writer *w = NULL;
+    uint32_t init = 0, iter = 0, mark = 0, entry = 0, sp = ro->sp, res = 0;
+    if ((ro->init && sym_addr(im, "--init", ro->init, &init)) ||
+        (ro->iter && sym_addr(im, "--iter", ro->iter, &iter)) ||
+        (ro->mark && sym_addr(im, "--mark", ro->mark, &mark)) ||
+        (ro->entry && sym_addr(im, "--entry", ro->entry, &entry)) ||
+        (ro->result && sym_addr(im, "--result", ro->result, &res)))
+        goto out;
+    emu_cfg cfg = {
+        .im = im, .t = ro->t, .periph = ro->periph, .nperiph = ro->nperiph,
+        .insn_limit = ro->max_insns, .time_limit = ro->timeout,
+        .interrupt = &interrupted, .count_each = ro->count_each,
+    };
+    e = emu_new(&cfg, &err);
+    if (!e) {
+        cli_error("%s: %s", ro->elf, err.msg);
+        goto out;
+    }
+    if (!ro->iter && (!ro->entry || !ro->have_sp)) {
+        uint32_t vt, v[2];
+        if (emu_find_vectors(im, &vt, &err) || img_read(im, vt, v, 8)) {
+            cli_error("%s", err.msg);
+            goto out;
+        }
+        if (!ro->entry)
+            entry = v[1] & ~1u;
+        if (!ro->have_sp)
+            sp = v[0];
+        cli_debug(ctx, "vector table at 0x%08x: sp 0x%08x, reset 0x%08x", vt,
+                  v[0], v[1]);
+    }
+    if (!ro->count_each) {
+        trc_header h = {TRC_VERSION, "", "", "", "unicorn"};
+        snprintf(h.target, sizeof h.target, "%s", ro->t->name);
+        snprintf(h.cpu, sizeof h.cpu, "%s", ro->t->cpu);
+        snprintf(h.elf_hash, sizeof h.elf_hash, "%s", img_hash(im));
+        w = trc_create(ctx->out_path, &h, &err);
+        if (!w) {
+            cli_error("%s", err.msg);
+            goto out;
+        }
+    }
+    interrupted = 0;
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigaction(SIGINT, &sa, &old);
+    cli_info(ctx, "running %s on %s (%s), %s mode, %llu iterations...",
+             ro->elf, ro->t->name, ro->t->cpu, ro->iter ? "harness" : "free-run",
+             (unsigned long long)ro->n);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int rc;
+    if (ro->iter) {
+        if (ro->have_sp)
+            emu_set_sp(e, sp);
+        rc = emu_run_harness(e, w, init, iter, ro->n, &err);
+    } else {
+        rc = emu_run_free(e, w, entry, sp, mark, ro->n, &err);
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    sigaction(SIGINT, &old, NULL);
+    double secs = (double)(t1.tv_sec - t0.tv_sec) +
+                  (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    const emu_stats *st = emu_get_stats(e);
+    if (rc)
+        cli_error("%s: %s", ro->elf, err.msg);
+    trc_totals tot = {0};
+    uint64_t bytes = 0;
+    if (w) {
+        trc_set_end(w, emu_end_name(st->end));
+        tot = *trc_writer_totals(w);
+        cp_err e2;
+        if (trc_finish(w, &e2)) {
+            cli_error("%s", e2.msg);
+            w = NULL;
+            goto out;
+        }
+        w = NULL;
+        FILE *f = fopen(ctx->out_path, "rb");
+        if (f) {
+            fseek(f, 0, SEEK_END);
+            bytes = (uint64_t)ftell(f);
+            fclose(f);
+        }
+    }
+    char result_line[128] = "", *rl = NULL;
+    if (ro->result) {
+        uint32_t v;
+        if (emu_read(e, res, &v, 4)) {
+            cli_error("--result: cannot read %s at 0x%08x", ro->result, res);
+        } else {
+            snprintf(result_line, sizeof result_line, "%s = 0x%08x (%u)",
+                     ro->result, v, v);
+            rl = result_line;
+        }
+    }
+    report_run(ctx, ro, st, ro->count_each ? NULL : &tot, bytes, secs, rl);
+    if (secs > 0)
+        cli_info(ctx, "%.1f M instructions/s (%llu instructions in %.3f s)",
+                 (double)st->insns / secs / 1e6,
+                 (unsigned long long)st->insns, secs);
+    const char *kept = ro->count_each ? "" : "; the trace so far is kept and "
+                                             "valid";
+    switch (st->end) {
+    case EMU_END_DONE:
+        status = rc ? CLI_FAIL : CLI_OK;
+        break;
+    case EMU_END_INSN_LIMIT:
+        cli_error("%s: an iteration ran past --max-insns %llu (in iteration "
+                  "%llu)%s", ro->elf, (unsigned long long)ro->max_insns,
+                  (unsigned long long)st->iterations, kept);
+        break;
+    case EMU_END_TIME_LIMIT:
+        cli_warn("stopped by --timeout after %llu iterations%s",
+                 (unsigned long long)st->iterations, kept);
+        status = CLI_OK;
+        break;
+    case EMU_END_INTERRUPTED:
+        cli_warn("interrupted after %llu iterations%s",
+                 (unsigned long long)st->iterations, kept);
+        status = CLI_OK;
+        break;
+    case EMU_END_STOPPED:
+        cli_error("%s: %s after %llu of %llu iterations%s", ro->elf,
+                  st->stop_note, (unsigned long long)st->iterations,
+                  (unsigned long long)ro->n, kept);
+        break;
+    case EMU_END_FAULT:
+        if (!rc)
+            cli_error("%s: stopped by a fault", ro->elf);
+        if (!ro->count_each)
+            cli_info(ctx, "the trace up to the fault is kept in %s",
+                     ctx->out_path);
+        break;
+    }
+out:
+    if (w)
+        trc_abandon(w);
+    emu_free(e);
+    img_free(im);
+    if (fflush(stdout)) {
+        cli_error("cannot write the output");
+        return CLI_FAIL;
+    }
+    return status;
+}
+
+static int parse_periph(cli_ctx *ctx, const char *arg, emu_range *r)
+{
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s", arg);
+    char *c = strchr(buf, ':');
+    uint64_t b, s;
+    if (!c)
+        return cli_usage_error(ctx, "--periph: '%s' is not BASE:SIZE", arg);
+    *c = 0;
+    if (cp_parse_u64(buf, 0, &b) || cp_parse_u64(c + 1, 1, &s) || !s ||
+        b + s > 0x100000000ULL)
+        return cli_usage_error(ctx, "--periph: '%s' is not BASE:SIZE", arg);
+    r->base = (uint32_t)b;
+    r->size = (uint32_t)s;
+    return 0;
+}
+
+static int cmd_trace_fn(cli_ctx *ctx, int argc, char **argv)
+{
+    char *pos[argc];
+    run_opts ro;
+    memset(&ro, 0, sizeof ro);
+    ro.n = 100;
+    ro.max_insns = 100000000;
+    const char *arg, *info = NULL, *qlog = NULL, *qelf = NULL, *tname = NULL;
+    int partial = 0, rc, n_given = 0, records = 0;
+    cli_parser p;
+    cli_parser_init(&p, ctx, argc, argv, pos);
+    while ((rc = cli_next(&p, &arg)) >= 0) {
+        switch (rc) {
+        case O_TARGET: tname = arg; break;
+        case O_MAP: ro.map = arg; break;
+        case O_INIT: ro.init = arg; break;
+        case O_ITER: ro.iter = arg; break;
+        case O_N:
+            if (cli_arg_u64(ctx, "-n", arg, 1, &ro.n))
+                return CLI_USAGE;
+            n_given = 1;
+            break;
+        case O_MARK: ro.mark = arg; break;
+        case O_ENTRY: ro.entry = arg; break;
+        case O_SP:
+            if (cli_arg_u32(ctx, "--sp", arg, 0, &ro.sp))
+                return CLI_USAGE;
+            ro.have_sp = 1;
+            break;
+        case O_PERIPH:
+            if (ro.nperiph == sizeof ro.periph / sizeof ro.periph[0])
+                return cli_usage_error(ctx, "--periph: at most 16 ranges");
+            if (parse_periph(ctx, arg, &ro.periph[ro.nperiph++]))
+                return CLI_USAGE;
+            break;
+        case O_MAXI:
+            if (cli_arg_u64(ctx, "--max-insns", arg, 1, &ro.max_insns))
+                return CLI_USAGE;
+            break;
+        case O_TIMEOUT:
+            if (cli_arg_double(ctx, "--timeout", arg, &ro.timeout))
+                return CLI_USAGE;
+            break;
+        case O_RESULT: ro.result = arg; break;
+        case O_COUNT: ro.count_each = 1; break;
+        case O_INFO: info = arg; break;
+        case O_ITERS: ro.per_iter = 1; break;
+        case O_RECORDS: records = 1; break;
+        case O_PARTIAL: partial = 1; break;
+        case O_QEMU: qlog = arg; break;
+        case O_ELF: qelf = arg; break;
+        }
+    }
+    if (rc != CLI_END)
+        return cli_parse_exit(rc);
+    if (info) {
+        if (p.npos)
+            return cli_usage_error(ctx, "trace: --info takes no ELF");
+        if (records)
+            return dump_records(ctx, info, partial);
+        return do_info(ctx, info, ro.per_iter, partial);
+    }
+    if (tname && !(ro.t = tgt_find(tname)))
+        return cli_usage_error(ctx, "--target: no preset '%s' (see `codeplace "
+                               "target`)", tname);
+    if (qlog) {
+        if (!qelf || p.npos)
+            return cli_usage_error(ctx, "trace: --from-qemu needs --elf ELF");
+        if (!ctx->out_path)
+            return cli_usage_error(ctx, "trace: give the trace file with -o");
+        return do_qemu(ctx, qlog, qelf, ro.map, ro.t, ro.mark,
+                       n_given ? ro.n : 0, ro.per_iter);
+    }
+    if (p.npos != 1)
+        return cli_usage_error(ctx, "trace: give one ELF file");
+    ro.elf = pos[0];
+    if (!ro.t)
+        return cli_usage_error(ctx, "trace: give the target with --target");
+    if (!!ro.iter != !!ro.init && !ro.iter)
+        return cli_usage_error(ctx, "trace: --init goes with --iter");
+    if (ro.iter && (ro.mark || ro.entry))
+        return cli_usage_error(ctx, "trace: --iter (harness mode) excludes "
+                               "--mark and --entry (free-run mode)");
+    if (!ro.count_each && !ctx->out_path)
+        return cli_usage_error(ctx, "trace: give the trace file with -o");
+    if (ro.count_each && ctx->out_path)
+        return cli_usage_error(ctx, "trace: --count-each writes no trace");
+    return do_run(ctx, &ro);
+}

@@ -1,0 +1,987 @@
+/* emu: the virtual board on the unicorn engine. A block hook records runs of
+ * sequential fetches (instruction counts come from decoding Thumb lengths
+ * once per block and caching them); a read hook on the flash window splits
+ * the current run at the load, so the order of fetches and data reads is
+ * exact. */
+#include "emu/emu.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unicorn/unicorn.h>
+
+#define MAX_REGIONS 32
+#define PAGE 0x1000u
+
+typedef struct region {
+    uint32_t base, size;
+    uint8_t *host; /* flash: our copy of its (read-only) contents */
+    int cached;    /* fetches go through the cache (tgt_is_cached) */
+    int periph;
+    int owned;     /* host is ours to free */
+    const char *name;
+} region;
+
+/* Cached facts about one translated block. */
+typedef struct binfo {
+    uint32_t addr;
+    uint16_t size;
+    uint16_t ninsn; /* 0: empty slot */
+    uint8_t flags;  /* TRC_F_* of its fetches */
+    uint8_t parked; /* the block is `b .` */
+    uint16_t nrd;   /* data reads its instructions make, in order */
+    uint32_t rd;    /* index in emu.rd_pool: offset of each read's insn */
+} binfo;
+
+/* The run being built: fetched, not yet written. */
+typedef struct pending {
+    uint32_t addr, len, ninsn;
+    unsigned flags;
+    int live;
+} pending;
+
+struct emu {
+    emu_cfg cfg;
+    uc_engine *uc;
+    region reg[MAX_REGIONS];
+    unsigned nreg;
+    uint32_t flash_lo, flash_hi; /* span of flash-window memories */
+    binfo *bt;
+    size_t bt_cap, bt_used;
+    uint16_t *rd_pool;       /* per read: offset of its instruction */
+    size_t rd_used, rd_cap;
+    const binfo *cur;        /* the block running now */
+    uint32_t cur_addr;
+    unsigned rd_next;        /* reads seen in it so far */
+    uint8_t cbuf[8192];      /* code read from writable memory */
+    uint32_t flash_used;     /* bytes of the flash copy the image fills */
+    uint32_t sp;             /* emu_set_sp, or 0 */
+    pending run;
+    trc_writer *w;
+    cp_err werr;
+    int werr_set;
+    emu_stats st;
+    uint64_t *iters;
+    size_t iters_cap;
+    uint64_t iter_insns;     /* instructions of the current iteration */
+    int in_iter;
+    uint32_t mark;           /* free-run marker address, 0: none */
+    uint64_t nmarks_stop;    /* stop when this many marks were seen */
+    uint32_t last_block;
+    int parked;              /* stopped at a branch to itself */
+    struct timespec t0;
+    /* Fault details from the memory hooks. */
+    int fault;
+    uint32_t fault_addr, fault_pc;
+    int fault_size, fault_type;
+};
+
+static const char *regname(const tgt_mem *m)
+{
+    return m->name;
+}
+
+int emu_cpu_model(const char *cpu)
+{
+    if (!strcmp(cpu, "cortex-m0plus") || !strcmp(cpu, "cortex-m0"))
+        return UC_CPU_ARM_CORTEX_M0;
+    if (!strcmp(cpu, "cortex-m3"))
+        return UC_CPU_ARM_CORTEX_M3;
+    if (!strcmp(cpu, "cortex-m4"))
+        return UC_CPU_ARM_CORTEX_M4;
+    if (!strcmp(cpu, "cortex-m7"))
+        return UC_CPU_ARM_CORTEX_M7;
+    if (!strcmp(cpu, "cortex-m33"))
+        return UC_CPU_ARM_CORTEX_M33;
+    return -1;
+}
+
+const char *emu_end_name(emu_end end)
+{
+    static const char *const n[] = {"done",        "instruction limit",
+                                    "time limit",  "interrupted",
+                                    "stopped",     "fault"};
+    return (unsigned)end < sizeof n / sizeof n[0] ? n[end] : "?";
+}
+
+const emu_stats *emu_get_stats(const emu *e)
+{
+    return &e->st;
+}
+
+static region *region_at(emu *e, uint32_t addr)
+{
+    for (unsigned i = 0; i < e->nreg; i++)
+        if (addr - e->reg[i].base < e->reg[i].size)
+            return &e->reg[i];
+    return NULL;
+}
+
+/* The code bytes [addr, addr + size): from the flash copy, or read from
+ * the engine for writable memory (code copied to RAM may change). */
+static const uint8_t *code_at(emu *e, uint32_t addr, uint32_t size)
+{
+    region *r = region_at(e, addr);
+    if (!r || r->periph || addr + size - r->base > r->size)
+        return NULL;
+    if (r->host)
+        return r->host + (addr - r->base);
+    if (size > sizeof e->cbuf || uc_mem_read(e->uc, addr, e->cbuf, size))
+        return NULL;
+    return e->cbuf;
+}
+
+int emu_read(emu *e, uint32_t addr, void *buf, size_t n)
+{
+    return uc_mem_read(e->uc, addr, buf, n) == UC_ERR_OK ? 0 : -1;
+}
+
+/* ---- describing addresses in errors ---- */
+
+static void where(const emu *e, uint32_t addr, char *buf, size_t cap)
+{
+    const img_func *f = img_lookup(e->cfg.im, addr);
+    if (f)
+        snprintf(buf, cap, "0x%08x (%s+0x%x)", addr, f->name, addr - f->addr);
+    else
+        snprintf(buf, cap, "0x%08x (no function)", addr);
+}
+
+/* ---- the trace side ---- */
+
+static void put(emu *e, const trc_rec *r)
+{
+    if (!e->w || e->werr_set)
+        return;
+    if (trc_write(e->w, r, &e->werr)) {
+        e->werr_set = 1;
+        uc_emu_stop(e->uc);
+    }
+}
+
+static void flush_run(emu *e)
+{
+    if (!e->run.live)
+        return;
+    trc_rec r = {TRC_FETCH, e->run.addr, e->run.len, e->run.ninsn,
+                 e->run.flags};
+    if (r.len)
+        put(e, &r);
+    e->st.fetch_runs += r.len != 0;
+    e->run.live = 0;
+}
+
+static void emit_mark(emu *e, uint64_t n)
+{
+    flush_run(e);
+    trc_rec r = {TRC_MARK, (uint32_t)n, 0, 0, 0};
+    put(e, &r);
+    e->st.marks++;
+}
+
+/* Counts the instructions in [addr, addr + size); with upto, only up to and
+ * including the one at upto (and *bytes gets their length). */
+static unsigned count_insns(emu *e, uint32_t addr, uint32_t size, uint32_t upto,
+                            uint32_t *bytes)
+{
+    unsigned n = 0;
+    uint32_t off = 0;
+    const uint8_t *p = code_at(e, addr, size);
+    if (!p)
+        return size / 2; /* cannot happen for code unicorn ran */
+    while (off < size) {
+        uint16_t hw = (uint16_t)(p[off] | p[off + 1] << 8);
+        uint32_t at = addr + off;
+        off += emu_thumb_len(hw);
+        n++;
+        if (at == upto)
+            break;
+    }
+    if (bytes)
+        *bytes = off;
+    return n;
+}
+
+static unsigned popcount16(unsigned v)
+{
+    return (unsigned)__builtin_popcount(v & 0xffffu);
+}
+
+/* Memory reads one Thumb instruction makes, the way the emulator issues
+ * them (one per register of LDM/POP, two for LDRD). */
+static unsigned thumb_reads(uint16_t h, uint16_t h2)
+{
+    if (emu_thumb_len(h) == 2) {
+        unsigned top5 = h >> 11, top7 = h >> 9;
+        if (top5 == 0x09)                    /* LDR literal */
+            return 1;
+        if (top7 >= 0x2b && top7 <= 0x2f)    /* LDRSB..LDRSH register */
+            return 1;
+        if (top5 == 0x0d || top5 == 0x0f || top5 == 0x11 || top5 == 0x13)
+            return 1;                        /* LDR/LDRB/LDRH imm, LDR SP */
+        if (top5 == 0x19)                    /* LDM */
+            return popcount16(h & 0xff);
+        if ((h & 0xfe00) == 0xbc00)          /* POP */
+            return popcount16(h & 0xff) + (h >> 8 & 1);
+        return 0;
+    }
+    if ((h & 0xfe50) == 0xe810)              /* LDM.W, LDMDB, POP.W */
+        return popcount16(h2);
+    if ((h & 0xfff0) == 0xe840)              /* STREX: a compare-and- */
+        return 1;                            /* swap, which reads first */
+    if ((h & 0xfff0) == 0xe8c0 && ((h2 >> 4 & 0xf) == 4 ||
+                                   (h2 >> 4 & 0xf) == 5 ||
+                                   (h2 >> 4 & 0xf) == 7))
+        return 1;                            /* STREXB, STREXH, STREXD */
+    if ((h & 0xfe50) == 0xe850) {            /* LDRD, LDREX*, TBB/TBH */
+        if ((h & 0xfff0) == 0xe850)
+            return 1;
+        if ((h & 0xfff0) == 0xe8d0)
+            return (h2 >> 4 & 0xf) == 7 ? 2 : 1;
+        return 2;
+    }
+    if ((h & 0xfe10) == 0xf810) {            /* LDR{B,H,SB,SH,} .W */
+        if ((h >> 5 & 3) != 2 && (h2 >> 12) == 0xf)
+            return 0;                        /* PLD, PLI: hints */
+        return 1;
+    }
+    if ((h & 0xff30) == 0xed10)              /* VLDR */
+        return 1;
+    if ((h & 0xfe10) == 0xec10 && (h & 0x0180) && (h2 & 0x0e00) == 0x0a00) {
+        unsigned imm8 = h2 & 0xff;           /* VLDM, VPOP */
+        return h2 & 0x100 ? imm8 / 2 : imm8;
+    }
+    return 0;
+}
+
+/* Records the offsets of the reads the block at addr makes. */
+static void block_reads(emu *e, binfo *b)
+{
+    b->nrd = 0;
+    b->rd = (uint32_t)e->rd_used;
+    const uint8_t *p = code_at(e, b->addr, b->size);
+    if (!p)
+        return;
+    for (uint32_t off = 0; off + 2 <= b->size;) {
+        uint16_t h = (uint16_t)(p[off] | p[off + 1] << 8);
+        uint16_t h2 = off + 4 <= b->size
+                          ? (uint16_t)(p[off + 2] | p[off + 3] << 8) : 0;
+        unsigned n = thumb_reads(h, h2);
+        for (unsigned k = 0; k < n; k++) {
+            if (cp_grow((void **)&e->rd_pool, &e->rd_cap, e->rd_used + 1,
+                        sizeof *e->rd_pool))
+                return;
+            e->rd_pool[e->rd_used++] = (uint16_t)off;
+            b->nrd++;
+        }
+        off += emu_thumb_len(h);
+    }
+}
+
+static int is_self_branch(emu *e, uint32_t a);
+
+static int bt_grow(emu *e)
+{
+    size_t ncap = e->bt_cap ? e->bt_cap * 2 : 1 << 14;
+    binfo *nb = calloc(ncap, sizeof *nb);
+    if (!nb)
+        return -1;
+    for (size_t i = 0; i < e->bt_cap; i++) {
+        binfo *b = &e->bt[i];
+        if (!b->ninsn)
+            continue;
+        size_t h = (b->addr * 2654435761u) & (ncap - 1);
+        while (nb[h].ninsn)
+            h = (h + 1) & (ncap - 1);
+        nb[h] = *b;
+    }
+    free(e->bt);
+    e->bt = nb;
+    e->bt_cap = ncap;
+    return 0;
+}
+
+static const binfo *block_info(emu *e, uint32_t addr, uint32_t size)
+{
+    size_t h = (addr * 2654435761u) & (e->bt_cap - 1);
+    for (;;) {
+        binfo *b = &e->bt[h];
+        if (!b->ninsn)
+            break;
+        if (b->addr == addr && b->size == size)
+            return b;
+        h = (h + 1) & (e->bt_cap - 1);
+    }
+    if (2 * (e->bt_used + 1) > e->bt_cap) {
+        if (bt_grow(e))
+            return NULL;
+        return block_info(e, addr, size);
+    }
+    binfo *b = &e->bt[h];
+    b->addr = addr;
+    b->size = (uint16_t)size;
+    unsigned n = count_insns(e, addr, size, UINT32_MAX, NULL);
+    b->ninsn = (uint16_t)(n ? n : 1);
+    b->flags = tgt_is_cached(e->cfg.t, addr) ? 0 : TRC_F_UNCACHED;
+    block_reads(e, b);
+    b->parked = size == 2 && is_self_branch(e, addr);
+    e->bt_used++;
+    return b;
+}
+
+static double elapsed(const emu *e)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - e->t0.tv_sec) +
+           (double)(t.tv_nsec - e->t0.tv_nsec) / 1e9;
+}
+
+static void stop(emu *e, emu_end why)
+{
+    if (e->st.end == EMU_END_DONE)
+        e->st.end = why;
+    uc_emu_stop(e->uc);
+}
+
+static int push_iter(emu *e)
+{
+    if (cp_grow((void **)&e->iters, &e->iters_cap, e->st.iterations + 1,
+                sizeof *e->iters))
+        return -1;
+    e->iters[e->st.iterations++] = e->iter_insns;
+    e->st.iter_insns = e->iters;
+    return 0;
+}
+
+/* A marker hit (free-run): closes the iteration before it, opens the next. */
+static void on_mark(emu *e)
+{
+    if (e->in_iter)
+        push_iter(e);
+    if (e->st.marks >= e->nmarks_stop) {
+        e->in_iter = 0;
+        stop(e, EMU_END_DONE);
+        return;
+    }
+    emit_mark(e, e->st.marks);
+    e->in_iter = 1;
+    e->iter_insns = 0;
+}
+
+/* Counts n instructions and applies the guard rails. */
+static void account(emu *e, uint64_t n)
+{
+    e->st.insns += n;
+    if (e->in_iter)
+        e->iter_insns += n;
+    else
+        e->st.pre_insns += n;
+    if (e->cfg.insn_limit && (e->in_iter ? e->iter_insns : e->st.pre_insns) >
+                                 e->cfg.insn_limit)
+        stop(e, EMU_END_INSN_LIMIT);
+    if (!(++e->st.blocks & 0x3fff)) {
+        if (e->cfg.interrupt && *e->cfg.interrupt)
+            stop(e, EMU_END_INTERRUPTED);
+        if (e->cfg.time_limit > 0 && elapsed(e) > e->cfg.time_limit)
+            stop(e, EMU_END_TIME_LIMIT);
+    }
+}
+
+static int is_self_branch(emu *e, uint32_t a)
+{
+    const uint8_t *p = code_at(e, a, 2);
+    return p && p[0] == 0xfe && p[1] == 0xe7;
+}
+
+static void hook_block(uc_engine *uc, uint64_t address, uint32_t size,
+                       void *user)
+{
+    emu *e = user;
+    uint32_t a = (uint32_t)address;
+    (void)uc;
+    if (a == e->mark && e->mark) {
+        on_mark(e);
+        if (!e->in_iter)
+            return; /* stopping at the start of the last iteration */
+    }
+    e->last_block = a;
+    const binfo *b = block_info(e, a, size);
+    e->cur = b;
+    e->cur_addr = a;
+    e->rd_next = 0;
+    if (!b) {
+        e->werr_set = 1;
+        cp_seterr(&e->werr, "out of memory");
+        uc_emu_stop(e->uc);
+        return;
+    }
+    if (b->flags)
+        e->st.uncached_insns += b->ninsn;
+    if (b->parked) {
+        /* `b .`: the firmware parked itself (after exit, a fault handler). */
+        char w1[160];
+        where(e, a, w1, sizeof w1);
+        snprintf(e->st.stop_note, sizeof e->st.stop_note,
+                 "the firmware stopped at PC %s (a branch to itself)", w1);
+        e->parked = 1;
+        stop(e, EMU_END_STOPPED);
+        return;
+    }
+    pending *p = &e->run;
+    if (p->live && p->addr + p->len == a && p->flags == b->flags) {
+        p->len += size;
+        p->ninsn += b->ninsn;
+    } else {
+        flush_run(e);
+        p->addr = a;
+        p->len = size;
+        p->ninsn = b->ninsn;
+        p->flags = b->flags;
+        p->live = 1;
+    }
+    account(e, b->ninsn);
+}
+
+static void hook_code(uc_engine *uc, uint64_t address, uint32_t size,
+                      void *user)
+{
+    emu *e = user;
+    (void)uc;
+    uint32_t a = (uint32_t)address;
+    if (a == e->mark && e->mark) {
+        on_mark(e);
+        if (!e->in_iter)
+            return;
+    }
+    if (size == 2 && is_self_branch(e, a)) {
+        char w1[160];
+        where(e, a, w1, sizeof w1);
+        snprintf(e->st.stop_note, sizeof e->st.stop_note,
+                 "the firmware stopped at PC %s (a branch to itself)", w1);
+        stop(e, EMU_END_STOPPED);
+        return;
+    }
+    e->st.insns++;
+    if (e->in_iter)
+        e->iter_insns++;
+    else
+        e->st.pre_insns++;
+    if (e->cfg.insn_limit && (e->in_iter ? e->iter_insns : e->st.pre_insns) >
+                                 e->cfg.insn_limit)
+        stop(e, EMU_END_INSN_LIMIT);
+    if (!(e->st.insns & 0xfffff)) {
+        if (e->cfg.interrupt && *e->cfg.interrupt)
+            stop(e, EMU_END_INTERRUPTED);
+        if (e->cfg.time_limit > 0 && elapsed(e) > e->cfg.time_limit)
+            stop(e, EMU_END_TIME_LIMIT);
+    }
+}
+
+static void hook_read(uc_engine *uc, uc_mem_type type, uint64_t address,
+                      int size, int64_t value, void *user)
+{
+    emu *e = user;
+    (void)uc;
+    (void)type;
+    (void)value;
+    uint32_t a = (uint32_t)address;
+    /* Which instruction reads: the n-th read of the block belongs to the
+     * instruction the decoder gave that slot (the PC unicorn reports in a
+     * memory hook is the block's start). */
+    const binfo *b = e->cur;
+    uint32_t insn = UINT32_MAX;
+    if (b && e->rd_next < b->nrd)
+        insn = e->cur_addr + e->rd_pool[b->rd + e->rd_next];
+    else if (b)
+        e->st.unplaced_reads++;
+    e->rd_next++;
+    if (a < e->flash_lo || a > e->flash_hi)
+        return;
+    const tgt_mem *m = tgt_mem_at(e->cfg.t, a);
+    unsigned fl = 0;
+    if (m && m->kind == TGT_MEM_FLASH_NOALLOC)
+        fl = TRC_F_NOALLOC;
+    else if (m && m->kind != TGT_MEM_FLASH)
+        fl = TRC_F_UNCACHED;
+    e->st.dreads++;
+    if (!e->w)
+        return;
+    pending *p = &e->run;
+    if (p->live && insn - p->addr < p->len) {
+        /* The load is inside the pending run: its fetch comes first. */
+        uint32_t bytes;
+        unsigned n = count_insns(e, p->addr, p->len, insn, &bytes);
+        trc_rec r = {TRC_FETCH, p->addr, bytes, n, p->flags};
+        put(e, &r);
+        e->st.fetch_runs++;
+        p->addr += bytes;
+        p->len -= bytes;
+        p->ninsn -= n;
+        if (!p->len)
+            p->live = 0;
+    }
+    trc_rec r = {TRC_DREAD, a, (uint32_t)size, 0, fl};
+    put(e, &r);
+}
+
+static uint64_t periph_read(uc_engine *uc, uint64_t offset, unsigned size,
+                            void *user)
+{
+    emu *e = user;
+    (void)uc;
+    (void)offset;
+    (void)size;
+    e->st.periph_reads++;
+    return 0;
+}
+
+static void periph_write(uc_engine *uc, uint64_t offset, unsigned size,
+                         uint64_t value, void *user)
+{
+    emu *e = user;
+    (void)uc;
+    (void)offset;
+    (void)size;
+    (void)value;
+    e->st.periph_writes++;
+}
+
+static bool hook_bad(uc_engine *uc, uc_mem_type type, uint64_t address,
+                     int size, int64_t value, void *user)
+{
+    emu *e = user;
+    (void)value;
+    uint32_t pc;
+    uc_reg_read(uc, UC_ARM_REG_PC, &pc);
+    if (!e->fault) {
+        e->fault = 1;
+        e->fault_addr = (uint32_t)address;
+        e->fault_pc = pc;
+        /* unicorn reports the block's start as the PC: find the reading
+         * instruction as the read hook does (the faulting read did not
+         * reach it). */
+        if ((type == UC_MEM_READ_UNMAPPED || type == UC_MEM_READ_PROT) &&
+            e->cur && e->rd_next < e->cur->nrd)
+            e->fault_pc = e->cur_addr + e->rd_pool[e->cur->rd + e->rd_next];
+        e->fault_size = size;
+        e->fault_type = type;
+    }
+    return false;
+}
+
+/* ---- set-up ---- */
+
+static int add_region(emu *e, uint32_t base, uint32_t size, uint8_t *host,
+                      int owned, int periph, const char *name, cp_err *err)
+{
+    if (e->nreg == MAX_REGIONS)
+        return cp_seterr(err, "too many memory regions");
+    for (unsigned i = 0; i < e->nreg; i++) {
+        region *r = &e->reg[i];
+        if (base < r->base + r->size && r->base < base + size)
+            return cp_seterr(err, "memory 0x%08x+0x%x (%s) overlaps %s", base,
+                             size, name, r->name);
+    }
+    region *r = &e->reg[e->nreg++];
+    r->base = base;
+    r->size = size;
+    r->host = host;
+    r->owned = owned;
+    r->periph = periph;
+    r->name = name;
+    r->cached = tgt_is_cached(e->cfg.t, base);
+    return 0;
+}
+
+static int map_target(emu *e, cp_err *err)
+{
+    const tgt *t = e->cfg.t;
+    uint8_t *flash = NULL;
+    uint32_t fsize = 0;
+    e->flash_lo = UINT32_MAX;
+    e->flash_hi = 0;
+    for (unsigned i = 0; i < t->nmems; i++) {
+        const tgt_mem *m = &t->mems[i];
+        if ((m->kind == TGT_MEM_FLASH || m->kind == TGT_MEM_FLASH_NOALLOC ||
+             m->kind == TGT_MEM_FLASH_UNCACHED) && m->size > fsize)
+            fsize = m->size;
+    }
+    if (fsize && !(flash = calloc(1, fsize)))
+        return cp_seterr(err, "out of memory for %u bytes of flash", fsize);
+    int flash_owned = 1;
+    for (unsigned i = 0; i < t->nmems; i++) {
+        const tgt_mem *m = &t->mems[i];
+        uc_err ue;
+        switch (m->kind) {
+        case TGT_MEM_FLASH:
+        case TGT_MEM_FLASH_NOALLOC:
+        case TGT_MEM_FLASH_UNCACHED:
+            if (add_region(e, m->base, m->size, flash, flash_owned, 0,
+                           regname(m), err))
+                return -1;
+            flash_owned = 0;
+            /* Memory of unicorn's own: memory given with uc_mem_map_ptr
+             * made stores to RAM take the self-modifying-code path. */
+            ue = uc_mem_map(e->uc, m->base, m->size,
+                            UC_PROT_READ | UC_PROT_EXEC);
+            if (m->base < e->flash_lo)
+                e->flash_lo = m->base;
+            if (m->base + (m->size - 1) > e->flash_hi)
+                e->flash_hi = m->base + (m->size - 1);
+            break;
+        case TGT_MEM_PERIPH:
+            if (add_region(e, m->base, m->size, NULL, 0, 1, regname(m), err))
+                return -1;
+            ue = uc_mmio_map(e->uc, m->base, m->size, periph_read, e,
+                             periph_write, e);
+            break;
+        default:
+            if (add_region(e, m->base, m->size, NULL, 0, 0, regname(m), err))
+                return -1;
+            /* ROM holds no code of the image: readable, never run. */
+            ue = uc_mem_map(e->uc, m->base, m->size,
+                            m->kind == TGT_MEM_ROM ? UC_PROT_READ : UC_PROT_ALL);
+        }
+        if (ue != UC_ERR_OK)
+            return cp_seterr(err, "cannot map %s at 0x%08x: %s", m->name,
+                             m->base, uc_strerror(ue));
+    }
+    if (!fsize)
+        free(flash);
+    for (unsigned i = 0; i < e->cfg.nperiph; i++) {
+        const emu_range *p = &e->cfg.periph[i];
+        uint32_t b = p->base & ~(PAGE - 1);
+        uint32_t s = ((p->base + p->size + PAGE - 1) & ~(PAGE - 1)) - b;
+        if (add_region(e, b, s, NULL, 0, 1, "--periph", err))
+            return -1;
+        uc_err ue = uc_mmio_map(e->uc, b, s, periph_read, e, periph_write, e);
+        if (ue != UC_ERR_OK)
+            return cp_seterr(err, "cannot map --periph 0x%08x: %s", b,
+                             uc_strerror(ue));
+    }
+    return 0;
+}
+
+/* Load segments outside every target memory get memory of their own. */
+static int map_segments(emu *e, cp_err *err)
+{
+    const img *im = e->cfg.im;
+    for (size_t i = 0; i < img_nsegments(im); i++) {
+        const img_segment *s = img_segment_at(im, i);
+        uint32_t addrs[2] = {s->paddr, s->vaddr};
+        uint32_t lens[2] = {s->filesz, s->memsz};
+        for (int k = 0; k < 2; k++) {
+            if (!lens[k])
+                continue;
+            uint32_t a = addrs[k], end = a + lens[k];
+            region *r = region_at(e, a);
+            if (r && end - r->base <= r->size)
+                continue;
+            if (r)
+                return cp_seterr(err, "'%s': segment 0x%08x+0x%x runs past "
+                                 "the end of %s", img_path(im), a, lens[k],
+                                 r->name);
+            uint32_t b = a & ~(PAGE - 1);
+            uint32_t sz = ((end + PAGE - 1) & ~(PAGE - 1)) - b;
+            if (add_region(e, b, sz, NULL, 0, 0, "image", err))
+                return -1;
+            if (uc_mem_map(e->uc, b, sz, UC_PROT_ALL) != UC_ERR_OK)
+                return cp_seterr(err, "cannot map 0x%08x", b);
+        }
+    }
+    return 0;
+}
+
+/* Puts n bytes at addr: into the flash copy, or into the engine. */
+static int put_bytes(emu *e, uint32_t addr, const uint8_t *data, uint32_t n,
+                     int zero, cp_err *err)
+{
+    region *r = region_at(e, addr);
+    if (!r || r->periph || addr + n - r->base > r->size)
+        return cp_seterr(err, "'%s': segment 0x%08x+0x%x is not in memory",
+                         img_path(e->cfg.im), addr, n);
+    if (r->host) {
+        uint32_t off = addr - r->base;
+        if (zero)
+            memset(r->host + off, 0, n);
+        else
+            memcpy(r->host + off, data, n);
+        if (off + n > e->flash_used)
+            e->flash_used = off + n;
+        return 0;
+    }
+    static const uint8_t zeros[4096];
+    for (uint32_t done = 0; done < n;) {
+        uint32_t k = n - done;
+        if (zero && k > sizeof zeros)
+            k = sizeof zeros;
+        if (uc_mem_write(e->uc, addr + done, zero ? zeros : data + done, k))
+            return cp_seterr(err, "cannot write 0x%08x", addr + done);
+        done += k;
+    }
+    return 0;
+}
+
+static int load(emu *e, int harness, cp_err *err)
+{
+    const img *im = e->cfg.im;
+    for (size_t i = 0; i < img_nsegments(im); i++) {
+        const img_segment *s = img_segment_at(im, i);
+        if (s->filesz && put_bytes(e, s->paddr, s->data, s->filesz, 0, err))
+            return -1;
+        if (!harness || s->vaddr == s->paddr || !s->memsz)
+            continue;
+        /* What start-up code does: copy .data, zero .bss. */
+        if ((s->filesz && put_bytes(e, s->vaddr, s->data, s->filesz, 0, err)) ||
+            (s->memsz > s->filesz &&
+             put_bytes(e, s->vaddr + s->filesz, NULL, s->memsz - s->filesz, 1,
+                       err)))
+            return -1;
+    }
+    /* Every flash alias shows the same contents. */
+    for (unsigned i = 0; i < e->nreg; i++) {
+        region *r = &e->reg[i];
+        uint32_t n = e->flash_used < r->size ? e->flash_used : r->size;
+        if (r->host && n && uc_mem_write(e->uc, r->base, r->host, n))
+            return cp_seterr(err, "cannot write flash at 0x%08x", r->base);
+    }
+    return 0;
+}
+
+emu *emu_new(const emu_cfg *cfg, cp_err *err)
+{
+    int model = emu_cpu_model(cfg->t->cpu);
+    if (model < 0) {
+        cp_seterr(err, "target %s: no emulator model for CPU %s", cfg->t->name,
+                  cfg->t->cpu);
+        return NULL;
+    }
+    emu *e = calloc(1, sizeof *e);
+    if (!e) {
+        cp_seterr(err, "out of memory");
+        return NULL;
+    }
+    e->cfg = *cfg;
+    /* UC_MODE_MCLASS would force a Cortex-M33 in unicorn 2.0; the M-profile
+     * models carry their own feature set (ARMv6-M for the M0). */
+    uc_err ue = uc_open(UC_ARCH_ARM, UC_MODE_THUMB, &e->uc);
+    if (ue == UC_ERR_OK)
+        ue = uc_ctl_set_cpu_model(e->uc, model);
+    if (ue != UC_ERR_OK) {
+        cp_seterr(err, "unicorn: %s", uc_strerror(ue));
+        emu_free(e);
+        return NULL;
+    }
+    if (bt_grow(e) || map_target(e, err) || map_segments(e, err)) {
+        if (!e->bt)
+            cp_seterr(err, "out of memory");
+        emu_free(e);
+        return NULL;
+    }
+    uc_hook h;
+    if (cfg->count_each)
+        ue = uc_hook_add(e->uc, &h, UC_HOOK_CODE, (void *)hook_code, e, 1, 0);
+    else
+        ue = uc_hook_add(e->uc, &h, UC_HOOK_BLOCK, (void *)hook_block, e, 1, 0);
+    if (ue == UC_ERR_OK && !cfg->count_each && e->flash_lo <= e->flash_hi)
+        ue = uc_hook_add(e->uc, &h, UC_HOOK_MEM_READ, (void *)hook_read, e, 1,
+                         0);
+    if (ue == UC_ERR_OK)
+        ue = uc_hook_add(e->uc, &h, UC_HOOK_MEM_INVALID, (void *)hook_bad, e,
+                         1, 0);
+    if (ue != UC_ERR_OK) {
+        cp_seterr(err, "unicorn: %s", uc_strerror(ue));
+        emu_free(e);
+        return NULL;
+    }
+    return e;
+}
+
+void emu_free(emu *e)
+{
+    if (!e)
+        return;
+    if (e->uc)
+        uc_close(e->uc);
+    for (unsigned i = 0; i < e->nreg; i++)
+        if (e->reg[i].owned)
+            free(e->reg[i].host);
+    free(e->bt);
+    free(e->rd_pool);
+    free(e->iters);
+    free(e);
+}
+
+/* ---- running ---- */
+
+static const char *access_name(int type)
+{
+    switch (type) {
+    case UC_MEM_READ_UNMAPPED: return "read of unmapped memory";
+    case UC_MEM_WRITE_UNMAPPED: return "write to unmapped memory";
+    case UC_MEM_FETCH_UNMAPPED: return "jump to unmapped memory";
+    case UC_MEM_WRITE_PROT: return "write to read-only memory";
+    case UC_MEM_READ_PROT: return "read of unreadable memory";
+    case UC_MEM_FETCH_PROT: return "jump to non-executable memory";
+    default: return "bad access";
+    }
+}
+
+/* Turns a unicorn error after uc_emu_start into a message. */
+static int fault(emu *e, uc_err ue, cp_err *err)
+{
+    char w1[160], w2[160];
+    uint32_t pc;
+    uc_reg_read(e->uc, UC_ARM_REG_PC, &pc);
+    e->st.end = EMU_END_FAULT;
+    if (e->fault) {
+        if (e->fault_type == UC_MEM_FETCH_UNMAPPED ||
+            e->fault_type == UC_MEM_FETCH_PROT) {
+            where(e, e->last_block, w2, sizeof w2);
+            return cp_seterr(err, "%s at 0x%08x (after the block at %s)",
+                             access_name(e->fault_type), e->fault_addr, w2);
+        }
+        where(e, e->fault_pc, w1, sizeof w1);
+        return cp_seterr(err, "%s at 0x%08x (%d bytes) by the instruction at "
+                         "PC %s", access_name(e->fault_type), e->fault_addr,
+                         e->fault_size, w1);
+    }
+    where(e, pc, w1, sizeof w1);
+    if (ue == UC_ERR_INSN_INVALID) {
+        uint16_t hw[2] = {0, 0};
+        uc_mem_read(e->uc, pc, hw, 4);
+        if (emu_thumb_len(hw[0]) == 4)
+            return cp_seterr(err, "invalid instruction for %s at PC %s: "
+                             "%04x %04x", e->cfg.t->cpu, w1, hw[0], hw[1]);
+        return cp_seterr(err, "invalid instruction for %s at PC %s: %04x",
+                         e->cfg.t->cpu, w1, hw[0]);
+    }
+    return cp_seterr(err, "%s at PC %s", uc_strerror(ue), w1);
+}
+
+static int wr_ok(emu *e, cp_err *err)
+{
+    if (e->werr_set) {
+        e->st.end = EMU_END_FAULT;
+        return cp_seterr(err, "%s", e->werr.msg);
+    }
+    return 0;
+}
+
+static uint32_t trap_addr(emu *e)
+{
+    /* The last word of the cached flash window: never part of an image. */
+    for (unsigned i = 0; i < e->cfg.t->nmems; i++) {
+        const tgt_mem *m = &e->cfg.t->mems[i];
+        if (m->kind == TGT_MEM_FLASH)
+            return m->base + m->size - 4;
+    }
+    return e->reg[0].base + e->reg[0].size - 4;
+}
+
+/* Calls fn with LR = trap; runs until it returns. */
+static int call(emu *e, uint32_t fn, uint32_t sp, cp_err *err)
+{
+    uint32_t trap = trap_addr(e), lr = trap | 1, pc = fn | 1;
+    uint32_t zero = 0;
+    for (int r = UC_ARM_REG_R0; r <= UC_ARM_REG_R12; r++)
+        if (r != UC_ARM_REG_SP && r != UC_ARM_REG_LR && r != UC_ARM_REG_PC)
+            uc_reg_write(e->uc, r, &zero);
+    uc_reg_write(e->uc, UC_ARM_REG_SP, &sp);
+    uc_reg_write(e->uc, UC_ARM_REG_LR, &lr);
+    uc_err ue = uc_emu_start(e->uc, pc, trap, 0, 0);
+    flush_run(e);
+    if (wr_ok(e, err))
+        return -1;
+    if (ue != UC_ERR_OK)
+        return fault(e, ue, err);
+    if (e->st.end != EMU_END_DONE)
+        return 0;
+    uint32_t now;
+    uc_reg_read(e->uc, UC_ARM_REG_PC, &now);
+    if (now != trap) {
+        char w1[160];
+        where(e, now, w1, sizeof w1);
+        e->st.end = EMU_END_FAULT;
+        return cp_seterr(err, "the call of 0x%08x stopped at PC %s without "
+                         "returning", fn, w1);
+    }
+    return 0;
+}
+
+void emu_set_sp(emu *e, uint32_t sp)
+{
+    e->sp = sp;
+}
+
+static int harness_sp(emu *e, uint32_t *sp, cp_err *err)
+{
+    uint32_t vt;
+    if (e->sp) {
+        *sp = e->sp;
+        return 0;
+    }
+    if (emu_find_vectors(e->cfg.im, &vt, err) || emu_read(e, vt, sp, 4))
+        return -1;
+    return 0;
+}
+
+int emu_run_harness(emu *e, trc_writer *w, uint32_t init, uint32_t iter,
+                    uint64_t n, cp_err *err)
+{
+    uint32_t sp;
+    if (load(e, 1, err) || harness_sp(e, &sp, err))
+        return -1;
+    e->w = e->cfg.count_each ? NULL : w;
+    clock_gettime(CLOCK_MONOTONIC, &e->t0);
+    if (init && call(e, init, sp, err))
+        return -1;
+    for (uint64_t i = 0; i < n && e->st.end == EMU_END_DONE; i++) {
+        emit_mark(e, i);
+        e->in_iter = 1;
+        e->iter_insns = 0;
+        if (call(e, iter, sp, err))
+            return -1;
+        e->in_iter = 0;
+        if (e->st.end == EMU_END_DONE && push_iter(e))
+            return cp_seterr(err, "out of memory");
+    }
+    return wr_ok(e, err);
+}
+
+int emu_run_free(emu *e, trc_writer *w, uint32_t entry, uint32_t sp,
+                 uint32_t mark, uint64_t n, cp_err *err)
+{
+    if (load(e, 0, err))
+        return -1;
+    e->w = e->cfg.count_each ? NULL : w;
+    e->mark = mark;
+    e->nmarks_stop = n;
+    clock_gettime(CLOCK_MONOTONIC, &e->t0);
+    uc_reg_write(e->uc, UC_ARM_REG_SP, &sp);
+    uint32_t msp = sp;
+    uc_reg_write(e->uc, UC_ARM_REG_MSP, &msp);
+    uc_err ue = uc_emu_start(e->uc, entry | 1, 0xffffffff, 0, 0);
+    flush_run(e);
+    if (wr_ok(e, err))
+        return -1;
+    if (e->st.end != EMU_END_DONE || (ue == UC_ERR_OK && !n))
+        return 0;
+    if (ue == UC_ERR_OK && e->st.marks >= n)
+        return 0;
+    if (ue == UC_ERR_OK || ue == UC_ERR_EXCEPTION) {
+        /* The firmware stopped (BKPT, an exit, a fault it cannot take). */
+        uint32_t pc;
+        char w1[160];
+        uc_reg_read(e->uc, UC_ARM_REG_PC, &pc);
+        where(e, pc, w1, sizeof w1);
+        snprintf(e->st.stop_note, sizeof e->st.stop_note,
+                 "the firmware stopped at PC %s (%s)", w1,
+                 ue == UC_ERR_OK ? "returned" : "CPU exception");
+        e->st.end = EMU_END_STOPPED;
+        return 0;
+    }
+    return fault(e, ue, err);
+}

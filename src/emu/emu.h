@@ -1,0 +1,102 @@
+/* emu: the virtual board. Runs a firmware image's own machine code in the
+ * unicorn engine with the memory map of a target preset and records what
+ * the cache sees (instruction fetch runs, data reads from the flash window,
+ * iteration marks) into a trace (trace/trace.h). */
+#ifndef CP_EMU_H
+#define CP_EMU_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "image/image.h"
+#include "target/target.h"
+#include "trace/trace.h"
+#include "util/util.h"
+
+typedef struct emu emu;
+
+typedef struct emu_range {
+    uint32_t base, size;
+} emu_range;
+
+typedef enum emu_end {
+    EMU_END_DONE,        /* all iterations ran */
+    EMU_END_INSN_LIMIT,  /* an iteration ran past the instruction limit */
+    EMU_END_TIME_LIMIT,  /* the wall-clock limit passed */
+    EMU_END_INTERRUPTED, /* *interrupt was set (Ctrl-C) */
+    EMU_END_STOPPED,     /* the firmware stopped by itself (free-run) */
+    EMU_END_FAULT,       /* an error: unmapped access, invalid instruction */
+} emu_end;
+
+typedef struct emu_cfg {
+    const img *im;
+    const tgt *t;
+    const emu_range *periph; /* extra peripheral ranges (read as zero) */
+    unsigned nperiph;
+    uint64_t insn_limit;     /* per iteration, and for init / start-up; 0: none */
+    double time_limit;       /* seconds for the whole run; 0: none */
+    volatile sig_atomic_t *interrupt; /* set asynchronously to stop; or NULL */
+    /* Count with a hook on every instruction instead of recording blocks:
+     * an independent count for checking (no trace is written). */
+    int count_each;
+} emu_cfg;
+
+typedef struct emu_stats {
+    uint64_t insns;          /* all instructions run */
+    uint64_t pre_insns;      /* before the first iteration (init, start-up) */
+    uint64_t blocks;
+    uint64_t fetch_runs, dreads, marks;
+    uint64_t uncached_insns; /* run from memory the cache does not see */
+    uint64_t periph_reads, periph_writes;
+    /* Reads the decoder did not foresee in their block (conditional loads
+     * skipped in an IT block shift the rest): placed at the block's end. */
+    uint64_t unplaced_reads;
+    uint64_t iterations;     /* complete iterations */
+    const uint64_t *iter_insns; /* instructions of each complete iteration */
+    emu_end end;
+    char stop_note[256];     /* EMU_END_STOPPED: where and why */
+} emu_stats;
+
+/* Sets up the engine: CPU model from the target, the target's memories and
+ * the image's load segments. Errors name the image. */
+emu *emu_new(const emu_cfg *cfg, cp_err *err);
+void emu_free(emu *e);
+
+/* Harness mode: copies .data and zeroes .bss (as start-up code would), calls
+ * init once (when not 0), then iter n times, each returning to a trap
+ * address; a MARK precedes each iteration. w may be NULL (count only).
+ * 0 when the run ended (see emu_get_stats()->end), -1 on a fault (err
+ * names the PC, the function and the address). */
+int emu_run_harness(emu *e, trc_writer *w, uint32_t init, uint32_t iter,
+                    uint64_t n, cp_err *err);
+/* The stack pointer each harness call starts with (default: the vector
+ * table's). */
+void emu_set_sp(emu *e, uint32_t sp);
+/* Free-run mode: starts at entry with sp, as after reset, and marks an
+ * iteration each time the PC reaches mark; stops at the start of
+ * iteration n. */
+int emu_run_free(emu *e, trc_writer *w, uint32_t entry, uint32_t sp,
+                 uint32_t mark, uint64_t n, cp_err *err);
+
+/* The vector table: from a section or symbol the usual start-up files use,
+ * else the lowest load address (skipping an RP2040 boot2 stage). */
+int emu_find_vectors(const img *im, uint32_t *addr, cp_err *err);
+/* Reads the emulated memory. 0 or -1. */
+int emu_read(emu *e, uint32_t addr, void *buf, size_t n);
+const emu_stats *emu_get_stats(const emu *e);
+const char *emu_end_name(emu_end end);
+/* unicorn's CPU model for a target's CPU name, or -1. */
+int emu_cpu_model(const char *cpu);
+/* Instruction bytes of the Thumb instruction whose first halfword is hw. */
+static inline unsigned emu_thumb_len(uint16_t hw)
+{
+    return (hw >> 11) >= 0x1d ? 4 : 2;
+}
+
+/* A symbol's value and size from the ELF symbol table (data objects too).
+ * 0 or -1 (err names the file and the symbol). */
+int emu_elf_symbol(const char *elf_path, const char *name, uint32_t *value,
+                   uint32_t *size, cp_err *err);
+
+#endif

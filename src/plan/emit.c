@@ -1,0 +1,264 @@
+#include "plan/emit.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "plan/plan_int.h"
+
+static const char *region_name(const plan_emit_info *info, plan_region r)
+{
+    if (r == PLAN_FAST)
+        return info->t->fast_mem;
+    return "flash";
+}
+
+static void header(FILE *f, const char *what, const plan_model *m,
+                   const plan_result *r, const plan_emit_info *info,
+                   const char *c)
+{
+    fprintf(f, "%s codeplace %s 1\n", c, what);
+    fprintf(f, "%s target: %s  image: %s\n", c, info->t->name,
+            img_hash(plan_model_image(m)));
+    fprintf(f, "%s strategy: %s  budget: %u bytes of %s\n", c, info->strategy,
+            info->budget, info->t->fast_mem);
+    fprintf(f, "%s predicted: %.1f misses per iteration (stock %.1f), %.0f "
+            "instructions\n", c, r->misses, r->stock_misses, r->insns);
+}
+
+int plan_emit_list(FILE *f, const plan_model *m, const plan_result *r,
+                   const plan_emit_info *info)
+{
+    const img *im = plan_model_image(m);
+    header(f, "name list", m, r, info, "#");
+    fputs("# One function name per line, grouped by region; the comment after\n"
+          "# each name is its size, the misses per iteration it had in the\n"
+          "# stock image and where it came from. Regions: a fast memory\n"
+          "# (sram, itcm), then flash in hot-block order.\n", f);
+    plan_region cur = (plan_region)-1;
+    for (size_t i = 0; i < r->nitems; i++) {
+        const plan_item *it = &r->items[i];
+        const plan_unit *u = plan_model_unit(m, it->unit);
+        if (it->region != cur) {
+            cur = it->region;
+            fprintf(f, "# region: %s\n", region_name(info, cur));
+        }
+        for (unsigned k = 0; k < u->nfuncs; k++) {
+            const img_func *fn = img_func_at(im, u->first_func + k);
+            if (k == 0)
+                fprintf(f, "%-40s # %u bytes, %.1f misses, %s%s%s%s %s%s\n",
+                        fn->name, u->size, it->misses,
+                        u->archive ? u->archive : "",
+                        u->object ? "(" : "", u->object ? u->object : "",
+                        u->object ? ")" : "", u->isec,
+                        (u->flags & PLAN_U_GUESSED) ? " (section guessed)" : "");
+            else
+                fprintf(f, "%-40s # shares %s with %s\n", fn->name, u->isec,
+                        u->name);
+        }
+    }
+    return ferror(f) ? -1 : 0;
+}
+
+int plan_emit_layout(FILE *f, const plan_model *m, const plan_result *r,
+                     const plan_emit_info *info, cp_err *err)
+{
+    const img *im = plan_model_image(m);
+    plan_layout L;
+    if (plan_layout_alloc(m, &L) < 0)
+        return cp_seterr(err, "out of memory");
+    plan_layout_build(m, r->items, r->nitems, r->hot_base, &L, NULL);
+    char *why = calloc(plan_model_nunits(m) ? plan_model_nunits(m) : 1, 1);
+    if (!why) {
+        plan_layout_free(&L);
+        return cp_seterr(err, "out of memory");
+    }
+    for (size_t i = 0; i < r->nitems; i++)
+        why[r->items[i].unit] = r->items[i].region == PLAN_FAST ? 'f' : 'h';
+    fputs("# codeplace layout 1\n", f);
+    fprintf(f, "# target: %s  image: %s  strategy: %s\n", info->t->name,
+            img_hash(im), info->strategy);
+    fputs("# name region place size reason\n", f);
+    const tgt_mem *fast = NULL;
+    for (unsigned k = 0; k < info->t->nmems; k++)
+        if (!strcmp(info->t->mems[k].name, info->t->fast_mem))
+            fast = &info->t->mems[k];
+    uint32_t fast_off = 0;
+    for (size_t i = 0; i < r->nitems; i++) {
+        const plan_item *it = &r->items[i];
+        const plan_unit *u = plan_model_unit(m, it->unit);
+        if (it->region != PLAN_FAST)
+            continue;
+        for (unsigned k = 0; k < u->nfuncs; k++) {
+            const img_func *fn = img_func_at(im, u->first_func + k);
+            fprintf(f, "%s %s 0x%08x %u fast-memory:saves-%.1f-misses\n",
+                    fn->name, info->t->fast_mem,
+                    (fast ? fast->base : 0) + fast_off + (fn->addr - u->addr),
+                    fn->size, it->saved > 0 ? it->saved : it->misses);
+        }
+        fast_off = it->offset + u->size;
+    }
+    for (size_t i = 0; i < plan_model_nunits(m); i++) {
+        const plan_unit *u = plan_model_unit(m, i);
+        if (L.addr[i] == PLAN_ADDR_FAST || L.addr[i] == u->addr)
+            continue;
+        for (unsigned k = 0; k < u->nfuncs; k++) {
+            const img_func *fn = img_func_at(im, u->first_func + k);
+            fprintf(f, "%s flash 0x%08x %u %s\n", fn->name,
+                    L.addr[i] + (fn->addr - u->addr), fn->size,
+                    why[i] == 'h' ? "hot-block" : "shifted");
+        }
+    }
+    free(why);
+    plan_layout_free(&L);
+    return ferror(f) ? cp_seterr(err, "write error") : 0;
+}
+
+int plan_unit_pattern(const plan_unit *u, char *buf, size_t n)
+{
+    int k;
+    if (u->archive && u->object)
+        k = snprintf(buf, n, "*%s:%s(%s)", u->archive, u->object, u->isec);
+    else if (u->object)
+        k = snprintf(buf, n, "*%s(%s)", u->object, u->isec);
+    else
+        k = snprintf(buf, n, "*(%s)", u->isec);
+    return k < 0 || (size_t)k >= n ? -1 : 0;
+}
+
+static FILE *create(const char *dir, const char *name, cp_err *err)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        cp_seterr(err, "cannot create '%s': %s", path, strerror(errno));
+    return f;
+}
+
+static int finish(FILE *f, const char *dir, const char *name, cp_err *err)
+{
+    int bad = ferror(f) != 0;
+    if (fclose(f) != 0)
+        bad = 1;
+    if (bad)
+        return cp_seterr(err, "cannot write '%s/%s': %s", dir, name,
+                         strerror(errno));
+    return 0;
+}
+
+/* The input-section statements of one region; with hot offsets when
+ * base_sym is given. */
+static void sections(FILE *f, const plan_model *m, const plan_result *r,
+                     plan_region region, const char *base_sym)
+{
+    char pat[1024];
+    for (size_t i = 0; i < r->nitems; i++) {
+        const plan_item *it = &r->items[i];
+        if (it->region != region)
+            continue;
+        const plan_unit *u = plan_model_unit(m, it->unit);
+        if (plan_unit_pattern(u, pat, sizeof pat) < 0)
+            continue;
+        if (base_sym)
+            fprintf(f, "    . = %s + 0x%05x;\n", base_sym, it->offset);
+        fprintf(f, "    %s", pat);
+        if (region == PLAN_FLASH_HOT)
+            fprintf(f, " /* %s, %u bytes, set %u */\n", u->name, u->size,
+                    it->colour);
+        else
+            fprintf(f, " /* %s, %u bytes */\n", u->name, u->size);
+    }
+}
+
+int plan_emit_snippets(const char *dir, const plan_model *m,
+                       const plan_result *r, const plan_emit_info *info,
+                       cp_err *err)
+{
+    if (mkdir(dir, 0777) < 0 && errno != EEXIST)
+        return cp_seterr(err, "cannot create directory '%s': %s", dir,
+                         strerror(errno));
+    const tgt_cache *c = plan_model_cache(m);
+    uint32_t way = tgt_cache_sets(c) * c->line;
+    FILE *f;
+
+    /* GNU ld, for a script that INCLUDEs them (firmware/ld/sections.ld). */
+    if (!(f = create(dir, "codeplace_flash.ld", err)))
+        return -1;
+    header(f, "GNU ld flash hot block", m, r, info, "/*");
+    fprintf(f, " * INCLUDEd first thing in .text, where __codeplace_hot_start "
+            "is 0x%08x;\n * each section starts at its cache set. */\n",
+            r->hot_base);
+    sections(f, m, r, PLAN_FLASH_HOT, "__codeplace_hot_start");
+    if (finish(f, dir, "codeplace_flash.ld", err) < 0)
+        return -1;
+    if (!(f = create(dir, "codeplace_ram.ld", err)))
+        return -1;
+    header(f, "GNU ld fast-memory code", m, r, info, "/*");
+    fprintf(f, " * INCLUDEd inside the output section that runs from %s and "
+            "is copied at boot. */\n", info->t->fast_mem);
+    sections(f, m, r, PLAN_FAST, NULL);
+    if (finish(f, dir, "codeplace_ram.ld", err) < 0)
+        return -1;
+
+    /* Zephyr: the hot block after the vector table at the start of ROM, way
+     * aligned so that the colours hold wherever it lands. */
+    if (!(f = create(dir, "codeplace_zephyr_flash.ld", err)))
+        return -1;
+    header(f, "Zephyr ROM_START hot block", m, r, info, "/*");
+    fprintf(f, " * Aligned to the cache way (%u bytes) so each section keeps "
+            "its set. */\n", way);
+    fprintf(f, ". = ALIGN(%u);\n__codeplace_zephyr_hot = .;\n", way);
+    {
+        /* Offsets relative to a way-aligned start: shift by hot_base % way. */
+        char pat[1024];
+        for (size_t i = 0; i < r->nitems; i++) {
+            const plan_item *it = &r->items[i];
+            if (it->region != PLAN_FLASH_HOT)
+                continue;
+            const plan_unit *u = plan_model_unit(m, it->unit);
+            if (plan_unit_pattern(u, pat, sizeof pat) < 0)
+                continue;
+            uint32_t off = (r->hot_base % way) + it->offset;
+            fprintf(f, ". = __codeplace_zephyr_hot + 0x%05x;\nKEEP(%s) /* %s */\n",
+                    off, pat, u->name);
+        }
+    }
+    if (finish(f, dir, "codeplace_zephyr_flash.ld", err) < 0)
+        return -1;
+    if (!(f = create(dir, "codeplace_zephyr_ram.ld", err)))
+        return -1;
+    header(f, "Zephyr fast-memory code", m, r, info, "/*");
+    fputs(" */\n", f);
+    sections(f, m, r, PLAN_FAST, NULL);
+    if (finish(f, dir, "codeplace_zephyr_ram.ld", err) < 0)
+        return -1;
+    if (!(f = create(dir, "codeplace.cmake", err)))
+        return -1;
+    header(f, "Zephyr CMake fragment", m, r, info, "#");
+    fputs("# include(path/to/codeplace.cmake) in the application's\n"
+          "# CMakeLists.txt, after find_package(Zephyr).\n", f);
+    fputs("zephyr_linker_sources(ROM_START SORT_KEY 0x1codeplace\n"
+          "  ${CMAKE_CURRENT_LIST_DIR}/codeplace_zephyr_flash.ld)\n", f);
+    if (!strcmp(info->t->fast_mem, "itcm"))
+        fputs("zephyr_linker_sources(ITCM_SECTION\n"
+              "  ${CMAKE_CURRENT_LIST_DIR}/codeplace_zephyr_ram.ld)\n", f);
+    else
+        fputs("zephyr_linker_sources(RAMFUNC_SECTION\n"
+              "  ${CMAKE_CURRENT_LIST_DIR}/codeplace_zephyr_ram.ld)\n", f);
+    if (finish(f, dir, "codeplace.cmake", err) < 0)
+        return -1;
+
+    /* pico-sdk: the RAM list goes where memmap_default.ld copies
+     * .time_critical* into RAM (inside .data). */
+    if (!(f = create(dir, "codeplace_pico.ld", err)))
+        return -1;
+    header(f, "pico-sdk RAM placement", m, r, info, "/*");
+    fputs(" * INCLUDE this inside .data of a copy of memmap_default.ld, next "
+          "to *(.time_critical*). */\n", f);
+    sections(f, m, r, PLAN_FAST, NULL);
+    if (finish(f, dir, "codeplace_pico.ld", err) < 0)
+        return -1;
+    return 0;
+}

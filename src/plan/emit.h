@@ -1,0 +1,35 @@
+/* plan emitters: the forms a plan is written in. The name list is the
+ * portable artefact (function names by region); the layout file feeds
+ * `codeplace sim --layout`; the GNU ld, Zephyr and pico-sdk snippets apply
+ * the plan at link time. Each writer returns 0 or -1 with err set. */
+#ifndef CP_PLAN_EMIT_H
+#define CP_PLAN_EMIT_H
+
+#include <stdio.h>
+
+#include "plan/plan.h"
+
+typedef struct plan_emit_info {
+    const tgt *t;
+    const char *strategy;
+    uint32_t budget;
+} plan_emit_info;
+
+/* Name list (docs/formats/namelist.md). */
+int plan_emit_list(FILE *f, const plan_model *m, const plan_result *r,
+                   const plan_emit_info *info);
+/* Layout file (docs/formats/layout.md): every function whose address the
+ * plan changes, hot or shifted. */
+int plan_emit_layout(FILE *f, const plan_model *m, const plan_result *r,
+                     const plan_emit_info *info, cp_err *err);
+/* The linker-script pattern that selects unit u ("*libc.a:x.o(.text.f)"). */
+int plan_unit_pattern(const plan_unit *u, char *buf, size_t n);
+/* Writes codeplace_flash.ld and codeplace_ram.ld (GNU ld, INCLUDEd by the
+ * firmware's script; docs/firmware.md), codeplace.cmake with
+ * codeplace_zephyr_flash.ld / codeplace_zephyr_ram.ld (Zephyr), and
+ * codeplace_pico.ld (pico-sdk) into dir. */
+int plan_emit_snippets(const char *dir, const plan_model *m,
+                       const plan_result *r, const plan_emit_info *info,
+                       cp_err *err);
+
+#endif

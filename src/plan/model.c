@@ -1,0 +1,454 @@
+/* The planner's model: movable units (input sections in cached flash) and
+ * the access stream of each iteration, expressed relative to the units so
+ * that moving a unit is a change of one base address. */
+#include "plan/plan_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace/trace.h"
+
+static uint32_t align_of(uint32_t addr)
+{
+    uint32_t a = addr & -addr;
+    if (a == 0 || a > 8)
+        a = 8;
+    return a < 2 ? 2 : a;
+}
+
+static int add_unit(plan_model *m, size_t *cap, const plan_unit *u)
+{
+    if (cp_grow((void **)&m->units, cap, m->nunits + 1, sizeof *m->units) < 0)
+        return -1;
+    m->units[m->nunits++] = *u;
+    return 0;
+}
+
+/* Units from the map's input sections, or from functions without a map. */
+static int build_units(plan_model *m, cp_err *err)
+{
+    const img *im = m->im;
+    size_t cap = 0, nf = img_nfuncs(im);
+    if (img_nisecs(im)) {
+        size_t f = 0;
+        img_load_isec_align((img *)im);
+        for (size_t i = 0; i < img_nisecs(im); i++) {
+            const img_isec *s = img_isec_at(im, i);
+            if (!tgt_is_cached(m->t, s->addr))
+                continue;
+            while (f < nf && img_func_at(im, f)->addr < s->addr)
+                f++;
+            size_t g = f;
+            while (g < nf && img_func_at(im, g)->addr < s->addr + s->size)
+                g++;
+            if (g == f)
+                continue; /* no code: data or fill */
+            plan_unit u = {0};
+            u.isec = s->name;
+            u.archive = s->archive;
+            u.object = s->object;
+            u.name = img_func_at(im, f)->name;
+            u.addr = s->addr;
+            u.size = s->size;
+            u.align = s->align ? s->align : align_of(s->addr);
+            u.first_func = f;
+            u.nfuncs = (unsigned)(g - f);
+            if (u.nfuncs > 1)
+                u.flags |= PLAN_U_SHARED;
+            if (add_unit(m, &cap, &u) < 0)
+                return cp_seterr(err, "out of memory");
+        }
+    } else {
+        for (size_t f = 0; f < nf; f++) {
+            const img_func *fn = img_func_at(im, f);
+            if (!tgt_is_cached(m->t, fn->addr))
+                continue;
+            /* Nested entry points belong to the function that holds them. */
+            if (m->nunits && fn->addr < m->units[m->nunits - 1].addr +
+                                            m->units[m->nunits - 1].size) {
+                m->units[m->nunits - 1].nfuncs++;
+                continue;
+            }
+            plan_unit u = {0};
+            char buf[512];
+            snprintf(buf, sizeof buf, ".text.%s", fn->name);
+            u.isec = cp_pool_str(m->pool, buf);
+            u.name = fn->name;
+            u.addr = fn->addr;
+            u.size = fn->size;
+            u.align = align_of(fn->addr);
+            u.first_func = f;
+            u.nfuncs = 1;
+            u.flags = PLAN_U_GUESSED;
+            if (!u.isec || add_unit(m, &cap, &u) < 0)
+                return cp_seterr(err, "out of memory");
+        }
+    }
+    if (m->nunits == 0)
+        return cp_seterr(err, "'%s': no code in the cached flash window of %s",
+                         img_path(im), m->t->name);
+    /* The output section most units are in takes the hot block. */
+    const img_section *best = NULL;
+    size_t best_n = 0;
+    for (size_t s = 0; s < img_nsections(im); s++) {
+        const img_section *sec = img_section_at(im, s);
+        if (!(sec->flags & IMG_SEC_EXEC))
+            continue;
+        size_t n = 0;
+        for (size_t i = 0; i < m->nunits; i++)
+            n += m->units[i].addr - sec->addr < sec->size;
+        if (n > best_n) {
+            best = sec;
+            best_n = n;
+        }
+    }
+    if (!best)
+        return cp_seterr(err, "'%s': no executable section", img_path(im));
+    m->text_name = best->name;
+    m->text_start = best->addr;
+    m->text_end = best->addr + best->size;
+    for (size_t i = 0; i < m->nunits; i++) {
+        plan_unit *u = &m->units[i];
+        if (u->addr - best->addr >= best->size)
+            u->flags |= PLAN_U_NOMOVE;
+        /* The reset handler runs before anything is copied to RAM. */
+        uint32_t entry = img_entry(im) & ~1u;
+        if (entry - u->addr < u->size)
+            u->flags |= PLAN_U_NORAM;
+    }
+    return 0;
+}
+
+/* The unit holding addr, or PLAN_FIXED. */
+static uint32_t unit_at(const plan_model *m, uint32_t addr)
+{
+    size_t lo = 0, hi = m->nunits;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (m->units[mid].addr <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo && addr - m->units[lo - 1].addr < m->units[lo - 1].size)
+        return (uint32_t)(lo - 1);
+    return PLAN_FIXED;
+}
+
+static int add_call(plan_model *m, uint32_t caller, uint32_t callee)
+{
+    for (size_t i = 0; i < m->ncalls; i++)
+        if (m->calls[i].caller == caller && m->calls[i].callee == callee)
+            return 0;
+    if (cp_grow((void **)&m->calls, &m->ccalls, m->ncalls + 1,
+                sizeof *m->calls) < 0)
+        return -1;
+    m->calls[m->ncalls++] = (plan_call){caller, callee};
+    return 0;
+}
+
+/* The calls and far jumps in the code (Thumb BL, and B.W on ARMv7-M and
+ * later) between units: each one that crosses between flash and fast
+ * memory gets a linker stub, executed or not. */
+static int find_calls(plan_model *m)
+{
+    for (size_t u = 0; u < m->nunits; u++) {
+        const plan_unit *un = &m->units[u];
+        uint8_t *code = malloc(un->size ? un->size : 1);
+        if (!code)
+            return -1;
+        if (img_read(m->im, un->addr, code, un->size) < 0) {
+            free(code);
+            continue;
+        }
+        for (uint32_t i = 0; i + 4 <= un->size;) {
+            uint32_t h1 = code[i] | code[i + 1] << 8;
+            uint32_t top = h1 >> 11;
+            if (top != 0x1d && top != 0x1e && top != 0x1f) {
+                i += 2;
+                continue;
+            }
+            uint32_t h2 = code[i + 2] | code[i + 3] << 8;
+            int bl = (h2 & 0xd000) == 0xd000, bw = (h2 & 0xd000) == 0x9000;
+            if (top == 0x1e && (bl || bw)) {
+                uint32_t S = (h1 >> 10) & 1, J1 = (h2 >> 13) & 1;
+                uint32_t J2 = (h2 >> 11) & 1;
+                uint32_t I1 = !(J1 ^ S), I2 = !(J2 ^ S);
+                uint32_t imm = S << 24 | I1 << 23 | I2 << 22 |
+                               (h1 & 0x3ff) << 12 | (h2 & 0x7ff) << 1;
+                if (S)
+                    imm |= 0xfe000000u;
+                uint32_t target = un->addr + i + 4 + imm;
+                uint32_t v = unit_at(m, target);
+                if (v != PLAN_FIXED && v != u && add_call(m, (uint32_t)u, v) < 0) {
+                    free(code);
+                    return -1;
+                }
+            }
+            i += 4;
+        }
+        free(code);
+    }
+    return 0;
+}
+
+plan_model *plan_model_new(const img *im, const tgt *t, const tgt_cache *c,
+                           cp_err *err)
+{
+    plan_model *m = calloc(1, sizeof *m);
+    if (!m || !(m->pool = cp_pool_new())) {
+        free(m);
+        cp_seterr(err, "out of memory");
+        return NULL;
+    }
+    m->im = im;
+    m->t = t;
+    m->cache = *c;
+    while ((1u << m->line_shift) < c->line)
+        m->line_shift++;
+    m->sets = tgt_cache_sets(c);
+    m->last_unit = PLAN_FIXED;
+    m->plan_iters = 0;
+    /* GNU ld's Thumb long-branch stubs: ARMv6-M has no ldr.w pc, so its
+     * stub loads through r0 and ip (16 bytes); ARMv7-M and v8-M use
+     * "ldr.w pc, [pc]" and a literal (8 bytes). */
+    m->veneer_bytes = !strcmp(t->cpu, "cortex-m0plus") ? 16 : 8;
+    m->veneer_insns = !strcmp(t->cpu, "cortex-m0plus") ? 5 : 1;
+    if (build_units(m, err) < 0) {
+        plan_model_free(m);
+        return NULL;
+    }
+    if (find_calls(m) < 0) {
+        cp_seterr(err, "out of memory");
+        plan_model_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+void plan_model_free(plan_model *m)
+{
+    if (!m)
+        return;
+    free(m->zacc);
+    free(m->ziter_start);
+    free(m->units);
+    free(m->acc);
+    free(m->iter_start);
+    free(m->iter_insns);
+    free(m->calls);
+    cp_pool_free(m->pool);
+    free(m);
+}
+
+static int cmp_acc_off(const void *a, const void *b)
+{
+    const plan_acc *x = a, *y = b;
+    return x->off < y->off ? -1 : x->off > y->off;
+}
+
+int plan_model_compress(plan_model *m)
+{
+    if (m->compressed)
+        return 0;
+    free(m->zacc);
+    free(m->ziter_start);
+    m->zacc = malloc((m->nacc ? m->nacc : 1) * sizeof *m->zacc);
+    m->ziter_start = malloc((m->niters + 1) * sizeof *m->ziter_start);
+    plan_acc *tmp = malloc((m->nacc ? m->nacc : 1) * sizeof *tmp);
+    if (!m->zacc || !m->ziter_start || !tmp) {
+        free(tmp);
+        return -1;
+    }
+    uint32_t way = m->sets * m->cache.line;
+    size_t n = 0;
+    for (unsigned it = 0; it < m->niters; it++) {
+        m->ziter_start[it] = n;
+        size_t k = m->iter_start[it], end = m->iter_start[it + 1];
+        while (k < end) {
+            uint32_t u = m->acc[k].unit;
+            if (u >= m->nunits || m->units[u].size > way) {
+                m->zacc[n++] = m->acc[k++];
+                continue;
+            }
+            size_t j = k, nt = 0;
+            while (j < end && m->acc[j].unit == u)
+                tmp[nt++] = m->acc[j++];
+            qsort(tmp, nt, sizeof *tmp, cmp_acc_off);
+            plan_acc cur = tmp[0];
+            for (size_t q = 1; q < nt; q++) {
+                if (tmp[q].off <= cur.off + cur.len) {
+                    uint32_t e = tmp[q].off + tmp[q].len;
+                    if (e > cur.off + cur.len)
+                        cur.len = e - cur.off;
+                } else {
+                    m->zacc[n++] = cur;
+                    cur = tmp[q];
+                }
+            }
+            m->zacc[n++] = cur;
+            k = j;
+        }
+    }
+    m->ziter_start[m->niters] = n;
+    m->nzacc = n;
+    m->compressed = 1;
+    free(tmp);
+    return 0;
+}
+
+int plan_model_begin_iteration(plan_model *m)
+{
+    m->compressed = 0;
+    if (cp_grow((void **)&m->iter_start, &m->citer, m->niters + 2,
+                sizeof *m->iter_start) < 0)
+        return -1;
+    double *ins = realloc(m->iter_insns, (m->niters + 1) * sizeof *ins);
+    if (!ins)
+        return -1;
+    m->iter_insns = ins;
+    m->iter_insns[m->niters] = 0;
+    m->iter_start[m->niters] = m->nacc;
+    m->niters++;
+    m->iter_start[m->niters] = m->nacc;
+    return 0;
+}
+
+static int push(plan_model *m, uint32_t unit, uint32_t off, uint32_t len)
+{
+    if (cp_grow((void **)&m->acc, &m->cacc, m->nacc + 1, sizeof *m->acc) < 0)
+        return -1;
+    m->acc[m->nacc++] = (plan_acc){unit, off, len};
+    m->iter_start[m->niters] = m->nacc;
+    return 0;
+}
+
+int plan_model_add_access(plan_model *m, uint32_t addr, uint32_t len,
+                          uint32_t ninsn, int uncached)
+{
+    m->compressed = 0;
+    if (m->niters == 0)
+        return 0; /* before the first iteration: start-up, not planned */
+    m->iter_insns[m->niters - 1] += ninsn;
+    if (uncached || len == 0)
+        return 0;
+    /* Split the run at unit boundaries. */
+    uint32_t first = unit_at(m, addr);
+    while (len) {
+        uint32_t u = unit_at(m, addr);
+        uint32_t take = len;
+        if (u == PLAN_FIXED) {
+            /* Up to the next unit, if the run reaches into one. */
+            size_t lo = 0, hi = m->nunits;
+            while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+                if (m->units[mid].addr <= addr)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            if (lo < m->nunits && m->units[lo].addr - addr < len)
+                take = m->units[lo].addr - addr;
+            if (push(m, PLAN_FIXED, addr, take) < 0)
+                return -1;
+        } else {
+            plan_unit *un = &m->units[u];
+            uint32_t off = addr - un->addr;
+            if (take > un->size - off)
+                take = un->size - off;
+            if (u != m->last_unit && m->last_unit != PLAN_FIXED) {
+                /* Entering at a function's first byte: a call or a jump. */
+                const img_func *f = img_lookup(m->im, addr);
+                if (f && f->addr == addr &&
+                    push(m, PLAN_CALL, u, m->last_unit) < 0)
+                    return -1;
+            }
+            un->runs++;
+            un->bytes_fetched += take;
+            if (push(m, u, off, take) < 0)
+                return -1;
+        }
+        m->last_unit = u;
+        addr += take;
+        len -= take;
+    }
+    /* Instructions: credited to the unit of the run's start. */
+    if (first != PLAN_FIXED)
+        m->units[first].insns += ninsn;
+    return 0;
+}
+
+int plan_model_add_trace(plan_model *m, const char *path, unsigned max_iters,
+                         cp_err *err)
+{
+    trc_reader *r = trc_open(path, err);
+    if (!r)
+        return -1;
+    const trc_header *h = trc_get_header(r);
+    if (h->elf_hash[0] && strcmp(h->elf_hash, img_hash(m->im))) {
+        trc_close(r);
+        return cp_seterr(err, "'%s' is a trace of another image (%s, not %s "
+                         "of '%s')", path, h->elf_hash, img_hash(m->im),
+                         img_path(m->im));
+    }
+    trc_rec rec;
+    int rc;
+    unsigned seen = 0;
+    while ((rc = trc_next(r, &rec, err)) == 1) {
+        if (rec.kind == TRC_MARK) {
+            if (max_iters && seen >= max_iters)
+                break;
+            seen++;
+            if (plan_model_begin_iteration(m) < 0)
+                goto oom;
+        } else if (rec.kind == TRC_FETCH || rec.kind == TRC_DREAD) {
+            int unc = (rec.flags & TRC_F_UNCACHED) ||
+                      !tgt_is_cached(m->t, rec.addr);
+            if (plan_model_add_access(m, rec.addr, rec.len,
+                                      rec.kind == TRC_FETCH ? rec.ninsn : 0,
+                                      unc) < 0)
+                goto oom;
+        }
+    }
+    trc_close(r);
+    if (rc < 0)
+        return -1;
+    if (m->niters == 0)
+        return cp_seterr(err, "'%s': no iterations (no iteration marks)", path);
+    return 0;
+oom:
+    trc_close(r);
+    return cp_seterr(err, "'%s': out of memory", path);
+}
+
+size_t plan_model_exclude(plan_model *m, const char *pattern, int ram_only)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < m->nunits; i++) {
+        plan_unit *u = &m->units[i];
+        int hit = cp_glob(pattern, u->isec);
+        for (unsigned k = 0; !hit && k < u->nfuncs; k++) {
+            const img_func *f = img_func_at(m->im, u->first_func + k);
+            hit = cp_glob(pattern, f->name);
+            for (unsigned a = 0; !hit && a < f->nalias; a++)
+                hit = cp_glob(pattern, f->alias[a]);
+        }
+        if (hit) {
+            u->flags |= ram_only ? PLAN_U_NORAM : PLAN_U_NOMOVE;
+            n++;
+        }
+    }
+    return n;
+}
+
+void plan_model_set_plan_iters(plan_model *m, unsigned n) { m->plan_iters = n; }
+
+size_t plan_model_nunits(const plan_model *m) { return m->nunits; }
+const plan_unit *plan_model_unit(const plan_model *m, size_t i)
+{
+    return i < m->nunits ? &m->units[i] : NULL;
+}
+unsigned plan_model_niters(const plan_model *m) { return m->niters; }
+const img *plan_model_image(const plan_model *m) { return m->im; }
+const tgt_cache *plan_model_cache(const plan_model *m) { return &m->cache; }

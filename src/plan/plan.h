@@ -1,0 +1,153 @@
+/* plan: placement planning. From an image, the evidence of what runs (a
+ * trace), a target and a RAM budget, choose where each hot input section
+ * goes: into fast memory (SRAM, ITCM), into a hot block at the start of
+ * flash at a chosen cache colour, or nowhere (left where the linker puts
+ * it). The planner evaluates every candidate layout exactly, by replaying
+ * the trace through a model of the target's cache with the moved sections'
+ * fetches remapped.
+ *
+ * The unit a linker can move is an input section, not a symbol: the plan
+ * moves sections and names the functions they hold.
+ *
+ *   plan_model *m = plan_model_new(im, target, &cache, &err);
+ *   plan_model_add_trace(m, "run.trace", 40, &err);   // evidence
+ *   plan_opts o = plan_opts_default();
+ *   o.budget = 16 * 1024;
+ *   plan_result *r = plan_run(m, PLAN_AUTO, &o, &err);
+ *   ... plan_result_item(r, i), r->misses ...
+ *   plan_result_free(r); plan_model_free(m);
+ */
+#ifndef CP_PLAN_H
+#define CP_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "image/image.h"
+#include "target/target.h"
+#include "util/util.h"
+
+enum plan_unit_flags {
+    PLAN_U_SHARED = 1 << 0,   /* the section holds several functions */
+    PLAN_U_GUESSED = 1 << 1,  /* no map: ".text.<name>" assumed */
+    PLAN_U_NORAM = 1 << 2,    /* must not move to RAM (startup, excluded) */
+    PLAN_U_NOMOVE = 1 << 3,   /* must not move at all */
+};
+
+/* A movable unit: one input section in the cached flash window. */
+typedef struct plan_unit {
+    const char *isec;     /* ".text.vfprintf" */
+    const char *archive;  /* "libc.a" or NULL */
+    const char *object;   /* "libc_tinystdio_vfprintf.c.o" or NULL */
+    const char *name;     /* the first function's name */
+    uint32_t addr, size;  /* in the traced image */
+    uint32_t align;       /* alignment the linker keeps (guessed) */
+    size_t first_func;    /* index into img_func_at() */
+    unsigned nfuncs;
+    unsigned flags;       /* PLAN_U_* */
+    /* Evidence over the planning iterations. */
+    uint64_t runs;        /* fetch runs and flash reads inside it */
+    uint64_t insns;       /* instructions executed */
+    uint64_t bytes_fetched;
+} plan_unit;
+
+typedef struct plan_model plan_model;
+
+plan_model *plan_model_new(const img *im, const tgt *t, const tgt_cache *c,
+                           cp_err *err);
+void plan_model_free(plan_model *m);
+
+/* Reads up to max_iters iterations (0: all) of a trace of this image.
+ * Fails when the trace names another image (hash) or has no iterations. */
+int plan_model_add_trace(plan_model *m, const char *path, unsigned max_iters,
+                         cp_err *err);
+
+/* Building blocks of add_trace, for tests and other evidence sources:
+ * start a new iteration, then add what the cache sees in order. */
+int plan_model_begin_iteration(plan_model *m);
+int plan_model_add_access(plan_model *m, uint32_t addr, uint32_t len,
+                          uint32_t ninsn, int uncached);
+
+/* Marks units that must stay (pattern: glob on function or section name;
+ * ram_only: may stay in flash but not go to RAM). Returns how many units
+ * matched. */
+size_t plan_model_exclude(plan_model *m, const char *pattern, int ram_only);
+
+/* Iterations the strategies evaluate candidates on (0: all loaded); the
+ * results' figures are always over every loaded iteration. */
+void plan_model_set_plan_iters(plan_model *m, unsigned n);
+
+size_t plan_model_nunits(const plan_model *m);
+const plan_unit *plan_model_unit(const plan_model *m, size_t i);
+unsigned plan_model_niters(const plan_model *m);
+const img *plan_model_image(const plan_model *m);
+const tgt_cache *plan_model_cache(const plan_model *m);
+
+typedef enum plan_strategy {
+    PLAN_STOCK,     /* the image as linked */
+    PLAN_HOTBLOCK,  /* hot sections contiguous, in temporal (call) order */
+    PLAN_COLOUR,    /* hot sections at chosen cache colours, with padding */
+    PLAN_RAM,       /* RAM selection by misses saved per byte, rest stock */
+    PLAN_COMBINED,  /* RAM selection, then colouring of the rest */
+    PLAN_RANK,      /* baseline: RAM filled by instructions per byte */
+    PLAN_AUTO,      /* every candidate above; keep the best */
+    PLAN_NSTRATEGIES
+} plan_strategy;
+
+const char *plan_strategy_name(plan_strategy s);
+int plan_strategy_parse(const char *s, plan_strategy *out);
+
+typedef struct plan_opts {
+    uint32_t budget;        /* bytes of fast memory to fill (0: flash only) */
+    uint32_t pad_limit;     /* bytes of padding the flash block may add */
+    uint32_t veneer_bytes;  /* bytes one long-call veneer costs */
+    unsigned search_moves;  /* local-search moves tried per layout */
+    uint64_t seed;
+    int verbose;            /* progress callback use */
+    void (*progress)(void *ctx, const char *msg);
+    void *progress_ctx;
+} plan_opts;
+
+plan_opts plan_opts_default(const tgt *t);
+
+/* Where a unit goes. */
+typedef enum plan_region {
+    PLAN_IN_PLACE = 0, /* where the linker puts it (after the hot block) */
+    PLAN_FLASH_HOT,    /* in the hot block at offset `offset` */
+    PLAN_FAST,         /* in fast memory (SRAM/ITCM) */
+} plan_region;
+
+typedef struct plan_item {
+    size_t unit;          /* index into the model's units */
+    plan_region region;
+    uint32_t offset;      /* PLAN_FLASH_HOT: byte offset in the hot block;
+                             PLAN_FAST: offset in the fast block */
+    uint32_t colour;      /* start set of the unit in the hot block */
+    double misses;        /* misses attributed to it before the move */
+    double saved;         /* PLAN_FAST: misses per iteration the move saved */
+} plan_item;
+
+typedef struct plan_result {
+    plan_strategy strategy;
+    uint32_t hot_base;    /* address the hot block starts at */
+    uint32_t hot_bytes;   /* size of the hot block, padding included */
+    uint32_t pad_bytes;   /* padding inside it */
+    uint32_t fast_bytes;  /* fast memory used, veneers included */
+    uint32_t veneers;     /* long-call veneers estimated */
+    /* Predicted warm misses per iteration (mean over planning iterations
+     * after the first) and the image's stock figure on the same trace. */
+    double misses, stock_misses;
+    double conflict_before, conflict_after; /* misses above fully assoc. */
+    double insns;         /* instructions per iteration (mean) */
+    plan_item *items;     /* placed units: fast first, then hot by offset */
+    size_t nitems;
+} plan_result;
+
+plan_result *plan_run(plan_model *m, plan_strategy s, const plan_opts *o,
+                      cp_err *err);
+void plan_result_free(plan_result *r);
+
+/* Evaluates a result on the model again (e.g. on more iterations). */
+double plan_result_eval(plan_model *m, const plan_result *r);
+
+#endif

@@ -1,0 +1,811 @@
+/* The strategies: hot block, colouring (temporal relationship graph, then a
+ * local search with exact evaluation), RAM selection by re-simulated misses
+ * saved per byte, their combination, a samples-per-byte baseline, and auto.
+ */
+#include "plan/plan_int.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const names[PLAN_NSTRATEGIES] = {
+    "stock", "hotblock", "colour", "ram", "combined", "rank", "auto"};
+
+const char *plan_strategy_name(plan_strategy s)
+{
+    return (unsigned)s < PLAN_NSTRATEGIES ? names[s] : "?";
+}
+
+int plan_strategy_parse(const char *s, plan_strategy *out)
+{
+    for (int i = 0; i < PLAN_NSTRATEGIES; i++)
+        if (!strcmp(s, names[i])) {
+            *out = (plan_strategy)i;
+            return 0;
+        }
+    if (!strcmp(s, "color")) {
+        *out = PLAN_COLOUR;
+        return 0;
+    }
+    return -1;
+}
+
+plan_opts plan_opts_default(const tgt *t)
+{
+    plan_opts o;
+    memset(&o, 0, sizeof o);
+    o.budget = 0;
+    o.pad_limit = 4096;
+    /* See plan_model_new: 16 bytes on ARMv6-M, 8 on v7-M/v8-M. */
+    o.veneer_bytes = (t && !strcmp(t->cpu, "cortex-m0plus")) ? 16 : 8;
+    o.search_moves = 400;
+    o.seed = 1;
+    return o;
+}
+
+/* ---- shared state of one run ------------------------------------------- */
+
+typedef struct run {
+    plan_model *m;
+    const plan_opts *o;
+    unsigned iters;       /* planning iterations */
+    uint32_t hot_base;
+    plan_layout L;
+    double *umiss;
+    uint64_t rng;
+    /* Flash placement of hot units: offset in the block or NONE. */
+    uint32_t *off;        /* per unit */
+    unsigned char *fast;  /* per unit: 1 in fast memory */
+    size_t *hot;          /* hot unit indices */
+    size_t nhot;
+    double evals;
+} run;
+
+#define NONE PLAN_NONE
+
+static void note(const run *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void note(const run *r, const char *fmt, ...)
+{
+    if (!r->o->progress)
+        return;
+    char buf[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    r->o->progress(r->o->progress_ctx, buf);
+}
+
+static uint64_t rnd(run *r)
+{
+    /* xorshift64* */
+    r->rng ^= r->rng >> 12;
+    r->rng ^= r->rng << 25;
+    r->rng ^= r->rng >> 27;
+    return r->rng * 2685821657736338717ULL;
+}
+
+static uint32_t align8(uint32_t v)
+{
+    return (v + 7) & ~7u;
+}
+
+/* Builds r->L from r->off and r->fast. */
+static void build(run *r)
+{
+    plan_layout_make(r->m, r->off, r->fast, r->hot_base, &r->L);
+}
+
+static double eval(run *r, int per_unit)
+{
+    build(r);
+    plan_eval_out out = {0};
+    out.unit_misses = per_unit ? r->umiss : NULL;
+    plan_eval(r->m, &r->L, r->iters, &out);
+    r->evals++;
+    return out.misses;
+}
+
+/* ---- hot units and their order ----------------------------------------- */
+
+static int find_hot(run *r)
+{
+    plan_model *m = r->m;
+    r->hot = malloc((m->nunits ? m->nunits : 1) * sizeof *r->hot);
+    if (!r->hot)
+        return -1;
+    r->nhot = 0;
+    for (size_t i = 0; i < m->nunits; i++)
+        if (m->units[i].runs && !(m->units[i].flags & PLAN_U_NOMOVE))
+            r->hot[r->nhot++] = i;
+    return 0;
+}
+
+/* Hot units in the order the first warm iteration first touches them. */
+static size_t *temporal_order(run *r)
+{
+    plan_model *m = r->m;
+    size_t *ord = malloc((r->nhot ? r->nhot : 1) * sizeof *ord), n = 0;
+    unsigned char *seen = calloc(m->nunits ? m->nunits : 1, 1);
+    if (!ord || !seen) {
+        free(ord);
+        free(seen);
+        return NULL;
+    }
+    unsigned it0 = m->niters > 1 ? 1 : 0;
+    for (unsigned pass = 0; pass < 2; pass++) {
+        size_t a = pass ? m->iter_start[0] : m->iter_start[it0];
+        size_t b = pass ? m->iter_start[m->niters] : m->iter_start[it0 + 1];
+        for (size_t k = a; k < b; k++) {
+            uint32_t u = m->acc[k].unit;
+            if (u >= m->nunits || seen[u] || (m->units[u].flags & PLAN_U_NOMOVE))
+                continue;
+            seen[u] = 1;
+            ord[n++] = u;
+        }
+    }
+    free(seen);
+    return ord;
+}
+
+/* ---- the hot block as intervals ---------------------------------------- */
+
+/* Is [p, p + size) free of every other placed unit (except skip)? */
+static int is_free(const run *r, uint32_t p, uint32_t size, size_t skip)
+{
+    for (size_t k = 0; k < r->nhot; k++) {
+        size_t u = r->hot[k];
+        if (u == skip || r->off[u] == NONE || r->fast[u])
+            continue;
+        uint32_t a = r->off[u], e = a + align8(r->m->units[u].size);
+        if (p < e && a < p + size)
+            return 0;
+    }
+    return 1;
+}
+
+/* Lowest offset below limit where unit u starts at colour c (or at any
+ * colour when c == NONE); NONE if none. */
+static uint32_t find_slot(const run *r, size_t u, uint32_t c, uint32_t limit)
+{
+    const plan_model *m = r->m;
+    uint32_t size = align8(m->units[u].size);
+    uint32_t al = m->units[u].align > 8 ? m->units[u].align : 8;
+    if (c == NONE) {
+        for (uint32_t p = 0; p + size <= limit; p += al)
+            if (is_free(r, p, size, u))
+                return p;
+        return NONE;
+    }
+    uint32_t way = m->sets * m->cache.line;
+    uint32_t want = (c * m->cache.line) % way;
+    uint32_t p = (want + way - (r->hot_base % way)) % way;
+    p = (p + al - 1) & ~(al - 1);
+    for (; p + size <= limit; p += way)
+        if (is_free(r, p, size, u))
+            return p;
+    return NONE;
+}
+
+static uint32_t block_limit(const run *r)
+{
+    uint64_t total = 0;
+    for (size_t k = 0; k < r->nhot; k++)
+        if (!r->fast[r->hot[k]])
+            total += align8(r->m->units[r->hot[k]].size);
+    return (uint32_t)(total + r->o->pad_limit);
+}
+
+static uint32_t colour_of(const run *r, uint32_t off)
+{
+    return ((r->hot_base + off) >> r->m->line_shift) & (r->m->sets - 1);
+}
+
+/* ---- strategies -------------------------------------------------------- */
+
+static void place_hotblock(run *r)
+{
+    size_t *ord = temporal_order(r);
+    if (!ord)
+        return;
+    size_t n = 0;
+    for (size_t k = 0; k < r->nhot; k++)
+        n += !r->fast[r->hot[k]];
+    uint32_t p = 0;
+    /* ord holds hot units only (same set as r->hot). */
+    for (size_t k = 0; k < r->nhot; k++) {
+        size_t u = ord[k];
+        if (r->fast[u])
+            continue;
+        uint32_t al = r->m->units[u].align > 8 ? r->m->units[u].align : 8;
+        p = (p + al - 1) & ~(al - 1);
+        r->off[u] = p;
+        p += align8(r->m->units[u].size);
+    }
+    (void)n;
+    free(ord);
+}
+
+/* Temporal relationship graph over hot units: w[a * n + b] counts how
+ * often b ran between two runs of a within a window of twice the cache. */
+static float *build_trg(run *r, const size_t *idx_of, size_t n)
+{
+    plan_model *m = r->m;
+    float *w = calloc(n ? n * n : 1, sizeof *w);
+    size_t *stack = malloc((n ? n : 1) * sizeof *stack);
+    if (!w || !stack) {
+        free(w);
+        free(stack);
+        return NULL;
+    }
+    size_t depth = 0;
+    uint64_t window = 2ull * m->cache.size;
+    uint32_t last = PLAN_FIXED;
+    for (size_t k = m->iter_start[0]; k < m->iter_start[r->iters]; k++) {
+        uint32_t u = m->acc[k].unit;
+        if (u >= m->nunits || u == last || idx_of[u] == NONE)
+            continue;
+        last = u;
+        size_t a = idx_of[u];
+        uint64_t bytes = 0;
+        size_t j = 0;
+        for (; j < depth && stack[j] != a; j++) {
+            if (bytes <= window)
+                w[a * n + stack[j]] += 1;
+            bytes += m->units[r->hot[stack[j]]].size;
+        }
+        if (j == depth)
+            depth++;
+        memmove(stack + 1, stack, j * sizeof *stack);
+        stack[0] = a;
+    }
+    free(stack);
+    for (size_t a = 0; a < n; a++)
+        for (size_t b = a + 1; b < n; b++) {
+            float s = w[a * n + b] + w[b * n + a];
+            w[a * n + b] = w[b * n + a] = s;
+        }
+    return w;
+}
+
+#define MAXOCC 24
+
+typedef struct costsort {
+    uint32_t c;
+    double cost;
+} costsort;
+
+static int cmp_costsort(const void *a, const void *b)
+{
+    const costsort *x = a, *y = b;
+    if (x->cost != y->cost)
+        return x->cost < y->cost ? -1 : 1;
+    return x->c < y->c ? -1 : x->c > y->c;
+}
+
+/* Greedy colouring: hottest first, each at the start set where its lines
+ * meet the least TRG weight beyond what the ways hold for free. */
+static int place_colour_greedy(run *r)
+{
+    plan_model *m = r->m;
+    size_t n = r->nhot;
+    size_t *idx_of = malloc((m->nunits ? m->nunits : 1) * sizeof *idx_of);
+    size_t *occ = calloc((size_t)m->sets * MAXOCC, sizeof *occ);
+    unsigned *nocc = calloc(m->sets, sizeof *nocc);
+    double *sc = malloc(m->sets * sizeof *sc);
+    costsort *cs = malloc(m->sets * sizeof *cs);
+    size_t *ord = malloc((n ? n : 1) * sizeof *ord);
+    float *w = NULL;
+    int rc = -1;
+    if (!idx_of || !occ || !nocc || !sc || !cs || !ord)
+        goto out;
+    for (size_t i = 0; i < m->nunits; i++)
+        idx_of[i] = NONE;
+    for (size_t k = 0; k < n; k++)
+        idx_of[r->hot[k]] = k;
+    w = build_trg(r, idx_of, n);
+    if (!w)
+        goto out;
+    /* Hottest first: by fetched bytes. */
+    size_t no = 0;
+    for (size_t k = 0; k < n; k++)
+        if (!r->fast[r->hot[k]])
+            ord[no++] = k;
+    for (size_t i = 1; i < no; i++) {
+        size_t v = ord[i], j = i;
+        while (j > 0 && m->units[r->hot[ord[j - 1]]].bytes_fetched <
+                            m->units[r->hot[v]].bytes_fetched) {
+            ord[j] = ord[j - 1];
+            j--;
+        }
+        ord[j] = v;
+    }
+    for (size_t k = 0; k < n; k++)
+        r->off[r->hot[k]] = NONE;
+    uint32_t limit = block_limit(r), mask = m->sets - 1, ways = m->cache.ways;
+    for (size_t q = 0; q < no; q++) {
+        size_t a = ord[q], u = r->hot[a];
+        uint32_t nl = (align8(m->units[u].size) + m->cache.line - 1) >> m->line_shift;
+        if (nl > m->sets)
+            nl = m->sets;
+        for (uint32_t s = 0; s < m->sets; s++) {
+            /* Sum of weights to the units already in s, minus the ways-1
+             * strongest (they share the set for free). */
+            double sum = 0, top[4] = {0, 0, 0, 0};
+            unsigned keep = ways - 1 < 4 ? ways - 1 : 4;
+            for (unsigned k = 0; k < nocc[s]; k++) {
+                double x = w[a * n + occ[(size_t)s * MAXOCC + k]];
+                sum += x;
+                for (unsigned t = 0; t < keep; t++)
+                    if (x > top[t]) {
+                        double tmp = top[t];
+                        top[t] = x;
+                        x = tmp;
+                    }
+            }
+            for (unsigned t = 0; t < keep; t++)
+                sum -= top[t];
+            sc[s] = sum;
+        }
+        /* Sliding sum over nl consecutive sets for each start colour. */
+        double win = 0;
+        for (uint32_t i = 0; i < nl; i++)
+            win += sc[i & mask];
+        for (uint32_t c = 0; c < m->sets; c++) {
+            cs[c].c = c;
+            cs[c].cost = win;
+            win += sc[(c + nl) & mask] - sc[c];
+        }
+        qsort(cs, m->sets, sizeof *cs, cmp_costsort);
+        uint32_t p = NONE;
+        for (uint32_t k = 0; k < m->sets && p == NONE; k++)
+            p = find_slot(r, u, cs[k].c, limit);
+        if (p == NONE)
+            p = find_slot(r, u, NONE, limit);
+        if (p == NONE) {
+            /* Past the limit: append. */
+            uint32_t end = 0;
+            for (size_t k = 0; k < n; k++) {
+                size_t v = r->hot[k];
+                if (r->off[v] != NONE && r->off[v] + align8(m->units[v].size) > end)
+                    end = r->off[v] + align8(m->units[v].size);
+            }
+            p = end;
+        }
+        r->off[u] = p;
+        uint32_t c0 = colour_of(r, p);
+        for (uint32_t i = 0; i < nl; i++) {
+            uint32_t s = (c0 + i) & mask;
+            if (nocc[s] < MAXOCC)
+                occ[(size_t)s * MAXOCC + nocc[s]++] = a;
+        }
+    }
+    rc = 0;
+out:
+    free(idx_of);
+    free(occ);
+    free(nocc);
+    free(sc);
+    free(cs);
+    free(ord);
+    free(w);
+    return rc;
+}
+
+/* Local search: move one hot unit at a time to another colour, keep the
+ * move when the exact evaluation does not get worse. */
+static double local_search(run *r, double cur)
+{
+    plan_model *m = r->m;
+    /* A budget of moves, not of time: the same inputs give the same plan. */
+    unsigned budget = r->o->search_moves;
+    uint32_t limit = block_limit(r);
+    size_t *cand = malloc((r->nhot ? r->nhot : 1) * sizeof *cand);
+    if (!cand)
+        return cur;
+    unsigned tries = 0, accepted = 0;
+    size_t ncand = 0;
+    while (tries < budget) {
+        if (tries % 64 == 0) {
+            /* Refresh the candidates: units that miss, most first. */
+            eval(r, 1);
+            ncand = 0;
+            for (size_t k = 0; k < r->nhot; k++) {
+                size_t u = r->hot[k];
+                if (!r->fast[u] && r->umiss[u] > 0)
+                    cand[ncand++] = u;
+            }
+            if (ncand == 0)
+                break;
+        }
+        tries++;
+        size_t u = cand[rnd(r) % ncand];
+        uint32_t old = r->off[u];
+        uint32_t c = (uint32_t)(rnd(r) % m->sets);
+        uint32_t p = find_slot(r, u, c, limit);
+        if (p == NONE || p == old)
+            continue;
+        r->off[u] = p;
+        double v = eval(r, 0);
+        if (v <= cur) {
+            if (v < cur)
+                accepted++;
+            cur = v;
+        } else {
+            r->off[u] = old;
+        }
+    }
+    free(cand);
+    note(r, "local search: %u moves tried, %u improved, %.1f misses/iteration",
+         tries, accepted, cur);
+    return cur;
+}
+
+static double do_colour(run *r)
+{
+    place_hotblock(r);
+    double h = eval(r, 0);
+    uint32_t *keep = malloc(r->m->nunits * sizeof *keep);
+    if (!keep)
+        return local_search(r, h);
+    memcpy(keep, r->off, r->m->nunits * sizeof *keep);
+    if (place_colour_greedy(r) < 0) {
+        free(keep);
+        return -1;
+    }
+    double g = eval(r, 0);
+    note(r, "colouring: relationship graph %.1f, hot block %.1f "
+         "misses/iteration", g, h);
+    if (h < g) {
+        memcpy(r->off, keep, r->m->nunits * sizeof *keep);
+        g = h;
+    }
+    free(keep);
+    return local_search(r, g);
+}
+
+typedef struct vstate {
+    unsigned char *target; /* flash units called from fast memory */
+} vstate;
+
+/* Bytes a move of u to fast memory costs, veneers included. */
+static uint32_t fast_cost(run *r, size_t u, const vstate *vs)
+{
+    plan_model *m = r->m;
+    uint32_t cost = align8(m->units[u].size);
+    for (size_t i = 0; i < m->ncalls; i++) {
+        const plan_call *c = &m->calls[i];
+        if (c->caller == u && !r->fast[c->callee] && !vs->target[c->callee]) {
+            /* count each new target once */
+            int dup = 0;
+            for (size_t j = 0; j < i && !dup; j++)
+                dup = m->calls[j].caller == u && m->calls[j].callee == c->callee;
+            if (!dup)
+                cost += r->o->veneer_bytes;
+        }
+    }
+    return cost;
+}
+
+static void take_fast(run *r, size_t u, vstate *vs)
+{
+    plan_model *m = r->m;
+    r->fast[u] = 1;
+    r->off[u] = NONE;
+    for (size_t i = 0; i < m->ncalls; i++)
+        if (m->calls[i].caller == u && !r->fast[m->calls[i].callee])
+            vs->target[m->calls[i].callee] = 1;
+    vs->target[u] = 0;
+}
+
+static uint32_t fast_used(run *r, const vstate *vs)
+{
+    uint32_t n = 0;
+    for (size_t i = 0; i < r->m->nunits; i++) {
+        if (r->fast[i])
+            n += align8(r->m->units[i].size);
+        if (vs->target[i])
+            n += r->o->veneer_bytes;
+    }
+    return n;
+}
+
+static int movable_fast(const run *r, size_t u)
+{
+    return !(r->m->units[u].flags & (PLAN_U_NORAM | PLAN_U_NOMOVE)) &&
+           !r->fast[u];
+}
+
+typedef struct cand {
+    size_t u;
+    double score;
+} cand;
+
+static int cmp_cand(const void *a, const void *b)
+{
+    const cand *x = a, *y = b;
+    if (x->score != y->score)
+        return x->score > y->score ? -1 : 1;
+    return x->u < y->u ? -1 : x->u > y->u;
+}
+
+/* Greedy: move the unit whose re-simulated saving per byte is largest,
+ * until nothing fits the budget or saves anything. Candidates are tried in
+ * the order of their own misses per byte: the first dozen, and more when
+ * none of those saves anything (a move also shifts code and adds stubs). */
+static double select_fast(run *r, double cur, vstate *vs)
+{
+    plan_model *m = r->m;
+    enum { FIRST = 12, MAX = 48 };
+    cand *c = malloc((r->nhot ? r->nhot : 1) * sizeof *c);
+    if (!c)
+        return cur;
+    for (;;) {
+        cur = eval(r, 1);
+        uint32_t left = r->o->budget - fast_used(r, vs);
+        size_t nc = 0;
+        for (size_t k = 0; k < r->nhot; k++) {
+            size_t u = r->hot[k];
+            if (!movable_fast(r, u) || r->umiss[u] <= 0)
+                continue;
+            uint32_t cost = fast_cost(r, u, vs);
+            if (cost <= left)
+                c[nc++] = (cand){u, r->umiss[u] / cost};
+        }
+        if (nc == 0)
+            break;
+        qsort(c, nc, sizeof *c, cmp_cand);
+        size_t pick = NONE;
+        double pick_score = 0, pick_val = cur;
+        for (size_t i = 0; i < nc && i < MAX; i++) {
+            if (i >= FIRST && pick != NONE)
+                break;
+            size_t u = c[i].u;
+            uint32_t old = r->off[u];
+            r->fast[u] = 1;
+            double v = eval(r, 0);
+            r->fast[u] = 0;
+            r->off[u] = old;
+            double sc = (cur - v) / fast_cost(r, u, vs);
+            if (cur - v > 0 && sc > pick_score) {
+                pick = u;
+                pick_score = sc;
+                pick_val = v;
+            }
+        }
+        if (pick == NONE)
+            break;
+        take_fast(r, pick, vs);
+        note(r, "fast memory: %s (%u bytes), %.1f misses/iteration",
+             m->units[pick].name, m->units[pick].size, pick_val);
+    }
+    free(c);
+    return eval(r, 0);
+}
+
+/* Baseline: fill fast memory by instructions executed per byte (what a PC
+ * sample histogram ranks), leaving flash as linked. */
+static double select_rank(run *r, vstate *vs)
+{
+    plan_model *m = r->m;
+    size_t *ord = malloc((r->nhot ? r->nhot : 1) * sizeof *ord), n = 0;
+    if (!ord)
+        return -1;
+    for (size_t k = 0; k < r->nhot; k++)
+        if (movable_fast(r, r->hot[k]))
+            ord[n++] = r->hot[k];
+    for (size_t i = 1; i < n; i++) {
+        size_t v = ord[i], j = i;
+        double dv = (double)m->units[v].insns / m->units[v].size;
+        while (j > 0 && (double)m->units[ord[j - 1]].insns /
+                                m->units[ord[j - 1]].size < dv) {
+            ord[j] = ord[j - 1];
+            j--;
+        }
+        ord[j] = v;
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint32_t left = r->o->budget - fast_used(r, vs);
+        if (fast_cost(r, ord[i], vs) <= left)
+            take_fast(r, ord[i], vs);
+    }
+    free(ord);
+    return eval(r, 0);
+}
+
+/* ---- results ----------------------------------------------------------- */
+
+static int cmp_items(const void *a, const void *b)
+{
+    const plan_item *x = a, *y = b;
+    if (x->region != y->region)
+        return x->region == PLAN_FAST ? -1 : 1;
+    return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+static plan_result *make_result(run *r, plan_strategy s, double stock,
+                                const double *stock_umiss, const vstate *vs)
+{
+    plan_model *m = r->m;
+    plan_result *res = calloc(1, sizeof *res);
+    if (!res)
+        return NULL;
+    res->strategy = s;
+    res->hot_base = r->hot_base;
+    size_t n = 0;
+    for (size_t i = 0; i < m->nunits; i++)
+        n += r->fast[i] || r->off[i] != NONE;
+    res->items = calloc(n ? n : 1, sizeof *res->items);
+    if (!res->items) {
+        free(res);
+        return NULL;
+    }
+    uint32_t fast_off = 0, hot_end = 0, hot_sum = 0;
+    for (size_t i = 0; i < m->nunits; i++) {
+        if (!r->fast[i] && r->off[i] == NONE)
+            continue;
+        plan_item *it = &res->items[res->nitems++];
+        it->unit = i;
+        it->misses = stock_umiss ? stock_umiss[i] : 0;
+        if (r->fast[i]) {
+            it->region = PLAN_FAST;
+            it->offset = fast_off;
+            fast_off += align8(m->units[i].size);
+        } else {
+            it->region = PLAN_FLASH_HOT;
+            it->offset = r->off[i];
+            it->colour = colour_of(r, r->off[i]);
+            if (r->off[i] + m->units[i].size > hot_end)
+                hot_end = r->off[i] + m->units[i].size;
+            hot_sum += m->units[i].size;
+        }
+    }
+    qsort(res->items, res->nitems, sizeof *res->items, cmp_items);
+    res->hot_bytes = hot_end;
+    res->pad_bytes = hot_end - hot_sum;
+    res->fast_bytes = vs ? fast_used(r, vs) : fast_off;
+    res->veneers = 0;
+    if (vs)
+        for (size_t i = 0; i < m->nunits; i++)
+            res->veneers += vs->target[i];
+    res->stock_misses = stock;
+    /* The prediction on every iteration the model holds. */
+    build(r);
+    plan_eval_out out = {0};
+    plan_eval(m, &r->L, 0, &out);
+    res->misses = out.misses;
+    res->conflict_after = out.misses - plan_eval_fa(m, &r->L, 0);
+    plan_layout stockL;
+    if (plan_layout_alloc(m, &stockL) == 0) {
+        plan_layout_stock(m, &stockL);
+        plan_eval_out so = {0};
+        plan_eval(m, &stockL, 0, &so);
+        res->stock_misses = so.misses;
+        res->conflict_before = so.misses - plan_eval_fa(m, &stockL, 0);
+        plan_layout_free(&stockL);
+    }
+    double ins = 0;
+    unsigned first = m->niters > 1 ? 1 : 0;
+    for (unsigned i = first; i < m->niters; i++)
+        ins += m->iter_insns[i];
+    res->insns = ins / (m->niters - first) + out.stub_calls * m->veneer_insns;
+    return res;
+}
+
+void plan_result_free(plan_result *r)
+{
+    if (!r)
+        return;
+    free(r->items);
+    free(r);
+}
+
+double plan_result_eval(plan_model *m, const plan_result *res)
+{
+    plan_layout L;
+    if (plan_layout_alloc(m, &L) < 0)
+        return -1;
+    plan_layout_build(m, res->items, res->nitems, res->hot_base, &L, NULL);
+    plan_eval_out out = {0};
+    plan_eval(m, &L, 0, &out);
+    plan_layout_free(&L);
+    return out.misses;
+}
+
+plan_result *plan_run(plan_model *m, plan_strategy s, const plan_opts *o,
+                      cp_err *err)
+{
+    if (m->niters == 0) {
+        cp_seterr(err, "no evidence: the model has no iterations");
+        return NULL;
+    }
+    if (s == PLAN_AUTO) {
+        plan_result *best = NULL;
+        for (int k = 0; k < PLAN_AUTO; k++) {
+            if ((k == PLAN_RAM || k == PLAN_COMBINED || k == PLAN_RANK) &&
+                o->budget == 0)
+                continue;
+            plan_result *c = plan_run(m, (plan_strategy)k, o, err);
+            if (!c) {
+                plan_result_free(best);
+                return NULL;
+            }
+            if (!best || c->misses < best->misses - 1e-9) {
+                plan_result_free(best);
+                best = c;
+            } else {
+                plan_result_free(c);
+            }
+        }
+        return best;
+    }
+    run r;
+    memset(&r, 0, sizeof r);
+    r.m = m;
+    r.o = o;
+    r.iters = m->plan_iters && m->plan_iters < m->niters ? m->plan_iters
+                                                         : m->niters;
+    r.hot_base = plan_hot_base(m);
+    r.rng = o->seed ? o->seed : 1;
+    r.umiss = calloc(m->nunits ? m->nunits : 1, sizeof *r.umiss);
+    r.off = malloc((m->nunits ? m->nunits : 1) * sizeof *r.off);
+    r.fast = calloc(m->nunits ? m->nunits : 1, 1);
+    double *stock_umiss = calloc(m->nunits ? m->nunits : 1, sizeof *stock_umiss);
+    vstate vs = {calloc(m->nunits ? m->nunits : 1, 1)};
+    plan_result *res = NULL;
+    if (!r.umiss || !r.off || !r.fast || !stock_umiss || !vs.target ||
+        plan_layout_alloc(m, &r.L) < 0 || find_hot(&r) < 0) {
+        cp_seterr(err, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < m->nunits; i++)
+        r.off[i] = NONE;
+    double stock = eval(&r, 1);
+    memcpy(stock_umiss, r.umiss, m->nunits * sizeof *stock_umiss);
+    note(&r, "%s: stock %.1f misses/iteration, %zu hot sections",
+         plan_strategy_name(s), stock, r.nhot);
+    switch (s) {
+    case PLAN_STOCK:
+        break;
+    case PLAN_HOTBLOCK:
+        place_hotblock(&r);
+        break;
+    case PLAN_COLOUR:
+        do_colour(&r);
+        break;
+    case PLAN_RAM:
+        select_fast(&r, stock, &vs);
+        break;
+    case PLAN_RANK:
+        select_rank(&r, &vs);
+        break;
+    case PLAN_COMBINED: {
+        double c = do_colour(&r);
+        select_fast(&r, c, &vs);
+        /* Re-lay the rest of the hot code without the units now in RAM. */
+        do_colour(&r);
+        break;
+    }
+    default:
+        cp_seterr(err, "strategy %d is not a single strategy", (int)s);
+        goto out;
+    }
+    res = make_result(&r, s, stock, stock_umiss, &vs);
+    if (!res)
+        cp_seterr(err, "out of memory");
+    else
+        note(&r, "%s: %.1f misses/iteration (%.0f evaluations)",
+             plan_strategy_name(s), res->misses, r.evals);
+out:
+    free(r.umiss);
+    free(r.off);
+    free(r.fast);
+    free(r.hot);
+    free(stock_umiss);
+    free(vs.target);
+    plan_layout_free(&r.L);
+    return res;
+}

@@ -1,0 +1,133 @@
+/* probe: a debug probe reached through a protocol it already serves: the
+ * GDB remote serial protocol (OpenOCD, pyOCD, Black Magic Probe, J-Link GDB
+ * server, probe-rs, QEMU) or OpenOCD's Tcl RPC. One handle type for both;
+ * memory reads and writes of 32-bit words, halt / read PC / resume, and
+ * the PC sampler that `codeplace record` drives. */
+#ifndef CP_PROBE_H
+#define CP_PROBE_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "util/util.h"
+
+typedef struct probe probe;
+
+typedef enum probe_kind {
+    PROBE_GDB,     /* GDB remote serial protocol over TCP */
+    PROBE_OPENOCD, /* OpenOCD Tcl RPC (default port 6666) */
+} probe_kind;
+
+typedef struct probe_opts {
+    int timeout_ms;      /* per reply; 0 = 3000 */
+    const char *core;    /* OpenOCD target name (`targets NAME`), or NULL */
+    int nonstop;         /* GDB: non-stop mode (memory reads while the
+                            target runs): 0 no, 1 required, 2 if the stub
+                            offers it */
+} probe_opts;
+
+/* Connects to HOST:PORT (a bare PORT means localhost; OpenOCD's default
+ * port is 6666). Errors name the address and say what failed. */
+probe *probe_open(probe_kind kind, const char *addr, const probe_opts *o,
+                  cp_err *err);
+/* Leaves the target running when it was running (GDB: detaches). */
+void probe_close(probe *p);
+
+probe_kind probe_get_kind(const probe *p);
+const char *probe_addr(const probe *p);
+/* 1 when memory can be read while the target runs (OpenOCD; GDB in
+ * non-stop mode). */
+int probe_reads_while_running(const probe *p);
+/* GDB: the packet size the stub announced (qSupported PacketSize). */
+size_t probe_packet_size(const probe *p);
+
+/* Memory. GDB splits reads to the stub's packet size. */
+int probe_read(probe *p, uint32_t addr, void *buf, size_t len, cp_err *err);
+int probe_read32(probe *p, uint32_t addr, uint32_t *v, cp_err *err);
+int probe_write32(probe *p, uint32_t addr, uint32_t v, cp_err *err);
+/* Byte writes (up to 1024 bytes). */
+int probe_write_bytes(probe *p, uint32_t addr, const void *buf, size_t len,
+                      cp_err *err);
+
+/* Run control. probe_halt stops the target (GDB: interrupt and wait for the
+ * stop reply); probe_resume lets it run; probe_read_pc reads the PC of a
+ * halted target. probe_is_halted reports what the probe last said. */
+int probe_halt(probe *p, cp_err *err);
+int probe_resume(probe *p, cp_err *err);
+int probe_read_pc(probe *p, uint32_t *pc, cp_err *err);
+int probe_is_halted(const probe *p);
+
+/* OpenOCD only: runs one Tcl command and returns its result in out (cap
+ * bytes, NUL-terminated). A Tcl error comes back as -1 with the message. */
+int probe_tcl(probe *p, const char *cmd, char *out, size_t cap, cp_err *err);
+
+/* ---- sampling ---- */
+
+typedef enum probe_mode {
+    PROBE_MODE_PCSR, /* read DWT_PCSR while the target runs */
+    PROBE_MODE_HALT, /* interrupt, read PC, resume */
+} probe_mode;
+
+/* A streaming samples file (docs/formats/samples.md): counts are kept in a
+ * table and the ones that changed are written and flushed every flush
+ * interval, so an interrupted recording is a valid file. */
+typedef struct probe_samples probe_samples;
+
+typedef struct probe_samples_hdr {
+    const char *source;   /* "probe-pcsr", "probe-halt" */
+    const char *target;   /* preset name or "" */
+    const char *elf_hash; /* or "" */
+    double rate_hz;       /* asked for; 0 = as fast as possible */
+} probe_samples_hdr;
+
+probe_samples *probe_samples_create(const char *path,
+                                    const probe_samples_hdr *h, cp_err *err);
+int probe_samples_add(probe_samples *s, uint32_t addr, cp_err *err);
+/* Writes the counts that changed since the last flush and flushes. */
+int probe_samples_flush(probe_samples *s, cp_err *err);
+/* Flushes, appends duration and total, closes. Frees s in every case. */
+int probe_samples_finish(probe_samples *s, double duration_s, cp_err *err);
+uint64_t probe_samples_total(const probe_samples *s);
+
+typedef struct probe_sample_stats {
+    uint64_t samples;      /* samples taken (including halted ones) */
+    uint64_t halted;       /* PCSR read 0xFFFFFFFF */
+    uint64_t distinct;     /* distinct PCSR values seen */
+    double elapsed_s;      /* wall time of the recording */
+    double halted_s;       /* halt mode: total time the target was stopped */
+    double max_halt_s;     /* halt mode: the longest single stop */
+    int stopped_by;        /* 0 duration, 1 signal, 2 probe error */
+    cp_err error;          /* when stopped_by == 2: what went wrong */
+} probe_sample_stats;
+
+typedef struct probe_sampler {
+    probe_mode mode;
+    uint32_t pcsr_addr;     /* DWT_PCSR, 0xE000101C */
+    double rate_hz;         /* 0 = as fast as the link allows */
+    double duration_s;      /* 0 = until *stop */
+    volatile sig_atomic_t *stop; /* set by a signal handler; may be NULL */
+    /* Called about every progress_s seconds (may be NULL). */
+    void (*progress)(void *arg, const probe_sample_stats *st);
+    void *progress_arg;
+    double progress_s;
+} probe_sampler;
+
+/* Checks that DWT_PCSR is implemented: reads it n times (target running)
+ * and fails with a clear message when every read gives 0, or the same
+ * value (an unimplemented register or a core that does not run). */
+int probe_pcsr_check(probe *p, uint32_t pcsr_addr, int n, cp_err *err);
+
+/* Samples until the duration ends, *stop is set, or the probe fails. Each
+ * sample goes to out as it arrives. A probe failure mid-way is not an
+ * error of the recording: it ends it (st->stopped_by = 2, st->error) and
+ * everything measured is kept. Returns -1 only when out cannot be
+ * written. */
+int probe_sample_run(probe *p, const probe_sampler *cfg, probe_samples *out,
+                     probe_sample_stats *st, cp_err *err);
+
+/* Monotonic seconds. */
+double probe_now(void);
+
+#endif

@@ -1,0 +1,340 @@
+/* The PC sampler and the streaming samples file. */
+#include "probe/probe.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- samples file ---- */
+
+typedef struct slot {
+    uint32_t addr;
+    uint32_t used;
+    uint64_t count;   /* total */
+    uint64_t pending; /* not yet written */
+} slot;
+
+struct probe_samples {
+    FILE *f;
+    char *path;
+    probe_samples_hdr h;
+    char *target, *elf_hash, *source;
+    slot *tab;
+    size_t cap, n;
+    uint64_t total;
+    int werr;
+};
+
+static uint32_t hash32(uint32_t x)
+{
+    x ^= x >> 16;
+    x *= 0x7feb352dU;
+    x ^= x >> 15;
+    x *= 0x846ca68bU;
+    x ^= x >> 16;
+    return x;
+}
+
+static char *dupstr(const char *s)
+{
+    s = s ? s : "";
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+static void write_header(FILE *f, const probe_samples *s)
+{
+    fprintf(f, "# codeplace samples 1\n# source: %s\n# target: %s\n"
+            "# elf: %s\n# rate_hz: %.0f\n", s->source, s->target,
+            s->elf_hash, s->h.rate_hz);
+}
+
+probe_samples *probe_samples_create(const char *path,
+                                    const probe_samples_hdr *h, cp_err *err)
+{
+    probe_samples *s = calloc(1, sizeof *s);
+    if (!s) {
+        cp_seterr(err, "out of memory");
+        return NULL;
+    }
+    s->h = *h;
+    s->path = dupstr(path);
+    s->target = dupstr(h->target);
+    s->elf_hash = dupstr(h->elf_hash);
+    s->source = dupstr(h->source);
+    s->cap = 1024;
+    s->tab = calloc(s->cap, sizeof *s->tab);
+    if (!s->path || !s->target || !s->elf_hash || !s->source || !s->tab) {
+        cp_seterr(err, "out of memory");
+        goto fail;
+    }
+    s->f = fopen(path, "w");
+    if (!s->f) {
+        cp_seterr(err, "cannot create '%s': %s", path, strerror(errno));
+        goto fail;
+    }
+    write_header(s->f, s);
+    if (fflush(s->f) != 0) {
+        cp_seterr(err, "cannot write '%s': %s", path, strerror(errno));
+        fclose(s->f);
+        goto fail;
+    }
+    return s;
+fail:
+    free(s->tab);
+    free(s->path);
+    free(s->target);
+    free(s->elf_hash);
+    free(s->source);
+    free(s);
+    return NULL;
+}
+
+static slot *lookup(probe_samples *s, uint32_t addr)
+{
+    size_t m = s->cap - 1, i = hash32(addr) & m;
+    while (s->tab[i].used && s->tab[i].addr != addr)
+        i = (i + 1) & m;
+    return &s->tab[i];
+}
+
+int probe_samples_add(probe_samples *s, uint32_t addr, cp_err *err)
+{
+    if (2 * (s->n + 1) > s->cap) {
+        size_t oc = s->cap;
+        slot *old = s->tab;
+        s->tab = calloc(2 * oc, sizeof *s->tab);
+        if (!s->tab) {
+            s->tab = old;
+            return cp_seterr(err, "out of memory");
+        }
+        s->cap = 2 * oc;
+        for (size_t i = 0; i < oc; i++)
+            if (old[i].used)
+                *lookup(s, old[i].addr) = old[i];
+        free(old);
+    }
+    slot *e = lookup(s, addr);
+    if (!e->used) {
+        e->used = 1;
+        e->addr = addr;
+        s->n++;
+    }
+    e->count++;
+    e->pending++;
+    s->total++;
+    return 0;
+}
+
+int probe_samples_flush(probe_samples *s, cp_err *err)
+{
+    for (size_t i = 0; i < s->cap; i++)
+        if (s->tab[i].used && s->tab[i].pending) {
+            fprintf(s->f, "0x%08x %llu\n", s->tab[i].addr,
+                    (unsigned long long)s->tab[i].pending);
+            s->tab[i].pending = 0;
+        }
+    if (fflush(s->f) != 0 || ferror(s->f)) {
+        s->werr = 1;
+        return cp_seterr(err, "cannot write '%s': %s", s->path,
+                         strerror(errno));
+    }
+    return 0;
+}
+
+uint64_t probe_samples_total(const probe_samples *s)
+{
+    return s->total;
+}
+
+static int cmp_slot(const void *a, const void *b)
+{
+    const slot *x = a, *y = b;
+    return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+int probe_samples_finish(probe_samples *s, double duration_s, cp_err *err)
+{
+    int rc = 0;
+    /* The streamed file is complete once flushed; then it is rewritten
+     * sorted with one line per address and the totals in the header. When
+     * the rewrite fails the streamed file stays. */
+    if (probe_samples_flush(s, err) < 0) {
+        rc = -1;
+        fclose(s->f);
+        goto out;
+    }
+    if (fclose(s->f) != 0) {
+        rc = cp_seterr(err, "cannot write '%s': %s", s->path, strerror(errno));
+        goto out;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < s->cap; i++)
+        if (s->tab[i].used)
+            s->tab[k++] = s->tab[i];
+    qsort(s->tab, k, sizeof *s->tab, cmp_slot);
+    size_t pl = strlen(s->path) + 8;
+    char *tmp = malloc(pl);
+    if (!tmp)
+        goto out;
+    snprintf(tmp, pl, "%s.part", s->path);
+    FILE *f = fopen(tmp, "w");
+    if (f) {
+        write_header(f, s);
+        fprintf(f, "# duration_s: %.3f\n# total: %llu\n", duration_s,
+                (unsigned long long)s->total);
+        for (size_t i = 0; i < k; i++)
+            fprintf(f, "0x%08x %llu\n", s->tab[i].addr,
+                    (unsigned long long)s->tab[i].count);
+        int bad = fflush(f) != 0 || ferror(f);
+        bad |= fclose(f) != 0;
+        if (bad || rename(tmp, s->path) != 0)
+            unlink(tmp);
+    }
+    free(tmp);
+out:
+    free(s->tab);
+    free(s->path);
+    free(s->target);
+    free(s->elf_hash);
+    free(s->source);
+    free(s);
+    return rc;
+}
+
+/* ---- sampling ---- */
+
+static void sleep_until(double t)
+{
+    double d = t - probe_now();
+    if (d <= 0)
+        return;
+    struct timespec ts = {(time_t)d, (long)((d - (double)(time_t)d) * 1e9)};
+    nanosleep(&ts, NULL); /* a signal ends it early: fine */
+}
+
+int probe_pcsr_check(probe *p, uint32_t pcsr_addr, int n, cp_err *err)
+{
+    uint32_t first = 0, v = 0;
+    int same = 1, halted = 0;
+    for (int i = 0; i < n; i++) {
+        if (probe_read32(p, pcsr_addr, &v, err) < 0) {
+            cp_err e2 = *err;
+            return cp_seterr(err, "cannot read DWT_PCSR at 0x%08x: %s",
+                             pcsr_addr, e2.msg);
+        }
+        if (i == 0)
+            first = v;
+        else if (v != first)
+            same = 0;
+        halted += v == 0xffffffffu;
+    }
+    if (!same)
+        return 0;
+    if (first == 0)
+        return cp_seterr(err, "DWT_PCSR at 0x%08x reads as 0 (%d reads): it "
+                         "is not implemented on this core (ARMv6-M has "
+                         "none); sample with --halt", pcsr_addr, n);
+    if (halted == n)
+        return cp_seterr(err, "DWT_PCSR at 0x%08x reads 0xFFFFFFFF (%d "
+                         "reads): the core is halted, or sampling is not "
+                         "available; let the target run", pcsr_addr, n);
+    return cp_seterr(err, "DWT_PCSR at 0x%08x reads the same value "
+                     "0x%08x %d times: not implemented, or the core sleeps "
+                     "(WFI) or is stuck there; sample with --halt to check",
+                     pcsr_addr, first, n);
+}
+
+int probe_sample_run(probe *p, const probe_sampler *cfg, probe_samples *out,
+                     probe_sample_stats *st, cp_err *err)
+{
+    memset(st, 0, sizeof *st);
+    double t0 = probe_now(), next_flush = t0 + 0.25;
+    double prog_s = cfg->progress_s > 0 ? cfg->progress_s : 1.0;
+    double next_prog = t0 + prog_s;
+    double period = cfg->rate_hz > 0 ? 1.0 / cfg->rate_hz : 0;
+    uint32_t last = 0;
+    uint64_t changes = 0, rnd = 0x9e3779b97f4a7c15ULL;
+    for (uint64_t i = 0;; i++) {
+        double now = probe_now();
+        if (cfg->stop && *cfg->stop) {
+            st->stopped_by = 1;
+            break;
+        }
+        if (cfg->duration_s > 0 && now - t0 >= cfg->duration_s)
+            break;
+        if (period > 0) {
+            /* A quarter period of jitter keeps a fixed rate from locking
+             * onto a periodic workload (aliasing). */
+            rnd ^= rnd << 13;
+            rnd ^= rnd >> 7;
+            rnd ^= rnd << 17;
+            double jit = ((double)(rnd >> 11) / 9007199254740992.0 - 0.5) * 0.25;
+            double due = t0 + ((double)i + jit) * period;
+            if (cfg->duration_s > 0 && due - t0 >= cfg->duration_s)
+                break;
+            sleep_until(due);
+            if (cfg->stop && *cfg->stop) {
+                st->stopped_by = 1;
+                break;
+            }
+        }
+        uint32_t pc;
+        if (cfg->mode == PROBE_MODE_PCSR) {
+            if (probe_read32(p, cfg->pcsr_addr, &pc, &st->error) < 0) {
+                st->stopped_by = 2;
+                break;
+            }
+            if (pc == 0xffffffffu)
+                st->halted++;
+            else if (st->samples == 0 || pc != last)
+                changes++;
+            last = pc;
+        } else {
+            /* The core stops when the stop reply comes and runs again
+             * when the resume has been sent: that is the intrusion. */
+            if (probe_halt(p, &st->error) < 0) {
+                st->stopped_by = 2;
+                break;
+            }
+            double h0 = probe_now();
+            int r = probe_read_pc(p, &pc, &st->error);
+            cp_err e2;
+            if (probe_resume(p, r < 0 ? &e2 : &st->error) < 0 && r == 0) {
+                st->stopped_by = 2;
+                break;
+            }
+            if (r < 0) {
+                st->stopped_by = 2;
+                break;
+            }
+            double h = probe_now() - h0;
+            st->halted_s += h;
+            if (h > st->max_halt_s)
+                st->max_halt_s = h;
+        }
+        if (probe_samples_add(out, pc, err) < 0)
+            return -1;
+        st->samples++;
+        st->distinct = changes;
+        now = probe_now();
+        if (now >= next_flush) {
+            if (probe_samples_flush(out, err) < 0)
+                return -1;
+            next_flush = now + 0.25;
+        }
+        if (cfg->progress && now >= next_prog) {
+            st->elapsed_s = now - t0;
+            cfg->progress(cfg->progress_arg, st);
+            next_prog = now + prog_s;
+        }
+    }
+    st->elapsed_s = probe_now() - t0;
+    st->distinct = changes;
+    return probe_samples_flush(out, err);
+}

@@ -1,0 +1,142 @@
+#!/bin/sh
+# codeplace record / counters against QEMU's real gdbstub, running the test
+# firmware (tests/fixtures/probe/fw.c): its two loops split the time 75/25.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/probe-lib.sh"
+
+test_expect_success 'the firmware has the layout the tests assume' '
+    arm-none-eabi-nm $FW/fw-m0.elf >nm &&
+    grep -q "^20000000 B fw_magic$" nm &&
+    grep -q "^2000000c B fw_xip$" nm &&
+    arm-none-eabi-nm $FW/fw-m7.elf | grep -q "^2000000c B fw_xip$"
+'
+
+test_expect_success 'Cortex-M0 (microbit): halting samples give the 75/25 split' '
+    start_qemu microbit $FW/fw-m0.elf &&
+    $CODEPLACE record --gdb 127.0.0.1:$PORT --elf $FW/fw-m0.elf \
+        --target rp2040 --duration 1.5 -o s.txt --json >r.json 2>err;
+    rc=$?; stop_qemu; test $rc -eq 0 &&
+    grep -q "\"mode\": \"halt\"" r.json &&
+    check_split r.json
+'
+
+# One QEMU serves the tests below: each run attaches, samples and detaches
+# (QEMU stops the guest on attach; the detach lets it run).
+start_qemu mps2-an500 $FW/fw-m7.elf || echo "not ok - QEMU did not start"
+
+test_expect_success 'Cortex-M7 (mps2-an500): --halt gives the 75/25 split' '
+    $CODEPLACE record --gdb 127.0.0.1:$PORT --elf $FW/fw-m7.elf --halt \
+        --duration 1.5 -o s.txt --json >r.json 2>err &&
+    check_split r.json
+'
+
+test_expect_success 'the samples file is valid and adds up' '
+    $CODEPLACE record --gdb 127.0.0.1:$PORT --elf $FW/fw-m7.elf --halt \
+        --rate 200 --duration 1 -o s.txt --json >r.json 2>err;
+    rc=$?; test $rc -eq 0 &&
+    head -1 s.txt >first && echo "# codeplace samples 1" >expect &&
+    test_cmp expect first &&
+    grep -q "^# source: probe-halt$" s.txt &&
+    grep -q "^# rate_hz: 200$" s.txt &&
+    python3 - <<-\EOF
+	import json, re
+	j = json.load(open("r.json"))
+	lines = open("s.txt").read().splitlines()
+	hdr = dict(l[2:].split(": ", 1) for l in lines if l.startswith("# ") and ": " in l)
+	data = [l.split() for l in lines if not l.startswith("#")]
+	assert all(re.fullmatch("0x[0-9a-f]{8}", a) and c.isdigit() for a, c in data), data[:3]
+	total = sum(int(c) for a, c in data)
+	assert total == int(hdr["total"]) == j["samples"], (total, hdr, j["samples"])
+	# a rate asked for is kept (within 10 %: no timing assert, a bound)
+	assert j["samples"] <= 1.1 * 200 * j["seconds"] + 2, j
+	assert hdr["elf"].startswith("fnv1a64:") or len(hdr["elf"]) >= 16
+	EOF
+'
+
+test_expect_success 'a target with DWT_PCSR on an all-stop stub falls back to halting' '
+    $CODEPLACE record --gdb 127.0.0.1:$PORT --target imxrt1062 \
+        --duration 0.3 -o s.txt >out 2>err;
+    rc=$?; test $rc -eq 0 &&
+    grep -q "cannot read memory while the target runs; sampling by halting" err &&
+    grep -q "halting" out
+'
+
+test_expect_success '--pcsr on an all-stop stub: clear error, exit 1' '
+    $CODEPLACE record --gdb 127.0.0.1:$PORT --target imxrt1062 --pcsr \
+        --duration 0.3 -o s.txt >out 2>err;
+    rc=$?; test $rc -eq 1 &&
+    grep -q "^codeplace: error: 127.0.0.1:[0-9]*: the GDB stub cannot read memory while the target runs" err
+'
+
+test_expect_success '--pcsr on ARMv6-M is refused' '
+    test_exit 1 $CODEPLACE record --gdb 127.0.0.1:1 --target rp2040 --pcsr -o s.txt 2>err &&
+    grep -q "ARMv6-M (cortex-m0plus) has no DWT_PCSR" err
+'
+
+test_expect_success 'Ctrl-C ends the recording and keeps the samples' '
+    { $CODEPLACE record --gdb 127.0.0.1:$PORT --elf $FW/fw-m7.elf --halt \
+        -o s.txt --json >r.json 2>err & } &&
+    rec=$! && sleep 1 && kill -INT $rec; wait $rec; rc=$?
+    test $rc -eq 0 &&
+    grep -q "\"ended_by\": \"interrupted\"" r.json &&
+    grep -q "^# total: [1-9]" s.txt
+'
+
+test_expect_success 'counters over GDB: flush, zero, window, read (firmware mimic)' '
+    $CODEPLACE counters --gdb 127.0.0.1:$PORT --ctr-base 0x2000000c \
+        --window 0.3 --events 10 --json >c.json 2>err;
+    rc=$?; test $rc -eq 0 &&
+    python3 - <<-\EOF
+	import json
+	j = json.load(open("c.json"))
+	for w in ("run", "idle"):
+	    r = j[w]
+	    # the firmware adds 3 hits and 4 accesses per round
+	    assert r["hits"] > 0 and r["hits"] * 4 == r["accesses"] * 3, r
+	    assert r["misses"] == r["accesses"] - r["hits"], r
+	    assert not r["saturated"]
+	d = j["run"]["misses"] - j["idle"]["misses"]
+	assert j["misses_over_idle"] == d
+	assert abs(j["misses_per_event"] - d / 10) < 1e-9
+	EOF
+'
+
+test_expect_success 'counters --no-idle: the run window only' '
+    $CODEPLACE counters --gdb 127.0.0.1:$PORT --ctr-base 0x2000000c \
+        --window 0.2 --no-idle >out 2>err;
+    rc=$?; test $rc -eq 0 &&
+    grep -E -q "^run +0\.[0-9]+ +[1-9]" out && ! grep -q "^idle" out
+'
+
+stop_qemu
+
+test_expect_success 'the stub going away mid-recording: exit 1, samples kept' '
+    start_qemu mps2-an500 $FW/fw-m7.elf &&
+    { $CODEPLACE record --gdb 127.0.0.1:$PORT --elf $FW/fw-m7.elf --halt \
+        -o s.txt >out 2>err & } &&
+    rec=$! && sleep 1 && stop_qemu; wait $rec; rc=$?
+    test $rc -eq 1 &&
+    grep -E -q "codeplace: error: 127.0.0.1:[0-9]+: (the probe closed the connection|connection lost).*kept the [1-9][0-9]* samples" err &&
+    head -1 s.txt | grep -q "^# codeplace samples 1$" &&
+    grep -q "^0x000000" s.txt
+'
+
+test_expect_success 'nobody listening: clear error, exit 1' '
+    port=$(free_port) &&
+    test_exit 1 $CODEPLACE record --gdb 127.0.0.1:$port -o s.txt 2>err &&
+    grep -q "cannot connect to 127.0.0.1:$port: Connection refused" err &&
+    test ! -e s.txt
+'
+
+test_expect_success 'counters: usage errors exit 2' '
+    test_exit 2 $CODEPLACE counters --gdb x:1 2>err &&
+    grep -q "give --target" err &&
+    test_exit 2 $CODEPLACE counters --target imxrt1062 --gdb x:1 2>err &&
+    grep -q "imxrt1062 has no cache counters" err &&
+    test_exit 2 $CODEPLACE counters --target rp2040 2>err &&
+    test_exit 2 $CODEPLACE record --gdb x:1 --openocd y 2>err &&
+    test_exit 2 $CODEPLACE record --gdb x:1 2>err &&
+    grep -q "give the samples file with -o" err
+'
+
+test_done

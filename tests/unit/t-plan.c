@@ -1,0 +1,335 @@
+/* The planner on the m0 fixture image with access streams made here: its
+ * evaluator against a plain reference cache, and each strategy on streams
+ * whose best answer is known. */
+#include "plan/plan.h"
+#include "plan/emit.h"
+#include "plan/plan_int.h"
+
+#include <math.h>
+
+#include "test.h"
+
+static img *open_m0(void)
+{
+    char elf[512], map[512];
+    snprintf(elf, sizeof elf, "%s/m0.elf", t_fixture_dir());
+    snprintf(map, sizeof map, "%s/m0.map", t_fixture_dir());
+    cp_err e;
+    img *im = img_open(elf, map, &e);
+    if (!im)
+        printf("# %s\n", e.msg);
+    return im;
+}
+
+/* A reference set-associative LRU cache over line numbers, written plainly:
+ * each set is a list ordered most recent first. */
+typedef struct ref {
+    unsigned sets, ways;
+    long *l; /* sets * ways, -1 empty */
+} ref;
+
+static int ref_access(ref *r, long line)
+{
+    long *s = r->l + (line % r->sets) * r->ways;
+    for (unsigned i = 0; i < r->ways; i++)
+        if (s[i] == line) {
+            for (unsigned j = i; j > 0; j--)
+                s[j] = s[j - 1];
+            s[0] = line;
+            return 0;
+        }
+    for (unsigned j = r->ways - 1; j > 0; j--)
+        s[j] = s[j - 1];
+    s[0] = line;
+    return 1;
+}
+
+static uint64_t seed = 88172645463325252ULL;
+static uint32_t rnd(void)
+{
+    seed ^= seed << 13;
+    seed ^= seed >> 7;
+    seed ^= seed << 17;
+    return (uint32_t)seed;
+}
+
+/* The first whole line inside unit u, or 0 if it has none. */
+static uint32_t line_in(const plan_unit *u, uint32_t line)
+{
+    uint32_t a = (u->addr + line - 1) / line * line;
+    return a + line <= u->addr + u->size ? a : 0;
+}
+
+/* A whole line of unit u in set `set` of cache c, or 0. */
+static uint32_t line_in_set(const plan_unit *u, const tgt_cache *c,
+                            unsigned set)
+{
+    unsigned sets = tgt_cache_sets(c);
+    for (uint32_t a = line_in(u, c->line); a && a + c->line <= u->addr + u->size;
+         a += c->line)
+        if ((a / c->line) % sets == set)
+            return a;
+    return 0;
+}
+
+/* Three units that each hold a whole line in one set of the cache c; the
+ * lines' addresses go to at[]. */
+static uint32_t at[3];
+static int conflicting_triple(plan_model *m, const tgt_cache *c, size_t out[3])
+{
+    unsigned sets = tgt_cache_sets(c);
+    for (unsigned set = 0; set < sets; set++) {
+        size_t n = 0;
+        for (size_t b = 0; b < plan_model_nunits(m) && n < 3; b++) {
+            const plan_unit *ub = plan_model_unit(m, b);
+            if (ub->flags & (PLAN_U_NOMOVE | PLAN_U_NORAM) || ub->size > 512)
+                continue;
+            uint32_t l = line_in_set(ub, c, set);
+            if (l) {
+                at[n] = l;
+                out[n++] = b;
+            }
+        }
+        if (n == 3)
+            return 0;
+    }
+    return -1;
+}
+
+static void eval_matches_reference(void)
+{
+    img *im = open_m0();
+    T_ASSERT(im);
+    const tgt *t = tgt_find("rp2040");
+    tgt_cache c = t->cache;
+    cp_err e;
+    T_EQ(tgt_parse_cache("1K,2,8", &c, &e), 0);
+    plan_model *m = plan_model_new(im, t, &c, &e);
+    T_ASSERT(m);
+    /* Random runs over the whole text, 5 iterations. */
+    ref r = {tgt_cache_sets(&c), c.ways, NULL};
+    r.l = malloc(r.sets * r.ways * sizeof *r.l);
+    memset(r.l, 0xff, r.sets * r.ways * sizeof *r.l);
+    long want = 0;
+    const plan_unit *u0 = plan_model_unit(m, 0);
+    const plan_unit *un = plan_model_unit(m, plan_model_nunits(m) - 1);
+    uint32_t lo = u0->addr, span = un->addr + un->size - lo;
+    for (int it = 0; it < 5; it++) {
+        T_EQ(plan_model_begin_iteration(m), 0);
+        for (int k = 0; k < 4000; k++) {
+            uint32_t a = lo + (rnd() % span & ~1u);
+            uint32_t len = 2 + (rnd() % 40 & ~1u);
+            if (a + len > lo + span)
+                len = lo + span - a;
+            T_EQ(plan_model_add_access(m, a, len, len / 2, 0), 0);
+            for (long l = a / 8; l <= (long)(a + len - 1) / 8; l++)
+                want += ref_access(&r, l) && it > 0;
+        }
+    }
+    plan_layout L;
+    T_EQ(plan_layout_alloc(m, &L), 0);
+    plan_layout_stock(m, &L);
+    plan_eval_out out = {0};
+    plan_eval(m, &L, 0, &out);
+    if (fabs(out.misses * 4 - want) > 1e-6) {
+        T_FAIL("plan_eval %.2f misses/iteration, reference %.2f",
+               out.misses, want / 4.0);
+    }
+    /* A fully associative cache of the same size misses no more than a
+     * 2-way one on a random stream of this kind, and no less than the
+     * compulsory misses (0 here after warm-up is possible only if it fits). */
+    double fa = plan_eval_fa(m, &L, 0);
+    T_ASSERT(fa >= 0 && fa <= out.misses * 1.05);
+    plan_layout_free(&L);
+    free(r.l);
+    plan_model_free(m);
+    img_free(im);
+}
+
+/* Three sections cycling through one set of a 2-way cache: every access
+ * misses as linked; colouring or RAM must remove the misses. */
+static void strategies_fix_a_three_way_conflict(void)
+{
+    img *im = open_m0();
+    T_ASSERT(im);
+    const tgt *t = tgt_find("rp2040");
+    tgt_cache c = t->cache;
+    cp_err e;
+    T_EQ(tgt_parse_cache("2K,2,8", &c, &e), 0);
+    plan_model *m = plan_model_new(im, t, &c, &e);
+    T_ASSERT(m);
+    size_t tri[3];
+    if (conflicting_triple(m, &c, tri) < 0) {
+        T_FAIL("no three sections share a set in the fixture");
+        plan_model_free(m);
+        img_free(im);
+        return;
+    }
+    for (int it = 0; it < 6; it++) {
+        T_EQ(plan_model_begin_iteration(m), 0);
+        for (int k = 0; k < 50; k++)
+            for (int j = 0; j < 3; j++)
+                T_EQ(plan_model_add_access(m, at[j],
+                                           8, 4, 0), 0);
+    }
+    plan_opts o = plan_opts_default(t);
+    o.search_moves = 50;
+    plan_result *r = plan_run(m, PLAN_STOCK, &o, &e);
+    T_ASSERT(r);
+    T_EQ((long)r->misses, 150);  /* every access misses */
+    T_ASSERT(r->conflict_before > 149); /* a fully assoc. cache holds 3 lines */
+    plan_result_free(r);
+
+    r = plan_run(m, PLAN_COLOUR, &o, &e);
+    T_ASSERT(r);
+    T_EQ((long)r->misses, 0);
+    T_EQ(r->nitems, 3);
+    T_ASSERT(r->items[0].colour != r->items[1].colour ||
+             r->items[1].colour != r->items[2].colour);
+    T_ASSERT(fabs(plan_result_eval(m, r) - r->misses) < 1e-9);
+    plan_result_free(r);
+
+    r = plan_run(m, PLAN_HOTBLOCK, &o, &e);
+    T_ASSERT(r);
+    T_EQ((long)r->misses, 0); /* contiguous: three different sets */
+    plan_result_free(r);
+
+    /* RAM: room for one section only; moving one leaves two lines per set. */
+    uint32_t s0 = plan_model_unit(m, tri[0])->size;
+    uint32_t s1 = plan_model_unit(m, tri[1])->size;
+    uint32_t s2 = plan_model_unit(m, tri[2])->size;
+    uint32_t big = s0 > s1 ? (s0 > s2 ? s0 : s2) : (s1 > s2 ? s1 : s2);
+    o.budget = ((big + 7) & ~7u) + 64 * o.veneer_bytes;
+    r = plan_run(m, PLAN_RAM, &o, &e);
+    T_ASSERT(r);
+    T_EQ((long)r->misses, 0);
+    T_ASSERT(r->fast_bytes <= o.budget);
+    size_t nfast = 0;
+    for (size_t i = 0; i < r->nitems; i++)
+        nfast += r->items[i].region == PLAN_FAST;
+    T_EQ(nfast, 1);
+    plan_result_free(r);
+
+    o.budget = 0;
+    r = plan_run(m, PLAN_AUTO, &o, &e);
+    T_ASSERT(r);
+    T_EQ((long)r->misses, 0);
+    plan_result_free(r);
+    plan_model_free(m);
+    img_free(im);
+}
+
+/* RAM selection prefers the section that saves most per byte; the
+ * instructions-per-byte baseline can be fooled by a busy loop. */
+static void ram_beats_rank_on_a_busy_loop(void)
+{
+    img *im = open_m0();
+    T_ASSERT(im);
+    const tgt *t = tgt_find("rp2040");
+    tgt_cache c = t->cache;
+    cp_err e;
+    T_EQ(tgt_parse_cache("1K,1,8", &c, &e), 0); /* direct mapped, 128 sets */
+    plan_model *m = plan_model_new(im, t, &c, &e);
+    T_ASSERT(m);
+    size_t tri[3];
+    T_EQ(conflicting_triple(m, &c, tri), 0);
+    /* B and C conflict; fast memory holds one of them. Unit A is a busy
+     * loop: many instructions, no conflict (a set of its own), and too big
+     * to share fast memory with B or C. */
+    uint32_t sb = (plan_model_unit(m, tri[1])->size + 7) & ~7u;
+    uint32_t sc = (plan_model_unit(m, tri[2])->size + 7) & ~7u;
+    uint32_t budget = sb > sc ? sb : sc, small = sb < sc ? sb : sc;
+    unsigned setb = (at[1] / 8) % 128;
+    uint32_t la = 0;
+    size_t a = (size_t)-1;
+    for (size_t i = 0; i < plan_model_nunits(m) && a == (size_t)-1; i++) {
+        const plan_unit *u = plan_model_unit(m, i);
+        uint32_t su = (u->size + 7) & ~7u;
+        if (i == tri[1] || i == tri[2] || (u->flags & PLAN_U_NORAM) ||
+            su > budget || su + small <= budget || !line_in(u, 8))
+            continue;
+        for (uint32_t l = line_in(u, 8); l + 8 <= u->addr + u->size; l += 8)
+            if ((l / 8) % 128 != setb) {
+                a = i;
+                la = l;
+                break;
+            }
+    }
+    T_ASSERT(a != (size_t)-1);
+    for (int it = 0; it < 4; it++) {
+        T_EQ(plan_model_begin_iteration(m), 0);
+        for (int k = 0; k < 20; k++) {
+            T_EQ(plan_model_add_access(m, la, 8,
+                                       4000, 0), 0);
+            T_EQ(plan_model_add_access(m, at[1], 8,
+                                       4, 0), 0);
+            T_EQ(plan_model_add_access(m, at[2], 8,
+                                       4, 0), 0);
+        }
+    }
+    plan_opts o = plan_opts_default(t);
+    o.search_moves = 0;
+    o.veneer_bytes = 0;
+    o.budget = budget;
+    plan_result *ram = plan_run(m, PLAN_RAM, &o, &e);
+    plan_result *rank = plan_run(m, PLAN_RANK, &o, &e);
+    T_ASSERT(ram && rank);
+    T_ASSERT(ram->misses < rank->misses);
+    T_EQ((long)ram->misses, 0);
+    plan_result_free(ram);
+    plan_result_free(rank);
+    plan_model_free(m);
+    img_free(im);
+}
+
+static void patterns_and_names(void)
+{
+    plan_unit u = {0};
+    char b[256];
+    u.isec = ".text.vfprintf";
+    u.archive = "libc.a";
+    u.object = "vfprintf.c.o";
+    T_EQ(plan_unit_pattern(&u, b, sizeof b), 0);
+    T_STREQ(b, "*libc.a:vfprintf.c.o(.text.vfprintf)");
+    u.archive = NULL;
+    T_EQ(plan_unit_pattern(&u, b, sizeof b), 0);
+    T_STREQ(b, "*vfprintf.c.o(.text.vfprintf)");
+    T_EQ(plan_unit_pattern(&u, b, 8), -1);
+    plan_strategy s;
+    T_EQ(plan_strategy_parse("combined", &s), 0);
+    T_EQ(s, PLAN_COMBINED);
+    T_EQ(plan_strategy_parse("color", &s), 0);
+    T_EQ(s, PLAN_COLOUR);
+    T_EQ(plan_strategy_parse("best", &s), -1);
+}
+
+static void exclusions(void)
+{
+    img *im = open_m0();
+    T_ASSERT(im);
+    cp_err e;
+    const tgt *t = tgt_find("rp2040");
+    plan_model *m = plan_model_new(im, t, &t->cache, &e);
+    T_ASSERT(m);
+    T_EQ(plan_model_exclude(m, "fx_s*", 1), 3); /* fx_scale, fx_sum, fx_special */
+    T_EQ(plan_model_exclude(m, "*.fx_special", 0), 1);
+    T_EQ(plan_model_exclude(m, "nothing_like_this", 0), 0);
+    /* The reset handler can't go to RAM. */
+    const img_func *entry = img_lookup(im, img_entry(im) & ~1u);
+    T_ASSERT(entry);
+    for (size_t i = 0; i < plan_model_nunits(m); i++)
+        if (plan_model_unit(m, i)->addr == entry->addr)
+            T_ASSERT(plan_model_unit(m, i)->flags & PLAN_U_NORAM);
+    plan_model_free(m);
+    img_free(im);
+}
+
+static const t_case cases[] = {
+    {"eval_matches_reference", eval_matches_reference},
+    {"strategies_fix_a_three_way_conflict", strategies_fix_a_three_way_conflict},
+    {"ram_beats_rank_on_a_busy_loop", ram_beats_rank_on_a_busy_loop},
+    {"patterns_and_names", patterns_and_names},
+    {"exclusions", exclusions},
+    {NULL, NULL},
+};
+T_MAIN(cases)
