@@ -15,11 +15,11 @@
 #include "bench/ping.h"
 #include "bench/sink.h"
 #include "bench/stats.h"
-#include "bench/svg.h"
 #include "bench/udp.h"
 #include "bench/usbmon.h"
 #include "cli/cli.h"
 #include "commands.h"
+#include "report/svg.h"
 #include "util/jw.h"
 
 /* ---- stop on Ctrl-C / SIGTERM, keeping what was measured ---- */
@@ -269,6 +269,8 @@ static void udp_json(FILE *o, const udp_run *r, const char *peer,
     jw_finish(&w);
 }
 
+/* Reply rate against request rate, one line per pass, and the requested
+ * rate itself as a dashed reference (y = x). */
 static int udp_svg(const char *path, const udp_run *r, const char *label)
 {
     FILE *f = fopen(path, "w");
@@ -276,8 +278,9 @@ static int udp_svg(const char *path, const udp_run *r, const char *label)
         cli_error("cannot create '%s': %s", path, strerror(errno));
         return -1;
     }
-    nb_series s[64];
-    char names[64][32];
+    enum { MAXS = 16 };
+    rep_svg_series s[MAXS + 1];
+    char names[MAXS][32];
     double *x = malloc((r->n + 1) * sizeof *x), *y = malloc((r->n + 1) * sizeof *y);
     size_t ns = 0, used = 0;
     if (!x || !y) {
@@ -287,7 +290,7 @@ static int udp_svg(const char *path, const udp_run *r, const char *label)
         cli_error("out of memory");
         return -1;
     }
-    for (unsigned p = 1; p <= r->passes && ns < 64; p++) {
+    for (unsigned p = 1; p <= r->passes && ns < MAXS; p++) {
         size_t start = used;
         for (size_t i = 0; i < r->n; i++)
             if (r->steps[i].pass == p) {
@@ -297,14 +300,27 @@ static int udp_svg(const char *path, const udp_run *r, const char *label)
         if (used == start)
             continue;
         snprintf(names[ns], sizeof names[ns], "pass %u", p);
-        s[ns] = (nb_series){names[ns], x + start, y + start, used - start};
+        s[ns] = (rep_svg_series){.name = names[ns], .x = x + start,
+                                 .y = y + start, .n = used - start,
+                                 .markers = 1};
         ns++;
     }
+    /* The requested rate: what a device that answers everything reaches. */
+    if (ns)
+        s[ns++] = (rep_svg_series){.name = "requested", .x = s[0].x,
+                                   .y = s[0].x, .n = s[0].n, .color = "#bbbbbb"};
     char title[160];
     snprintf(title, sizeof title, "UDP echo: reply rate against request rate%s%s",
-             label ? " - " : "", label ? label : "");
-    nb_chart c = {title, "requests per second", "replies per second", 1};
-    int rc = nb_svg_lines(f, &c, s, ns);
+             label && *label ? " - " : "", label && *label ? label : "");
+    rep_svg_chart c = {.title = title, .xlabel = "requests per second",
+                       .ylabel = "replies per second", .cls = "sweep"};
+    cp_err err;
+    rep_svg *sv = rep_svg_begin(f, 720, 440, title);
+    int rc = -1;
+    if (sv) {
+        rep_svg_xy(sv, &(rep_svg_box){0, 0, 720, 440}, s, ns, &c);
+        rc = rep_svg_end(sv, &err);
+    }
     free(x);
     free(y);
     if (fclose(f) != 0 || rc < 0) {
@@ -1531,6 +1547,41 @@ out:
     return rc;
 }
 
+/* Peak reply rate per image: mean with +- SD error bars. */
+static int compare_svg(const char *path, const group *g, size_t ng)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        cli_error("cannot create '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    rep_svg_bar *bars = calloc(ng ? ng : 1, sizeof *bars);
+    int rc = -1;
+    if (bars) {
+        for (size_t i = 0; i < ng; i++) {
+            double m = nb_mean(g[i].v, g[i].n), sd = nb_sd(g[i].v, g[i].n);
+            bars[i] = (rep_svg_bar){.label = g[i].name, .value = m,
+                                    .err_lo = m - sd, .err_hi = m + sd,
+                                    .color = rep_svg_color(i)};
+        }
+        const char *title = "Peak UDP echo reply rate (mean +- SD over passes)";
+        rep_svg_chart c = {.title = title, .ylabel = "replies per second",
+                           .value_labels = 1, .cls = "compare"};
+        cp_err err;
+        rep_svg *sv = rep_svg_begin(f, 640, 400, title);
+        if (sv) {
+            rep_svg_vbars(sv, &(rep_svg_box){0, 0, 640, 400}, bars, ng, &c);
+            rc = rep_svg_end(sv, &err);
+        }
+    }
+    free(bars);
+    if (fclose(f) != 0 || rc < 0) {
+        cli_error("cannot write '%s'", path);
+        return -1;
+    }
+    return 0;
+}
+
 static int bench_compare_fn(cli_ctx *ctx, int argc, char **argv)
 {
     char *pos[argc > 0 ? argc : 1];
@@ -1635,24 +1686,8 @@ static int bench_compare_fn(cli_ctx *ctx, int argc, char **argv)
     }
     if (have && cli_out_open(ctx) == 0) {
         print_groups(ctx, g, ng, level, iters, nruns == 0);
-        if (svg) {
-            const char *names[64];
-            double mean[64], sd[64];
-            size_t n = ng < 64 ? ng : 64;
-            for (size_t i = 0; i < n; i++) {
-                names[i] = g[i].name;
-                mean[i] = nb_mean(g[i].v, g[i].n);
-                sd[i] = nb_sd(g[i].v, g[i].n);
-            }
-            FILE *f = fopen(svg, "w");
-            nb_chart c = {"Peak UDP echo reply rate per image (mean +- SD over passes)",
-                          "", "replies per second", 0};
-            if (!f || nb_svg_bars(f, &c, names, mean, sd, n) < 0 ||
-                fclose(f) != 0) {
-                cli_error("cannot write '%s'", svg);
-                ret = CLI_FAIL;
-            }
-        }
+        if (svg && compare_svg(svg, g, ng) < 0)
+            ret = CLI_FAIL;
     } else if (have) {
         ret = CLI_FAIL;
     }

@@ -57,7 +57,7 @@ test_expect_success 'loopback, socat UDP-LISTEN PIPE: every request answered' '
     test $(wc -l <sum) = 4 &&
     awk "{ if (\$5 != \$3 || \$6 != 0 || \$8 != 0) exit 1 }" sum &&
     grep -q "^# label: loop" s.csv &&
-    test $(grep -c "<polyline" s.svg) = 2
+    test $(grep -o "class=.line." s.svg | wc -l) = 3
 '
 
 test_expect_success 'loopback, socat UDP-RECVFROM fork EXEC:cat' '

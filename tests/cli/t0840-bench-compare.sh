@@ -82,8 +82,9 @@ test_expect_success 'sweep files: per image peak and all-answered, mean +- SD, b
     test_cmp want out &&
     $CODEPLACE bench compare s1.csv s2.csv p.csv >out &&
     grep -q "^stock .* 225 +- 35$" out &&
-    test $(grep -c "<rect x=" bars.svg) = 3 &&
-    grep -q ">placed<" bars.svg
+    test $(grep -o "class=\"bar\"" bars.svg | wc -l) = 2 &&
+    test $(grep -o "class=\"errbar\"" bars.svg | wc -l) = 2 &&
+    grep -q "<title>placed: 920</title>" bars.svg
 '
 
 test_expect_success 'a file that is not a sweep: exit 1 naming it' '
