@@ -90,6 +90,18 @@ test_expect_success 'JSON: steps, passes and the summary' '
 	PY
 '
 
+test_expect_success 'bench echo answers the sweep' '
+    $CODEPLACE bench echo --listen 127.0.0.1:$((PORT+6)) --duration 4 2>eerr & ep=$!
+    sleep 0.5 &&
+    $CODEPLACE bench udp 127.0.0.1:$((PORT+6)) --rates 200 --step 1 --timeout 1000 \
+        --csv -o s.csv -q; rc=$?
+    wait $ep; erc=$?
+    test $rc = 0 && test $erc = 0 && $CSVSUM s.csv >sum && cat sum eerr &&
+    awk "{ if (\$5 + \$7 != \$3 || \$6 != 0) exit 1 }" sum &&
+    read rate req sent skipped answered lost late dup reord <sum &&
+    grep -q "echoed $((sent + 1)) datagrams" eerr
+'
+
 test_expect_success 'no peer: every request lost, exit 0' '
     $CODEPLACE bench udp 127.0.0.1:$((PORT+3)) --rates 50 --step 0.2 --timeout 50 \
         --csv -o s.csv -q && $CSVSUM s.csv >sum &&
