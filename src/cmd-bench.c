@@ -99,7 +99,7 @@ static const cli_cmd bench_udp = {
         "catching up with a burst. Every payload carries a sequence number and\n"
         "its send time; replies are matched by sequence and counted as answered,\n"
         "late, duplicated, reordered or lost. Per pass it reports the highest rate\n"
-        "at which every request was answered and the peak reply rate, and their\n"
+        "at which every request sent was answered and the peak reply rate, and their\n"
         "mean +- SD over the passes. The port defaults to 7. Rows are written as\n"
         "steps finish; Ctrl-C stops and keeps the finished steps (exit 1).\n\n"
         "example:\n"
@@ -1386,7 +1386,7 @@ static void print_groups(cli_ctx *ctx, group *g, size_t ng, double level,
             fprintf(o, ",%s\n", i == 0 ? "" : noise ? "yes" : "no");
         } else {
             char ci[64];
-            snprintf(ci, sizeof ci, "[%.3g, %.3g]", lo, hi);
+            snprintf(ci, sizeof ci, "[%.6g, %.6g]", lo, hi);
             fprintf(o, "%-16s %4zu %12.6g %27s %12.6g %10.3g", g[i].name,
                     g[i].n, s.median, ci, s.mean, s.sd);
             if (files)
@@ -1408,7 +1408,7 @@ static void print_groups(cli_ctx *ctx, group *g, size_t ng, double level,
             nb_boot_median_diff(g[0].v, g[0].n, g[i].v, g[i].n, iters, level,
                                 77 + i, &lo, &hi);
             double d = b.median - a.median;
-            fprintf(o, "%s - %s: %+.6g (%+.1f%%), %.0f%% CI [%.3g, %.3g]: %s\n",
+            fprintf(o, "%s - %s: %+.6g (%+.1f%%), %.0f%% CI [%.6g, %.6g]: %s\n",
                     g[i].name, g[0].name, d,
                     a.median != 0 ? 100 * d / a.median : NAN, level * 100, lo,
                     hi, lo <= 0 && hi >= 0 ? "inside the noise"
@@ -1434,9 +1434,10 @@ static int read_sweep_csv(const char *path, group **gs, size_t *ng,
     if (cp_read_file(path, &data, &len, err) < 0)
         return -1;
     char label[64] = "";
-    int col[6] = {-1, -1, -1, -1, -1, -1}; /* pass rate requested answered reply_rate step */
+    /* pass rate requested answered reply_rate, then sent (optional) */
+    int col[6] = {-1, -1, -1, -1, -1, -1};
     static const char *const want[6] = {"pass", "rate", "requested", "answered",
-                                        "reply_rate", "step"};
+                                        "reply_rate", "sent"};
     nb_udp_step *steps = NULL;
     size_t nsteps = 0, cap = 0, lineno = 0;
     int header = 0, rc = -1;
@@ -1505,6 +1506,9 @@ static int read_sweep_csv(const char *path, group **gs, size_t *ng,
         st.requested = (uint64_t)v[2];
         st.answered = (uint64_t)v[3];
         st.reply_rate = v[4];
+        st.sent = st.requested;
+        if (col[5] >= 0 && col[5] < nf)
+            st.sent = strtoull(f[col[5]], NULL, 10);
         if (cp_grow((void **)&steps, &cap, nsteps + 1, sizeof *steps) < 0) {
             cp_seterr(err, "out of memory");
             goto out;

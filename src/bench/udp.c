@@ -396,7 +396,7 @@ size_t nb_udp_summarize(const nb_udp_step *steps, size_t n,
             np++;
         }
         nb_udp_pass *ps = &passes[p - 1];
-        if (steps[i].answered == steps[i].requested &&
+        if (steps[i].sent > 0 && steps[i].answered == steps[i].sent &&
             steps[i].rate > ps->all_answered_rate)
             ps->all_answered_rate = steps[i].rate;
         if (steps[i].reply_rate > ps->peak_reply_rate)
