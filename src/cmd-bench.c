@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "bench/net.h"
@@ -1648,7 +1649,14 @@ static int bench_compare_fn(cli_ctx *ctx, int argc, char **argv)
                 char *out = run_capture(cmd, &status);
                 double v;
                 if (!out || status != 0) {
-                    cli_error("bench compare: '%s' failed (status %d)", cmd, status);
+                    if (status != -1 && WIFEXITED(status))
+                        cli_error("bench compare: '%s' failed (exit %d)", cmd,
+                                  WEXITSTATUS(status));
+                    else if (status != -1 && WIFSIGNALED(status))
+                        cli_error("bench compare: '%s' failed (signal %d)", cmd,
+                                  WTERMSIG(status));
+                    else
+                        cli_error("bench compare: cannot run '%s'", cmd);
                     free(out);
                     ret = CLI_FAIL;
                     break;
