@@ -16,6 +16,7 @@
 #include "bench/ping.h"
 #include "bench/sink.h"
 #include "bench/stats.h"
+#include "bench/sweepfile.h"
 #include "bench/udp.h"
 #include "bench/usbmon.h"
 #include "cli/cli.h"
@@ -1236,47 +1237,6 @@ static const cli_cmd bench_compare = {
     .globals = CLI_G_ALL,
 };
 
-/* The figure a run printed: the last '"KEY": NUMBER', or the last number. */
-static int extract_figure(const char *out, const char *key, double *v)
-{
-    int found = 0;
-    if (key) {
-        char pat[128];
-        snprintf(pat, sizeof pat, "\"%s\"", key);
-        for (const char *p = strstr(out, pat); p; p = strstr(p + 1, pat)) {
-            const char *q = p + strlen(pat);
-            while (*q == ' ' || *q == '\t')
-                q++;
-            if (*q != ':')
-                continue;
-            char *end;
-            double x = strtod(q + 1, &end);
-            if (end != q + 1 && isfinite(x)) {
-                *v = x;
-                found = 1;
-            }
-        }
-        return found ? 0 : -1;
-    }
-    for (const char *p = out; *p;) {
-        char *end;
-        if ((*p >= '0' && *p <= '9') || ((*p == '-' || *p == '.') &&
-                                         p[1] >= '0' && p[1] <= '9')) {
-            double x = strtod(p, &end);
-            if (end > p) {
-                if (isfinite(x)) {
-                    *v = x;
-                    found = 1;
-                }
-                p = end;
-                continue;
-            }
-        }
-        p++;
-    }
-    return found ? 0 : -1;
-}
-
 static char *run_capture(const char *cmd, int *status)
 {
     FILE *f = popen(cmd, "r");
@@ -1426,105 +1386,19 @@ static int grow_push(double **v, size_t *cap, size_t n, double x)
     return 0;
 }
 
-/* Reads a bench udp CSV: label and per-pass summaries into groups. */
+/* Reads a bench udp CSV and adds its per-pass summaries to the group of
+ * its label (the file name when it has none). */
 static int read_sweep_csv(const char *path, group **gs, size_t *ng,
                           size_t *gcap, cp_err *err)
 {
-    char *data;
-    size_t len;
-    if (cp_read_file(path, &data, &len, err) < 0)
+    nb_sweep_file sf;
+    if (nb_sweep_read(path, &sf, err) < 0)
         return -1;
-    char label[64] = "";
-    /* pass rate requested answered reply_rate, then sent (optional) */
-    int col[6] = {-1, -1, -1, -1, -1, -1};
-    static const char *const want[6] = {"pass", "rate", "requested", "answered",
-                                        "reply_rate", "sent"};
-    nb_udp_step *steps = NULL;
-    size_t nsteps = 0, cap = 0, lineno = 0;
-    int header = 0, rc = -1;
-    char *save = NULL;
-    for (char *line = strtok_r(data, "\n", &save); line;
-         line = strtok_r(NULL, "\n", &save)) {
-        lineno++;
-        size_t l = strlen(line);
-        if (l && line[l - 1] == '\r')
-            line[--l] = 0;
-        if (!strncmp(line, "# label:", 8)) {
-            const char *v = line + 8;
-            while (*v == ' ')
-                v++;
-            snprintf(label, sizeof label, "%s", v);
-            continue;
-        }
-        if (line[0] == '#' || !line[0])
-            continue;
-        char *f[64];
-        int nf = 0;
-        for (char *p = line; nf < 64;) {
-            f[nf++] = p;
-            char *c = strchr(p, ',');
-            if (!c)
-                break;
-            *c = 0;
-            p = c + 1;
-        }
-        if (!header) {
-            for (int i = 0; i < nf; i++)
-                for (int k = 0; k < 6; k++)
-                    if (!strcmp(f[i], want[k]))
-                        col[k] = i;
-            for (int k = 0; k < 5; k++)
-                if (col[k] < 0) {
-                    cp_seterr(err, "'%s': line %zu: not a bench udp CSV "
-                              "(no column '%s')", path, lineno, want[k]);
-                    goto out;
-                }
-            header = 1;
-            continue;
-        }
-        nb_udp_step st = {0};
-        double v[5];
-        for (int k = 0; k < 5; k++) {
-            char *end;
-            if (col[k] >= nf) {
-                cp_seterr(err, "'%s': line %zu: too few fields", path, lineno);
-                goto out;
-            }
-            v[k] = strtod(f[col[k]], &end);
-            if (end == f[col[k]] || *end || !isfinite(v[k]) || v[k] < 0) {
-                cp_seterr(err, "'%s': line %zu: '%s' is not a number", path,
-                          lineno, f[col[k]]);
-                goto out;
-            }
-        }
-        if (v[0] < 1 || v[0] > 1000) {
-            cp_seterr(err, "'%s': line %zu: pass %g is outside 1..1000", path,
-                      lineno, v[0]);
-            goto out;
-        }
-        st.pass = (unsigned)v[0];
-        st.rate = v[1];
-        st.requested = (uint64_t)v[2];
-        st.answered = (uint64_t)v[3];
-        st.reply_rate = v[4];
-        st.sent = st.requested;
-        if (col[5] >= 0 && col[5] < nf)
-            st.sent = strtoull(f[col[5]], NULL, 10);
-        if (cp_grow((void **)&steps, &cap, nsteps + 1, sizeof *steps) < 0) {
-            cp_seterr(err, "out of memory");
-            goto out;
-        }
-        steps[nsteps++] = st;
-    }
-    if (!header) {
-        cp_seterr(err, "'%s': not a bench udp CSV (no header line)", path);
-        goto out;
-    }
-    if (!label[0])
-        snprintf(label, sizeof label, "%s", cp_basename(path));
+    const char *label = sf.label[0] ? sf.label : cp_basename(path);
     nb_udp_pass ps[1000];
-    size_t np = nb_udp_summarize(steps, nsteps, ps, 1000);
+    size_t np = nb_udp_summarize(sf.steps, sf.n, ps, 1000);
     size_t gi = 0;
+    int rc = -1;
     while (gi < *ng && strcmp((*gs)[gi].name, label))
         gi++;
     if (gi == *ng) {
@@ -1547,8 +1421,7 @@ static int read_sweep_csv(const char *path, group **gs, size_t *ng,
     }
     rc = 0;
 out:
-    free(steps);
-    free(data);
+    nb_sweep_free(&sf);
     return rc;
 }
 
@@ -1661,7 +1534,7 @@ static int bench_compare_fn(cli_ctx *ctx, int argc, char **argv)
                     ret = CLI_FAIL;
                     break;
                 }
-                if (extract_figure(out, metric, &v) < 0) {
+                if (nb_extract_figure(out, metric, &v) < 0) {
                     cli_error("bench compare: '%s' printed no %s%s%s", cmd,
                               metric ? "\"" : "number", metric ? metric : "",
                               metric ? "\": NUMBER" : "");
