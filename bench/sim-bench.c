@@ -1,11 +1,13 @@
 /* sim-bench: speed of the cache models on synthetic streams (bench/sim.sh).
- *   sim-bench [MILLION_INSNS]   (default 100)
+ *   sim-bench [MILLION_INSNS [ELF TRACE]]   (default 100)
  * 1. The 2-way LRU kernel and the generic model over an array of line
  *    numbers with code-like locality.
  * 2. A synthetic program (fetch runs over 64 KiB of flash, a fixed path per
  *    iteration) of MILLION_INSNS million instructions loaded into a stream:
  *    whole re-simulation, the ideal bound, the full analysis, and moving one
- *    function with partial re-simulation. */
+ *    function with partial re-simulation.
+ * 3. With ELF and TRACE: moves of the traced image's functions, each
+ *    re-evaluated by partial re-simulation, against one whole re-simulation. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,6 +191,8 @@ int main(int argc, char **argv)
     uint32_t nsets = tgt_cache_sets(&t->cache);
     uint32_t *sets = malloc(nsets * sizeof *sets);
     uint64_t *mis = malloc(nsets * sizeof *mis);
+    csim_eval_result e2;
+    (void)e2;
     size_t fn = csim_stream_find(s, "?0x10003000");
     int moves = 20;
     t0 = now();
@@ -204,6 +208,67 @@ int main(int argc, char **argv)
     printf("move one 4 KiB block + partial re-simulation (csim_eval_sets, "
            "%.0f sets of %u each): %.1f ms per move\n",
            (double)touched / moves, nsets, dt / moves * 1e3);
+    if (argc > 3) {
+        img *im = img_open(argv[2], NULL, &err);
+        csim_stream *ds = im ? csim_stream_load(argv[3], im, t, &err) : NULL;
+        if (!ds) {
+            fprintf(stderr, "sim-bench: %s\n", err.msg);
+            return 1;
+        }
+        csim_map *dm = csim_map_new(ds);
+        t0 = now();
+        csim_eval(ds, dm, &t->cache, 1, &e, &err);
+        double whole = now() - t0;
+        /* Functions that ran, moved one at a time to a free spot past the
+         * image. */
+        size_t nf = csim_stream_nfns(ds), *hot = malloc(nf * sizeof *hot), nh = 0;
+        for (size_t i = 0; i < nf; i++)
+            if (csim_stream_fn_insns(ds, i, 1) && !csim_stream_fn(ds, i)->flags)
+                hot[nh++] = i;
+        int dmoves = 300;
+        touched = 0;
+        t0 = now();
+        for (int i = 0; i < dmoves && nh; i++) {
+            size_t f = hot[rnd() % nh];
+            size_t ns = csim_func_sets(ds, dm, &t->cache, f, sets = realloc(sets, nsets * sizeof *sets), 0);
+            csim_map_move(dm, f, 0x10200000 + (uint32_t)i * 8192 + 8 * (rnd() % 1024));
+            ns = csim_func_sets(ds, dm, &t->cache, f, sets, ns);
+            mis = realloc(mis, nsets * sizeof *mis);
+            csim_eval_sets(ds, dm, &t->cache, 1, sets, ns, mis, &err);
+            touched += ns;
+        }
+        dt = now() - t0;
+        printf("%s: %zu iterations, %zu fetch runs; whole re-simulation %.0f ms;"
+               " moving one of %zu functions that ran + partial re-simulation "
+               "(%.0f sets): %.2f ms per move, %.0f moves/s\n", argv[3],
+               csim_stream_niters(ds), csim_stream_nruns(ds), whole * 1e3, nh,
+               (double)touched / dmoves, dt / dmoves * 1e3, dmoves / dt);
+        /* The same kind of moves through the set index. */
+        csim_map *m0 = csim_map_new(ds);
+        t0 = now();
+        csim_setidx *x = csim_setidx_new(ds, m0, &t->cache, 1, &err);
+        double build = now() - t0;
+        if (!x) {
+            fprintf(stderr, "sim-bench: %s\n", err.msg);
+            return 1;
+        }
+        t0 = now();
+        for (int i = 0; i < dmoves && nh; i++) {
+            size_t f = hot[rnd() % nh];
+            csim_setidx_move(x, f, 0x10200000 + (uint32_t)i * 8192 +
+                                       8 * (rnd() % 1024), &err);
+        }
+        dt = now() - t0;
+        printf("set index (csim_setidx): built in %.0f ms; moving one function "
+               "+ re-simulating its sets: %.2f ms per move, %.0f moves/s\n",
+               build * 1e3, dt / dmoves * 1e3, dmoves / dt);
+        csim_setidx_free(x);
+        csim_map_free(m0);
+        free(hot);
+        csim_map_free(dm);
+        csim_stream_free(ds);
+        img_free(im);
+    }
     free(sets);
     free(mis);
     free(b);

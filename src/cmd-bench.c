@@ -9,17 +9,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "bench/net.h"
 #include "bench/ping.h"
 #include "bench/sink.h"
 #include "bench/stats.h"
-#include "bench/svg.h"
+#include "bench/sweepfile.h"
 #include "bench/udp.h"
 #include "bench/usbmon.h"
 #include "cli/cli.h"
 #include "commands.h"
+#include "report/svg.h"
 #include "util/jw.h"
 
 /* ---- stop on Ctrl-C / SIGTERM, keeping what was measured ---- */
@@ -99,7 +101,7 @@ static const cli_cmd bench_udp = {
         "catching up with a burst. Every payload carries a sequence number and\n"
         "its send time; replies are matched by sequence and counted as answered,\n"
         "late, duplicated, reordered or lost. Per pass it reports the highest rate\n"
-        "at which every request was answered and the peak reply rate, and their\n"
+        "at which every request sent was answered and the peak reply rate, and their\n"
         "mean +- SD over the passes. The port defaults to 7. Rows are written as\n"
         "steps finish; Ctrl-C stops and keeps the finished steps (exit 1).\n\n"
         "example:\n"
@@ -269,6 +271,8 @@ static void udp_json(FILE *o, const udp_run *r, const char *peer,
     jw_finish(&w);
 }
 
+/* Reply rate against request rate, one line per pass, and the requested
+ * rate itself as a dashed reference (y = x). */
 static int udp_svg(const char *path, const udp_run *r, const char *label)
 {
     FILE *f = fopen(path, "w");
@@ -276,8 +280,9 @@ static int udp_svg(const char *path, const udp_run *r, const char *label)
         cli_error("cannot create '%s': %s", path, strerror(errno));
         return -1;
     }
-    nb_series s[64];
-    char names[64][32];
+    enum { MAXS = 16 };
+    rep_svg_series s[MAXS + 1];
+    char names[MAXS][32];
     double *x = malloc((r->n + 1) * sizeof *x), *y = malloc((r->n + 1) * sizeof *y);
     size_t ns = 0, used = 0;
     if (!x || !y) {
@@ -287,7 +292,7 @@ static int udp_svg(const char *path, const udp_run *r, const char *label)
         cli_error("out of memory");
         return -1;
     }
-    for (unsigned p = 1; p <= r->passes && ns < 64; p++) {
+    for (unsigned p = 1; p <= r->passes && ns < MAXS; p++) {
         size_t start = used;
         for (size_t i = 0; i < r->n; i++)
             if (r->steps[i].pass == p) {
@@ -297,14 +302,27 @@ static int udp_svg(const char *path, const udp_run *r, const char *label)
         if (used == start)
             continue;
         snprintf(names[ns], sizeof names[ns], "pass %u", p);
-        s[ns] = (nb_series){names[ns], x + start, y + start, used - start};
+        s[ns] = (rep_svg_series){.name = names[ns], .x = x + start,
+                                 .y = y + start, .n = used - start,
+                                 .markers = 1};
         ns++;
     }
+    /* The requested rate: what a device that answers everything reaches. */
+    if (ns)
+        s[ns++] = (rep_svg_series){.name = "requested", .x = s[0].x,
+                                   .y = s[0].x, .n = s[0].n, .color = "#bbbbbb"};
     char title[160];
     snprintf(title, sizeof title, "UDP echo: reply rate against request rate%s%s",
-             label ? " - " : "", label ? label : "");
-    nb_chart c = {title, "requests per second", "replies per second", 1};
-    int rc = nb_svg_lines(f, &c, s, ns);
+             label && *label ? " - " : "", label && *label ? label : "");
+    rep_svg_chart c = {.title = title, .xlabel = "requests per second",
+                       .ylabel = "replies per second", .cls = "sweep"};
+    cp_err err;
+    rep_svg *sv = rep_svg_begin(f, 720, 440, title);
+    int rc = -1;
+    if (sv) {
+        rep_svg_xy(sv, &(rep_svg_box){0, 0, 720, 440}, s, ns, &c);
+        rc = rep_svg_end(sv, &err);
+    }
     free(x);
     free(y);
     if (fclose(f) != 0 || rc < 0) {
@@ -1219,47 +1237,6 @@ static const cli_cmd bench_compare = {
     .globals = CLI_G_ALL,
 };
 
-/* The figure a run printed: the last '"KEY": NUMBER', or the last number. */
-static int extract_figure(const char *out, const char *key, double *v)
-{
-    int found = 0;
-    if (key) {
-        char pat[128];
-        snprintf(pat, sizeof pat, "\"%s\"", key);
-        for (const char *p = strstr(out, pat); p; p = strstr(p + 1, pat)) {
-            const char *q = p + strlen(pat);
-            while (*q == ' ' || *q == '\t')
-                q++;
-            if (*q != ':')
-                continue;
-            char *end;
-            double x = strtod(q + 1, &end);
-            if (end != q + 1 && isfinite(x)) {
-                *v = x;
-                found = 1;
-            }
-        }
-        return found ? 0 : -1;
-    }
-    for (const char *p = out; *p;) {
-        char *end;
-        if ((*p >= '0' && *p <= '9') || ((*p == '-' || *p == '.') &&
-                                         p[1] >= '0' && p[1] <= '9')) {
-            double x = strtod(p, &end);
-            if (end > p) {
-                if (isfinite(x)) {
-                    *v = x;
-                    found = 1;
-                }
-                p = end;
-                continue;
-            }
-        }
-        p++;
-    }
-    return found ? 0 : -1;
-}
-
 static char *run_capture(const char *cmd, int *status)
 {
     FILE *f = popen(cmd, "r");
@@ -1370,7 +1347,7 @@ static void print_groups(cli_ctx *ctx, group *g, size_t ng, double level,
             fprintf(o, ",%s\n", i == 0 ? "" : noise ? "yes" : "no");
         } else {
             char ci[64];
-            snprintf(ci, sizeof ci, "[%.3g, %.3g]", lo, hi);
+            snprintf(ci, sizeof ci, "[%.6g, %.6g]", lo, hi);
             fprintf(o, "%-16s %4zu %12.6g %27s %12.6g %10.3g", g[i].name,
                     g[i].n, s.median, ci, s.mean, s.sd);
             if (files)
@@ -1392,7 +1369,7 @@ static void print_groups(cli_ctx *ctx, group *g, size_t ng, double level,
             nb_boot_median_diff(g[0].v, g[0].n, g[i].v, g[i].n, iters, level,
                                 77 + i, &lo, &hi);
             double d = b.median - a.median;
-            fprintf(o, "%s - %s: %+.6g (%+.1f%%), %.0f%% CI [%.3g, %.3g]: %s\n",
+            fprintf(o, "%s - %s: %+.6g (%+.1f%%), %.0f%% CI [%.6g, %.6g]: %s\n",
                     g[i].name, g[0].name, d,
                     a.median != 0 ? 100 * d / a.median : NAN, level * 100, lo,
                     hi, lo <= 0 && hi >= 0 ? "inside the noise"
@@ -1409,101 +1386,19 @@ static int grow_push(double **v, size_t *cap, size_t n, double x)
     return 0;
 }
 
-/* Reads a bench udp CSV: label and per-pass summaries into groups. */
+/* Reads a bench udp CSV and adds its per-pass summaries to the group of
+ * its label (the file name when it has none). */
 static int read_sweep_csv(const char *path, group **gs, size_t *ng,
                           size_t *gcap, cp_err *err)
 {
-    char *data;
-    size_t len;
-    if (cp_read_file(path, &data, &len, err) < 0)
+    nb_sweep_file sf;
+    if (nb_sweep_read(path, &sf, err) < 0)
         return -1;
-    char label[64] = "";
-    int col[6] = {-1, -1, -1, -1, -1, -1}; /* pass rate requested answered reply_rate step */
-    static const char *const want[6] = {"pass", "rate", "requested", "answered",
-                                        "reply_rate", "step"};
-    nb_udp_step *steps = NULL;
-    size_t nsteps = 0, cap = 0, lineno = 0;
-    int header = 0, rc = -1;
-    char *save = NULL;
-    for (char *line = strtok_r(data, "\n", &save); line;
-         line = strtok_r(NULL, "\n", &save)) {
-        lineno++;
-        size_t l = strlen(line);
-        if (l && line[l - 1] == '\r')
-            line[--l] = 0;
-        if (!strncmp(line, "# label:", 8)) {
-            const char *v = line + 8;
-            while (*v == ' ')
-                v++;
-            snprintf(label, sizeof label, "%s", v);
-            continue;
-        }
-        if (line[0] == '#' || !line[0])
-            continue;
-        char *f[64];
-        int nf = 0;
-        for (char *p = line; nf < 64;) {
-            f[nf++] = p;
-            char *c = strchr(p, ',');
-            if (!c)
-                break;
-            *c = 0;
-            p = c + 1;
-        }
-        if (!header) {
-            for (int i = 0; i < nf; i++)
-                for (int k = 0; k < 6; k++)
-                    if (!strcmp(f[i], want[k]))
-                        col[k] = i;
-            for (int k = 0; k < 5; k++)
-                if (col[k] < 0) {
-                    cp_seterr(err, "'%s': line %zu: not a bench udp CSV "
-                              "(no column '%s')", path, lineno, want[k]);
-                    goto out;
-                }
-            header = 1;
-            continue;
-        }
-        nb_udp_step st = {0};
-        double v[5];
-        for (int k = 0; k < 5; k++) {
-            char *end;
-            if (col[k] >= nf) {
-                cp_seterr(err, "'%s': line %zu: too few fields", path, lineno);
-                goto out;
-            }
-            v[k] = strtod(f[col[k]], &end);
-            if (end == f[col[k]] || *end || !isfinite(v[k]) || v[k] < 0) {
-                cp_seterr(err, "'%s': line %zu: '%s' is not a number", path,
-                          lineno, f[col[k]]);
-                goto out;
-            }
-        }
-        if (v[0] < 1 || v[0] > 1000) {
-            cp_seterr(err, "'%s': line %zu: pass %g is outside 1..1000", path,
-                      lineno, v[0]);
-            goto out;
-        }
-        st.pass = (unsigned)v[0];
-        st.rate = v[1];
-        st.requested = (uint64_t)v[2];
-        st.answered = (uint64_t)v[3];
-        st.reply_rate = v[4];
-        if (cp_grow((void **)&steps, &cap, nsteps + 1, sizeof *steps) < 0) {
-            cp_seterr(err, "out of memory");
-            goto out;
-        }
-        steps[nsteps++] = st;
-    }
-    if (!header) {
-        cp_seterr(err, "'%s': not a bench udp CSV (no header line)", path);
-        goto out;
-    }
-    if (!label[0])
-        snprintf(label, sizeof label, "%s", cp_basename(path));
+    const char *label = sf.label[0] ? sf.label : cp_basename(path);
     nb_udp_pass ps[1000];
-    size_t np = nb_udp_summarize(steps, nsteps, ps, 1000);
+    size_t np = nb_udp_summarize(sf.steps, sf.n, ps, 1000);
     size_t gi = 0;
+    int rc = -1;
     while (gi < *ng && strcmp((*gs)[gi].name, label))
         gi++;
     if (gi == *ng) {
@@ -1526,9 +1421,43 @@ static int read_sweep_csv(const char *path, group **gs, size_t *ng,
     }
     rc = 0;
 out:
-    free(steps);
-    free(data);
+    nb_sweep_free(&sf);
     return rc;
+}
+
+/* Peak reply rate per image: mean with +- SD error bars. */
+static int compare_svg(const char *path, const group *g, size_t ng)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        cli_error("cannot create '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    rep_svg_bar *bars = calloc(ng ? ng : 1, sizeof *bars);
+    int rc = -1;
+    if (bars) {
+        for (size_t i = 0; i < ng; i++) {
+            double m = nb_mean(g[i].v, g[i].n), sd = nb_sd(g[i].v, g[i].n);
+            bars[i] = (rep_svg_bar){.label = g[i].name, .value = m,
+                                    .err_lo = m - sd, .err_hi = m + sd,
+                                    .color = rep_svg_color(i)};
+        }
+        const char *title = "Peak UDP echo reply rate (mean +- SD over passes)";
+        rep_svg_chart c = {.title = title, .ylabel = "replies per second",
+                           .value_labels = 1, .cls = "compare"};
+        cp_err err;
+        rep_svg *sv = rep_svg_begin(f, 640, 400, title);
+        if (sv) {
+            rep_svg_vbars(sv, &(rep_svg_box){0, 0, 640, 400}, bars, ng, &c);
+            rc = rep_svg_end(sv, &err);
+        }
+    }
+    free(bars);
+    if (fclose(f) != 0 || rc < 0) {
+        cli_error("cannot write '%s'", path);
+        return -1;
+    }
+    return 0;
 }
 
 static int bench_compare_fn(cli_ctx *ctx, int argc, char **argv)
@@ -1593,12 +1522,19 @@ static int bench_compare_fn(cli_ctx *ctx, int argc, char **argv)
                 char *out = run_capture(cmd, &status);
                 double v;
                 if (!out || status != 0) {
-                    cli_error("bench compare: '%s' failed (status %d)", cmd, status);
+                    if (status != -1 && WIFEXITED(status))
+                        cli_error("bench compare: '%s' failed (exit %d)", cmd,
+                                  WEXITSTATUS(status));
+                    else if (status != -1 && WIFSIGNALED(status))
+                        cli_error("bench compare: '%s' failed (signal %d)", cmd,
+                                  WTERMSIG(status));
+                    else
+                        cli_error("bench compare: cannot run '%s'", cmd);
                     free(out);
                     ret = CLI_FAIL;
                     break;
                 }
-                if (extract_figure(out, metric, &v) < 0) {
+                if (nb_extract_figure(out, metric, &v) < 0) {
                     cli_error("bench compare: '%s' printed no %s%s%s", cmd,
                               metric ? "\"" : "number", metric ? metric : "",
                               metric ? "\": NUMBER" : "");
@@ -1635,24 +1571,8 @@ static int bench_compare_fn(cli_ctx *ctx, int argc, char **argv)
     }
     if (have && cli_out_open(ctx) == 0) {
         print_groups(ctx, g, ng, level, iters, nruns == 0);
-        if (svg) {
-            const char *names[64];
-            double mean[64], sd[64];
-            size_t n = ng < 64 ? ng : 64;
-            for (size_t i = 0; i < n; i++) {
-                names[i] = g[i].name;
-                mean[i] = nb_mean(g[i].v, g[i].n);
-                sd[i] = nb_sd(g[i].v, g[i].n);
-            }
-            FILE *f = fopen(svg, "w");
-            nb_chart c = {"Peak UDP echo reply rate per image (mean +- SD over passes)",
-                          "", "replies per second", 0};
-            if (!f || nb_svg_bars(f, &c, names, mean, sd, n) < 0 ||
-                fclose(f) != 0) {
-                cli_error("cannot write '%s'", svg);
-                ret = CLI_FAIL;
-            }
-        }
+        if (svg && compare_svg(svg, g, ng) < 0)
+            ret = CLI_FAIL;
     } else if (have) {
         ret = CLI_FAIL;
     }

@@ -146,8 +146,9 @@ static void why(FILE *o, const simctx *c)
     }
     if (fp_bytes > r->cache.size)
         fprintf(o, "  the footprint, %s bytes per iteration, exceeds the "
-                   "%s-byte cache: %s capacity misses per iteration (%.0f%%) "
-                   "remain under any placement in cached flash.\n",
+                   "%s-byte cache: %s capacity misses per iteration (%.0f%%), "
+                   "which no layout in cached flash removes (moving code to "
+                   "RAM does).\n",
                 num(b1, fp_bytes, 0), num(b2, r->cache.size, 0),
                 num(b3, cap, 0), 100 * cap / miss);
     else

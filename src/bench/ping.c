@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bench/net.h"
@@ -84,22 +85,21 @@ static void take(state *s, unsigned char *buf, ssize_t len, uint64_t now)
     s->rtt[seq] = us;
 }
 
+/* Reads replies as they arrive until the monotonic time t (ppoll with a
+ * nanosecond timeout, so that a reply is timestamped when it comes, not at
+ * the next probe's deadline). */
 static void drain_until(state *s, uint64_t t, unsigned char *buf, size_t cap)
 {
     for (;;) {
         uint64_t now = nb_now_ns();
         if (now >= t)
             return;
-        int ms = (int)((t - now) / 1000000ULL);
+        uint64_t left = t - now;
+        struct timespec ts = {.tv_sec = (time_t)(left / 1000000000ULL),
+                              .tv_nsec = (long)(left % 1000000000ULL)};
         struct pollfd pf = {.fd = s->fd, .events = POLLIN};
-        /* Wake a little early and leave the rest to the absolute sleep. */
-        if (ms > 0 && poll(&pf, 1, ms) <= 0)
+        if (ppoll(&pf, 1, &ts, NULL) <= 0)
             continue;
-        if (ms == 0) {
-            nb_wait_until(t, 50000);
-            if (poll(&pf, 1, 0) <= 0)
-                return;
-        }
         for (;;) {
             ssize_t n = recv(s->fd, buf, cap, MSG_DONTWAIT);
             if (n < 0)
@@ -155,7 +155,7 @@ int nb_ping(const nb_ping_cfg *cfg, nb_ping_result *res, cp_err *err)
             break;
         }
         uint64_t deadline = t0 + (uint64_t)i * period;
-        drain_until(&s, deadline, buf, cap);
+        drain_until(&s, deadline > 50000 ? deadline - 50000 : deadline, buf, cap);
         uint64_t now = nb_wait_until(deadline, 50000);
         memset(pkt, 0, 8);
         pkt[0] = ICMP_ECHO;

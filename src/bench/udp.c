@@ -51,11 +51,17 @@ typedef struct rx {
     stepstate *cur;       /* NULL between steps */
     uint64_t stray_between;
     volatile int quit;
+    volatile int warm_seen; /* the warm-up reply arrived */
 } rx;
 
 static void take_reply(rx *r, const unsigned char *p, size_t len, uint64_t now)
 {
     stepstate *s = r->cur;
+    if (len >= NB_UDP_HDR && get32(p) == MAGIC && get32(p + 4) == r->run &&
+        get32(p + 8) == 0) {
+        r->warm_seen = 1;
+        return;
+    }
     if (len < NB_UDP_HDR || get32(p) != MAGIC || get32(p + 4) != r->run ||
         !s || get32(p + 8) != s->id) {
         if (s)
@@ -301,11 +307,13 @@ int nb_udp_sweep(const nb_udp_cfg *cfg, int *interrupted, cp_err *err)
     put32(pkt, MAGIC);
     put32(pkt + 4, r.run);
     memset(pkt + 8, 0, 16);
-    if (send(fd, pkt, cfg->size, 0) >= 0 &&
-        pause_until(nb_now_ns() + (uint64_t)(2 * cfg->timeout_s * 1e9),
-                    cfg->stop) < 0) {
-        *interrupted = 1;
-        goto done;
+    if (send(fd, pkt, cfg->size, 0) >= 0) {
+        uint64_t until = nb_now_ns() + (uint64_t)(2 * cfg->timeout_s * 1e9);
+        while (!r.warm_seen && nb_now_ns() < until)
+            if (pause_until(nb_now_ns() + 1000000ULL, cfg->stop) < 0) {
+                *interrupted = 1;
+                goto done;
+            }
     }
     pthread_mutex_lock(&r.mu);
     r.stray_between = 0;
@@ -388,7 +396,7 @@ size_t nb_udp_summarize(const nb_udp_step *steps, size_t n,
             np++;
         }
         nb_udp_pass *ps = &passes[p - 1];
-        if (steps[i].answered == steps[i].requested &&
+        if (steps[i].sent > 0 && steps[i].answered == steps[i].sent &&
             steps[i].rate > ps->all_answered_rate)
             ps->all_answered_rate = steps[i].rate;
         if (steps[i].reply_rate > ps->peak_reply_rate)

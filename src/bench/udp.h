@@ -54,7 +54,11 @@ typedef struct nb_udp_step {
 /* One pass's summary. */
 typedef struct nb_udp_pass {
     unsigned pass;
-    double all_answered_rate; /* highest rate with answered == requested; 0 if none */
+    /* Highest rate at which every request sent was answered in time
+     * (answered == sent: none lost or late); 0 if none. Slots the host
+     * skipped are not requests the device failed: they are reported as
+     * skipped, per step. */
+    double all_answered_rate;
     double peak_reply_rate;   /* highest reply rate of the pass */
 } nb_udp_pass;
 

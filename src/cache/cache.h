@@ -172,7 +172,8 @@ size_t csim_stream_niters(const csim_stream *s);
 size_t csim_stream_nruns(const csim_stream *s);
 /* Instructions fetched in iteration k (all memories). */
 uint64_t csim_stream_iter_insns(const csim_stream *s, size_t k);
-/* Instructions of function i over iterations [from, niters). */
+/* Instructions of function i over iterations [from, niters); from is 0
+ * (all) or 1 (the warm iterations). */
 uint64_t csim_stream_fn_insns(const csim_stream *s, size_t i, size_t from);
 /* Records before the first mark (not simulated). */
 uint64_t csim_stream_prologue(const csim_stream *s);
@@ -227,6 +228,26 @@ int csim_eval_sets(const csim_stream *s, const csim_map *m,
 size_t csim_func_sets(const csim_stream *s, const csim_map *m,
                       const tgt_cache *g, size_t fn, uint32_t *sets, size_t n);
 
+/* The set index: for searches that make many moves. Holds a copy of m and
+ * the stream's line accesses under it as one time-ordered list per set
+ * (12 bytes per line access). A move edits only the lists of the sets the
+ * function leaves and enters and re-simulates those (seed 0 for the random
+ * policy), so it costs the accesses of those sets, not the whole stream.
+ * Misses count iterations >= from. Undo a move by moving back. */
+typedef struct csim_setidx csim_setidx;
+csim_setidx *csim_setidx_new(const csim_stream *s, const csim_map *m,
+                             const tgt_cache *g, size_t from, cp_err *err);
+void csim_setidx_free(csim_setidx *x);
+/* Moves fn to addr (as csim_map_move) / to memory the cache does not see;
+ * returns the new total misses, or -1 (out of memory). */
+int64_t csim_setidx_move(csim_setidx *x, size_t fn, uint32_t addr,
+                         cp_err *err);
+int64_t csim_setidx_uncache(csim_setidx *x, size_t fn, cp_err *err);
+uint64_t csim_setidx_misses(const csim_setidx *x);
+uint64_t csim_setidx_set_misses(const csim_setidx *x, uint32_t set);
+/* The index's own map (where every function is now). */
+const csim_map *csim_setidx_map(const csim_setidx *x);
+
 /* The line-access stream of s under m (cached and non-allocating fetches;
  * uncached ones cost nothing and are left out), with fn[] filled. */
 int csim_expand(const csim_stream *s, const csim_map *m, const tgt_cache *g,
@@ -247,6 +268,11 @@ typedef struct csim_layout_stats {
  * given. Errors name the file and line. */
 int csim_layout_apply(const char *path, const csim_stream *s, csim_map *m,
                       const tgt_cache *g, csim_layout_stats *st, cp_err *err);
+/* The same from text in memory (len bytes); path names it in errors. */
+int csim_layout_apply_text(const char *path, const char *text, size_t len,
+                           const csim_stream *s, csim_map *m,
+                           const tgt_cache *g, csim_layout_stats *st,
+                           cp_err *err);
 
 /* ---- 3. The analysis ---------------------------------------------- */
 

@@ -1,8 +1,10 @@
 /* Heat maps of the sets: how many hot lines map to each set, as text and
- * as a self-contained SVG (written directly; no dependencies). */
+ * as a self-contained SVG (through the report module's SVG writer). */
 #include "cache/cache.h"
 
 #include <string.h>
+
+#include "report/svg.h"
 
 void csim_heat_text(FILE *f, const csim_report *r, unsigned cols)
 {
@@ -36,62 +38,51 @@ static const char *colour(uint32_t h, uint32_t ways)
     return over[i > 4 ? 4 : i];
 }
 
-static void esc(FILE *f, const char *s)
-{
-    for (; s && *s; s++) {
-        switch (*s) {
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '&': fputs("&amp;", f); break;
-        case '"': fputs("&quot;", f); break;
-        default: fputc(*s, f);
-        }
-    }
-}
-
 int csim_heat_svg(FILE *f, const csim_report *r, const char *title)
 {
     unsigned cols = r->nsets >= 1024 ? 64 : r->nsets >= 64 ? 32 : r->nsets;
     if (!cols)
         return -1;
     unsigned rows = (r->nsets + cols - 1) / cols;
-    const unsigned cell = 12, left = 56, top = 48;
-    unsigned w = left + cols * cell + 16, h = top + rows * cell + 64;
-    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-               "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%u\" "
-               "height=\"%u\" viewBox=\"0 0 %u %u\" font-family=\"sans-serif\" "
-               "font-size=\"11\">\n", w, h, w, h);
-    fprintf(f, "<rect width=\"%u\" height=\"%u\" fill=\"#ffffff\"/>\n", w, h);
-    fputs("<text x=\"8\" y=\"18\" font-size=\"14\">", f);
-    esc(f, title ? title : "cache sets: hot lines per set");
-    fputs("</text>\n", f);
-    fprintf(f, "<text x=\"8\" y=\"36\">%u sets x %u ways, %u-byte lines; "
-               "%u hot lines, %u sets hold more than %u</text>\n",
-            r->nsets, r->cache.ways, r->cache.line, r->hot_lines,
-            r->overfull_sets, r->cache.ways);
+    const double cell = 12, left = 56, top = 48;
+    double w = left + cols * cell + 16, h = top + rows * cell + 64;
+    rep_svg *g = rep_svg_begin(f, w, h, title ? title : "cache sets");
+    if (!g)
+        return -1;
+    rep_svg_font big = {.size = 14}, small = {.size = 11};
+    rep_svg_font lab = {.size = 11, .anchor = REP_SVG_END};
+    rep_svg_text(g, 8, 18, title ? title : "cache sets: hot lines per set",
+                 &big);
+    rep_svg_textf(g, 8, 36, &small, "%u sets x %u ways, %u-byte lines; %u hot "
+                  "lines, %u sets hold more than %u", r->nsets, r->cache.ways,
+                  r->cache.line, r->hot_lines, r->overfull_sets,
+                  r->cache.ways);
     for (unsigned row = 0; row < rows; row++)
-        fprintf(f, "<text x=\"%u\" y=\"%u\" text-anchor=\"end\">%u</text>\n",
-                left - 4, top + row * cell + cell - 2, row * cols);
+        rep_svg_textf(g, left - 4, top + row * cell + cell - 2, &lab, "%u",
+                      row * cols);
+    rep_svg_group_begin(g, "sets", NULL);
     for (uint32_t s = 0; s < r->nsets; s++) {
         const csim_sstat *st = &r->sstat[s];
-        fprintf(f, "<rect x=\"%u\" y=\"%u\" width=\"%u\" height=\"%u\" "
-                   "fill=\"%s\" stroke=\"#ffffff\" stroke-width=\"1\">"
-                   "<title>set %u: %u hot lines, %.1f lines per iteration, "
-                   "%llu misses</title></rect>\n",
-                left + (s % cols) * cell, top + (s / cols) * cell, cell, cell,
-                colour(st->hot, r->cache.ways), s, st->hot, st->lines,
-                (unsigned long long)st->misses);
+        char tip[128];
+        snprintf(tip, sizeof tip, "set %u: %u hot lines, %.1f lines per "
+                 "iteration, %llu misses", s, st->hot, st->lines,
+                 (unsigned long long)st->misses);
+        rep_svg_style sty = {.fill = colour(st->hot, r->cache.ways),
+                             .stroke = "#ffffff", .stroke_width = 1,
+                             .cls = "set", .title = tip};
+        rep_svg_rect(g, left + (s % cols) * cell, top + (s / cols) * cell,
+                     cell, cell, &sty);
     }
-    /* Legend. */
-    unsigned ly = top + rows * cell + 20;
-    fprintf(f, "<text x=\"8\" y=\"%u\">hot lines per set:</text>\n", ly + 10);
+    rep_svg_group_end(g);
+    double ly = top + rows * cell + 20;
+    rep_svg_text(g, 8, ly + 10, "hot lines per set:", &small);
     for (uint32_t k = 0; k <= r->cache.ways + 3; k++) {
-        unsigned x = 120 + k * 36;
-        fprintf(f, "<rect x=\"%u\" y=\"%u\" width=\"%u\" height=\"%u\" "
-                   "fill=\"%s\"/>\n<text x=\"%u\" y=\"%u\">%u%s</text>\n",
-                x, ly, cell, cell, colour(k, r->cache.ways), x + cell + 3,
-                ly + 10, k, k == r->cache.ways + 3 ? "+" : "");
+        double x = 120 + k * 36;
+        rep_svg_rect(g, x, ly, cell, cell,
+                     &(rep_svg_style){.fill = colour(k, r->cache.ways)});
+        rep_svg_textf(g, x + cell + 3, ly + 10, &small, "%u%s", k,
+                      k == r->cache.ways + 3 ? "+" : "");
     }
-    fputs("</svg>\n", f);
-    return ferror(f) ? -1 : 0;
+    cp_err err;
+    return rep_svg_end(g, &err);
 }

@@ -43,7 +43,8 @@ static int cmp_span(const void *x, const void *y)
     return a->a < b->a ? -1 : a->a > b->a;
 }
 
-/* Moved functions must not overlap any other function in flash. */
+/* A moved function must not overlap another function in flash (unless both
+ * moved together and overlapped as traced). */
 static int check_overlap(const char *path, const csim_stream *s,
                          const csim_map *m, cp_err *err)
 {
@@ -57,7 +58,11 @@ static int check_overlap(const char *path, const csim_stream *s,
                             m->moved[i]};
     qsort(v, n, sizeof *v, cmp_span);
     for (size_t i = 1; i < n; i++)
-        if (v[i].a < v[i - 1].b && (v[i].moved || v[i - 1].moved)) {
+        if (v[i].a < v[i - 1].b && (v[i].moved || v[i - 1].moved) &&
+            /* moved by the same distance: they overlapped in the traced
+             * image too (assembly routines that fall into each other) */
+            m->addr[v[i].fn] - s->fns[v[i].fn].addr !=
+                m->addr[v[i - 1].fn] - s->fns[v[i - 1].fn].addr) {
             cp_seterr(err, "%s: %s (0x%08x, %u bytes) overlaps %s (0x%08x)",
                       path, s->fns[v[i - 1].fn].name, v[i - 1].a,
                       v[i - 1].b - v[i - 1].a, s->fns[v[i].fn].name, v[i].a);
@@ -147,10 +152,24 @@ int csim_layout_apply(const char *path, const csim_stream *s, csim_map *m,
     memset(st, 0, sizeof *st);
     if (cp_read_file(path, &data, &len, err) < 0)
         return -1;
-    if (strlen(data) != len) {
-        free(data);
+    int rc = csim_layout_apply_text(path, data, len, s, m, g, st, err);
+    free(data);
+    return rc;
+}
+
+int csim_layout_apply_text(const char *path, const char *text, size_t len,
+                           const csim_stream *s, csim_map *m,
+                           const tgt_cache *g, csim_layout_stats *st,
+                           cp_err *err)
+{
+    memset(st, 0, sizeof *st);
+    if (memchr(text, 0, len))
         return cp_seterr(err, "%s: not a text file", path);
-    }
+    char *data = malloc(len + 1);
+    if (!data)
+        return cp_seterr(err, "out of memory");
+    memcpy(data, text, len);
+    data[len] = 0;
     entry *col = NULL;
     size_t ncol = 0, capc = 0;
     uint8_t *seen = calloc(s->nfns ? s->nfns : 1, 1);

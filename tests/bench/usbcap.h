@@ -170,7 +170,8 @@ static void uc_event(uc_out *o, uint64_t id, char type, uint8_t xfer,
     memcpy(pkt + 28, &status, 4);
     memcpy(pkt + 32, &urb_len, 4);
     memcpy(pkt + 36, &dlen, 4);
-    memcpy(pkt + hl, data, dlen);
+    if (dlen)
+        memcpy(pkt + hl, data, dlen);
     struct pcap_pkthdr h;
     h.ts.tv_sec = (time_t)sec;
     h.ts.tv_usec = usec;

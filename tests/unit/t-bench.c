@@ -2,7 +2,6 @@
  * written here with libpcap's pcap_dump) and the SVG writer. */
 #include "bench/stats.h"
 #include "bench/net.h"
-#include "bench/svg.h"
 #include "bench/udp.h"
 #include "bench/usbmon.h"
 
@@ -238,35 +237,6 @@ static void usbmon_bad_input(void)
     rmdir(dir);
 }
 
-static void svg_writer(void)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    double x[] = {100, 200, 300}, y[] = {100, 200, 150};
-    nb_series s[2] = {{"pass 1", x, y, 3}, {"pass <2>", x, y, 3}};
-    nb_chart c = {"t", "x", "y", 1};
-    T_EQ(nb_svg_lines(f, &c, s, 2), 0);
-    fclose(f);
-    T_ASSERT(strstr(buf, "<svg") && strstr(buf, "</svg>"));
-    T_ASSERT(strstr(buf, "pass &lt;2&gt;"));
-    size_t lines = 0;
-    for (const char *p = buf; (p = strstr(p, "<polyline")); p++)
-        lines++;
-    T_EQ(lines, 2);
-    free(buf);
-    f = open_memstream(&buf, &len);
-    const char *names[] = {"a", "b"};
-    double v[] = {10, 20}, e[] = {1, 2};
-    T_EQ(nb_svg_bars(f, &c, names, v, e, 2), 0);
-    fclose(f);
-    size_t bars = 0;
-    for (const char *p = buf; (p = strstr(p, "<rect x=")); p++)
-        bars++;
-    T_EQ(bars, 2 + 1); /* two bars and the frame */
-    free(buf);
-}
-
 static const t_case cases[] = {
     {"percentiles", percentiles},
     {"histogram", histogram},
@@ -277,7 +247,6 @@ static const t_case cases[] = {
     {"pacing_clock", pacing_clock},
     {"usbmon_variants", usbmon_variants},
     {"usbmon_bad_input", usbmon_bad_input},
-    {"svg_writer", svg_writer},
     {NULL, NULL},
 };
 

@@ -780,6 +780,31 @@ static void t_layout_moves_functions(void)
     T_EQ(csim_layout_apply(path, s, m3, &g, &st, &err), -1);
     T_ASSERT(strstr(err.msg, "overlaps"));
     csim_map_free(m3);
+    /* Functions that overlap in the image (libgcc's __aeabi_cdrcmple falls
+     * into __aeabi_cdcmpeq) may move together, not apart. */
+    const img_func *c1 = img_find(im, "__aeabi_cdrcmple");
+    const img_func *c2 = img_find(im, "__aeabi_cdcmpeq");
+    T_ASSERT(c1 && c2 && c2->addr < c1->addr + c1->size);
+    snprintf(text, sizeof text, "# codeplace layout 1\n"
+             "__aeabi_cdrcmple flash 0x10030000 %u x\n"
+             "__aeabi_cdcmpeq flash 0x%x %u x\n", c1->size,
+             0x10030000 + (c2->addr - c1->addr), c2->size);
+    T_EQ(write_file(path, text), 0);
+    m3 = csim_map_new(s);
+    T_EQ(csim_layout_apply(path, s, m3, &g, &st, &err), 0);
+    csim_map_free(m3);
+    snprintf(text, sizeof text, "# codeplace layout 1\n"
+             "__aeabi_cdrcmple flash 0x10030000 %u x\n", c1->size);
+    T_EQ(write_file(path, text), 0);
+    m3 = csim_map_new(s);
+    T_EQ(csim_layout_apply(path, s, m3, &g, &st, &err), 0); /* apart: fine */
+    csim_map_free(m3);
+    snprintf(text, sizeof text, "# codeplace layout 1\n"
+             "__aeabi_cdrcmple flash 0x%x %u x\n", c2->addr + 2, c1->size);
+    T_EQ(write_file(path, text), 0);
+    m3 = csim_map_new(s);
+    T_EQ(csim_layout_apply(path, s, m3, &g, &st, &err), -1);
+    csim_map_free(m3);
     unlink(path);
     csim_map_free(m);
     csim_stream_free(s);
@@ -836,6 +861,42 @@ static void t_eval_sets_functions(void)
         free(now);
         T_EQ(csim_eval(s, m, &g, 1, &e, NULL), 0);
         T_EQ(total, e.misses);
+    }
+    /* The set index follows the same moves (and RAM, and back). */
+    for (int pol = 0; pol < 4; pol++) {
+        g.repl = (tgt_repl)pol;
+        csim_map *m2 = csim_map_new(s);
+        csim_setidx *x = csim_setidx_new(s, m2, &g, 1, NULL);
+        T_ASSERT(x);
+        T_EQ(csim_eval(s, m2, &g, 1, &e, NULL), 0);
+        T_EQ(csim_setidx_misses(x), e.misses);
+        for (int mv = 0; mv < 15; mv++) {
+            size_t fn = pick[rnd() % nf];
+            int64_t got;
+            if (mv % 5 == 4) {
+                got = csim_setidx_uncache(x, fn, NULL);
+                csim_map_uncache(m2, fn);
+            } else if (mv % 5 == 3) {
+                uint32_t back = csim_stream_fn(s, fn)->addr;
+                got = csim_setidx_move(x, fn, back, NULL);
+                csim_map_move(m2, fn, back);
+            } else {
+                uint32_t a = 0x10040000 + (uint32_t)mv * 1000 + 2 * (rnd() % 8);
+                got = csim_setidx_move(x, fn, a, NULL);
+                csim_map_move(m2, fn, a);
+            }
+            T_EQ(csim_eval(s, m2, &g, 1, &e, NULL), 0);
+            if ((uint64_t)got != e.misses)
+                T_FAIL("policy %d move %d (fn %zu)", pol, mv, fn);
+            T_EQ(got, e.misses);
+        }
+        uint64_t *ps = calloc(nsets, sizeof *ps);
+        T_EQ(csim_eval_per_set(s, m2, &g, 1, ps, NULL), 0);
+        for (uint32_t i = 0; i < nsets; i++)
+            T_EQ(csim_setidx_set_misses(x, i), ps[i]);
+        free(ps);
+        csim_setidx_free(x);
+        csim_map_free(m2);
     }
     free(sets);
     free(per);
