@@ -267,4 +267,19 @@ test_expect_success 'relink: a bad plan fails the link, exit non-zero' '
     test ! -e lk/p.elf
 '
 
+FOOT="python3 $CP_ROOT/firmware/footprint.py"
+test_expect_success 'footprint.py: bad input and usage' '
+    test_exit 1 $FOOT /etc/passwd 2>err &&
+    grep -q "^footprint: /etc/passwd: cannot read: .*not a 32-bit little-endian ELF" err &&
+    test_exit 1 $FOOT nosuch.elf 2>err &&
+    grep -q "nosuch.elf: cannot read" err &&
+    test_exit 2 $FOOT --line 3 $FW/demo-microbit.elf 2>err &&
+    test_exit 2 $FOOT --iteration 0 $FW/demo-microbit.elf 2>err
+'
+
+test_expect_success 'footprint.py: a run cut short by --timeout stops QEMU and says so' '
+    test_exit 1 $FOOT --timeout 3 --iteration 100000 $FW/demo-microbit.elf 2>err &&
+    grep -q "the run ended before iteration 100000 did" err
+'
+
 test_done
