@@ -30,7 +30,7 @@ static const cli_opt opts[] = {
     [O_STRATEGY] = {"strategy", 's', "NAME", "stock, hotblock, colour, ram, "
                     "combined, rank or auto (default: auto)"},
     [O_PAD] = {"pad-limit", 0, "BYTES", "padding the hot block may add to "
-               "flash (default 4K)"},
+               "flash (default 8K)"},
     [O_EXCLUDE] = {"exclude", 'x', "GLOB", "never move functions or sections "
                    "matching GLOB (repeatable)"},
     [O_NORAM] = {"no-ram", 0, "GLOB", "keep matches out of fast memory "
@@ -38,9 +38,9 @@ static const cli_opt opts[] = {
     [O_ITERS] = {"iterations", 'n', "N", "iterations of the trace to load "
                  "(default: all)"},
     [O_PLAN_ITERS] = {"plan-iterations", 0, "N", "iterations each candidate "
-                      "is evaluated on while searching (default 16)"},
+                      "is evaluated on while searching (default 3)"},
     [O_SECONDS] = {"search-moves", 0, "N", "local-search moves tried per "
-                   "layout (default 400; each is one exact evaluation)"},
+                   "layout (default 40000; each re-simulates the sets it changes)"},
     [O_SEED] = {"seed", 0, "N", "seed of the local search (default 1)"},
     [O_LIST] = {"list", 'l', "FILE", "write the name list"},
     [O_LAYOUT] = {"layout", 'L', "FILE", "write the layout file (for "
@@ -127,6 +127,10 @@ static void result_json(jw *w, const plan_model *m, const tgt *t,
     jw_uint(w, r->fast_bytes);
     jw_key(w, "veneers");
     jw_uint(w, r->veneers);
+    jw_key(w, "flash_stubs");
+    jw_uint(w, r->flash_stubs);
+    jw_key(w, "text_end");
+    jw_uint(w, r->text_end);
     jw_key(w, "hot_base");
     jw_uint(w, r->hot_base);
     jw_key(w, "hot_bytes");
@@ -211,9 +215,9 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
     const char *map = NULL, *trace = NULL, *target = NULL, *cache = NULL;
     const char *list = NULL, *layout = NULL, *emit = NULL, *arg;
     plan_strategy strategy = PLAN_AUTO;
-    uint32_t budget = 0, pad = 4096, iters = 0, plan_iters = 16;
+    uint32_t budget = 0, pad = 8192, iters = 0, plan_iters = 3;
     uint64_t seed = 1;
-    uint32_t moves = 400;
+    uint32_t moves = 40000;
     cli_parser p;
     cli_parser_init(&p, ctx, argc, argv, pos);
     while ((rc = cli_next(&p, &arg)) >= 0) {
@@ -330,7 +334,8 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
                 cli_error("%s", err.msg);
                 goto out;
             }
-            if (!best || res[k]->misses < best->misses - 1e-9)
+            if (!best || plan_result_cycles(m, res[k]) <
+                             plan_result_cycles(m, best) - 1e-6)
                 best = res[k];
         }
     } else {

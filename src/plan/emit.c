@@ -16,9 +16,11 @@ static const char *region_name(const plan_emit_info *info, plan_region r)
 
 static void header(FILE *f, const char *what, const plan_model *m,
                    const plan_result *r, const plan_emit_info *info,
-                   const char *c)
+                   const char *c0)
 {
-    fprintf(f, "%s codeplace %s 1\n", c, what);
+    /* A C comment opener is followed by lines that start with " *". */
+    const char *c = strcmp(c0, "/*") ? c0 : " *";
+    fprintf(f, "%s codeplace %s 1\n", c0, what);
     fprintf(f, "%s target: %s  image: %s\n", c, info->t->name,
             img_hash(plan_model_image(m)));
     fprintf(f, "%s strategy: %s  budget: %u bytes of %s\n", c, info->strategy,
@@ -68,7 +70,8 @@ int plan_emit_layout(FILE *f, const plan_model *m, const plan_result *r,
     plan_layout L;
     if (plan_layout_alloc(m, &L) < 0)
         return cp_seterr(err, "out of memory");
-    plan_layout_build(m, r->items, r->nitems, r->hot_base, &L, NULL);
+    plan_layout_build(m, r->items, r->nitems, r->hot_base, r->block_end, &L,
+                      NULL);
     char *why = calloc(plan_model_nunits(m) ? plan_model_nunits(m) : 1, 1);
     if (!why) {
         plan_layout_free(&L);
@@ -179,8 +182,6 @@ int plan_emit_snippets(const char *dir, const plan_model *m,
     if (mkdir(dir, 0777) < 0 && errno != EEXIST)
         return cp_seterr(err, "cannot create directory '%s': %s", dir,
                          strerror(errno));
-    const tgt_cache *c = plan_model_cache(m);
-    uint32_t way = tgt_cache_sets(c) * c->line;
     FILE *f;
 
     /* GNU ld, for a script that INCLUDEs them (firmware/ld/sections.ld). */
@@ -191,6 +192,9 @@ int plan_emit_snippets(const char *dir, const plan_model *m,
             "is 0x%08x;\n * each section starts at its cache set. */\n",
             r->hot_base);
     sections(f, m, r, PLAN_FLASH_HOT, "__codeplace_hot_start");
+    if (r->block_end)
+        fprintf(f, "    . = __codeplace_hot_start + 0x%05x; /* the block's end "
+                "*/\n", r->block_end);
     if (finish(f, dir, "codeplace_flash.ld", err) < 0)
         return -1;
     if (!(f = create(dir, "codeplace_ram.ld", err)))
@@ -202,63 +206,38 @@ int plan_emit_snippets(const char *dir, const plan_model *m,
     if (finish(f, dir, "codeplace_ram.ld", err) < 0)
         return -1;
 
-    /* Zephyr: the hot block after the vector table at the start of ROM, way
-     * aligned so that the colours hold wherever it lands. */
-    if (!(f = create(dir, "codeplace_zephyr_flash.ld", err)))
+    /* The name list, which the Zephyr module and the pico-sdk function
+     * apply: section names in those builds differ from this image's, so
+     * they place by function name (docs/zephyr.md, docs/pico-sdk.md). */
+    if (!(f = create(dir, "codeplace.list", err)))
         return -1;
-    header(f, "Zephyr ROM_START hot block", m, r, info, "/*");
-    fprintf(f, " * Aligned to the cache way (%u bytes) so each section keeps "
-            "its set. */\n", way);
-    fprintf(f, ". = ALIGN(%u);\n__codeplace_zephyr_hot = .;\n", way);
-    {
-        /* Offsets relative to a way-aligned start: shift by hot_base % way. */
-        char pat[1024];
-        for (size_t i = 0; i < r->nitems; i++) {
-            const plan_item *it = &r->items[i];
-            if (it->region != PLAN_FLASH_HOT)
-                continue;
-            const plan_unit *u = plan_model_unit(m, it->unit);
-            if (plan_unit_pattern(u, pat, sizeof pat) < 0)
-                continue;
-            uint32_t off = (r->hot_base % way) + it->offset;
-            fprintf(f, ". = __codeplace_zephyr_hot + 0x%05x;\nKEEP(%s) /* %s */\n",
-                    off, pat, u->name);
-        }
-    }
-    if (finish(f, dir, "codeplace_zephyr_flash.ld", err) < 0)
-        return -1;
-    if (!(f = create(dir, "codeplace_zephyr_ram.ld", err)))
-        return -1;
-    header(f, "Zephyr fast-memory code", m, r, info, "/*");
-    fputs(" */\n", f);
-    sections(f, m, r, PLAN_FAST, NULL);
-    if (finish(f, dir, "codeplace_zephyr_ram.ld", err) < 0)
+    plan_emit_list(f, m, r, info);
+    if (finish(f, dir, "codeplace.list", err) < 0)
         return -1;
     if (!(f = create(dir, "codeplace.cmake", err)))
         return -1;
     header(f, "Zephyr CMake fragment", m, r, info, "#");
-    fputs("# include(path/to/codeplace.cmake) in the application's\n"
-          "# CMakeLists.txt, after find_package(Zephyr).\n", f);
-    fputs("zephyr_linker_sources(ROM_START SORT_KEY 0x1codeplace\n"
-          "  ${CMAKE_CURRENT_LIST_DIR}/codeplace_zephyr_flash.ld)\n", f);
-    if (!strcmp(info->t->fast_mem, "itcm"))
-        fputs("zephyr_linker_sources(ITCM_SECTION\n"
-              "  ${CMAKE_CURRENT_LIST_DIR}/codeplace_zephyr_ram.ld)\n", f);
-    else
-        fputs("zephyr_linker_sources(RAMFUNC_SECTION\n"
-              "  ${CMAKE_CURRENT_LIST_DIR}/codeplace_zephyr_ram.ld)\n", f);
+    fputs("# With the codeplace Zephyr module in the build (ZEPHYR_EXTRA_MODULES\n"
+          "# or west.yml), include(path/to/codeplace.cmake) in the application's\n"
+          "# CMakeLists.txt after find_package(Zephyr): the fast-memory group goes\n"
+          "# to SRAM or ITCM through zephyr_code_relocate(), the flash group first\n"
+          "# in ROM through zephyr_linker_sources(ROM_START), and names that do\n"
+          "# not resolve are reported after the link. Or set\n"
+          "# CONFIG_CODEPLACE_LIST to codeplace.list in prj.conf.\n", f);
+    fputs("codeplace_zephyr_apply(${CMAKE_CURRENT_LIST_DIR}/codeplace.list)\n", f);
     if (finish(f, dir, "codeplace.cmake", err) < 0)
         return -1;
-
-    /* pico-sdk: the RAM list goes where memmap_default.ld copies
-     * .time_critical* into RAM (inside .data). */
-    if (!(f = create(dir, "codeplace_pico.ld", err)))
+    if (!(f = create(dir, "codeplace_pico.cmake", err)))
         return -1;
-    header(f, "pico-sdk RAM placement", m, r, info, "/*");
-    fputs(" * INCLUDE this inside .data of a copy of memmap_default.ld, next "
-          "to *(.time_critical*). */\n", f);
-    sections(f, m, r, PLAN_FAST, NULL);
-    if (finish(f, dir, "codeplace_pico.ld", err) < 0)
+    header(f, "pico-sdk CMake fragment", m, r, info, "#");
+    fputs("# include(/path/to/codeplace/cmake/codeplace.cmake) first, then\n"
+          "# include(path/to/codeplace_pico.cmake) and call\n"
+          "# codeplace_plan_apply(<your executable target>): the fast-memory\n"
+          "# group goes to SRAM as .time_critical code (docs/pico-sdk.md).\n", f);
+    fputs("function(codeplace_plan_apply target)\n"
+          "  codeplace_apply(${target} ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/codeplace.list)\n"
+          "endfunction()\n", f);
+    if (finish(f, dir, "codeplace_pico.cmake", err) < 0)
         return -1;
     return 0;
 }

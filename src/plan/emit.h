@@ -24,10 +24,10 @@ int plan_emit_layout(FILE *f, const plan_model *m, const plan_result *r,
                      const plan_emit_info *info, cp_err *err);
 /* The linker-script pattern that selects unit u ("*libc.a:x.o(.text.f)"). */
 int plan_unit_pattern(const plan_unit *u, char *buf, size_t n);
-/* Writes codeplace_flash.ld and codeplace_ram.ld (GNU ld, INCLUDEd by the
- * firmware's script; docs/firmware.md), codeplace.cmake with
- * codeplace_zephyr_flash.ld / codeplace_zephyr_ram.ld (Zephyr), and
- * codeplace_pico.ld (pico-sdk) into dir. */
+/* Writes into dir: codeplace_flash.ld and codeplace_ram.ld (GNU ld,
+ * INCLUDEd by the firmware's script; docs/firmware.md), codeplace.list (the
+ * name list), codeplace.cmake (Zephyr: applies the list through the
+ * codeplace module) and codeplace_pico.cmake (pico-sdk). */
 int plan_emit_snippets(const char *dir, const plan_model *m,
                        const plan_result *r, const plan_emit_info *info,
                        cp_err *err);

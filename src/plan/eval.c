@@ -13,7 +13,7 @@ int plan_layout_alloc(const plan_model *m, plan_layout *L)
 {
     size_t n = m->nunits ? m->nunits : 1;
     L->addr = malloc(n * sizeof *L->addr);
-    L->stub = calloc(n, sizeof *L->stub);
+    L->stub = calloc(m->ntargets ? m->ntargets : 1, sizeof *L->stub);
     L->text_delta = 0;
     L->nstubs = 0;
     if (!L->addr || !L->stub) {
@@ -33,10 +33,9 @@ void plan_layout_free(plan_layout *L)
 
 void plan_layout_stock(const plan_model *m, plan_layout *L)
 {
-    for (size_t i = 0; i < m->nunits; i++) {
+    for (size_t i = 0; i < m->nunits; i++)
         L->addr[i] = m->units[i].addr;
-        L->stub[i] = 0;
-    }
+    memset(L->stub, 0, (m->ntargets ? m->ntargets : 1) * sizeof *L->stub);
     L->text_delta = 0;
     L->nstubs = 0;
 }
@@ -48,11 +47,11 @@ uint32_t plan_hot_base(const plan_model *m)
 
 void plan_layout_make(const plan_model *m, const uint32_t *hot_off,
                       const unsigned char *fast, uint32_t hot_base,
-                      plan_layout *L)
+                      uint32_t block_end, plan_layout *L)
 {
     plan_layout_stock(m, L);
     int moved = 0;
-    uint32_t end = hot_base;
+    uint32_t end = hot_base + block_end;
     for (size_t i = 0; i < m->nunits; i++) {
         if (fast[i]) {
             L->addr[i] = PLAN_ADDR_FAST;
@@ -75,12 +74,13 @@ void plan_layout_make(const plan_model *m, const uint32_t *hot_off,
         L->addr[i] = cur;
         cur += u->size;
     }
-    /* Stubs: one per callee in fast memory that flash code calls. */
+    /* Stubs: one per target in fast memory that flash code branches to. */
     cur = (cur + 7) & ~7u;
     for (size_t i = 0; i < m->ncalls; i++) {
         const plan_call *c = &m->calls[i];
-        if (fast[c->callee] && !fast[c->caller] && !L->stub[c->callee]) {
-            L->stub[c->callee] = cur;
+        uint32_t tu = m->targets[c->target].unit;
+        if (fast[tu] && !fast[c->caller] && !L->stub[c->target]) {
+            L->stub[c->target] = cur;
             cur += m->veneer_bytes;
             L->nstubs++;
         }
@@ -90,8 +90,8 @@ void plan_layout_make(const plan_model *m, const uint32_t *hot_off,
 }
 
 int plan_layout_build(const plan_model *m, const plan_item *items,
-                      size_t nitems, uint32_t hot_base, plan_layout *L,
-                      uint32_t *hot_bytes)
+                      size_t nitems, uint32_t hot_base, uint32_t block_end,
+                      plan_layout *L, uint32_t *hot_bytes)
 {
     size_t n = m->nunits ? m->nunits : 1;
     uint32_t *off = malloc(n * sizeof *off);
@@ -113,9 +113,9 @@ int plan_layout_build(const plan_model *m, const plan_item *items,
                 end = items[i].offset + m->units[items[i].unit].size;
         }
     }
-    plan_layout_make(m, off, fast, hot_base, L);
+    plan_layout_make(m, off, fast, hot_base, block_end, L);
     if (hot_bytes)
-        *hot_bytes = end;
+        *hot_bytes = end > block_end ? end : block_end;
     free(off);
     free(fast);
     return 0;
@@ -129,7 +129,8 @@ static inline int lines_of(const plan_model *m, const plan_layout *L,
     uint64_t base;
     if (a->unit == PLAN_CALL) {
         /* Through a stub when flash code calls into fast memory. */
-        if (!L->nstubs || !L->stub[a->off] || L->addr[a->len] == PLAN_ADDR_FAST)
+        if (!L->nstubs || a->off >= m->ntargets || !L->stub[a->off] ||
+            L->addr[a->len] == PLAN_ADDR_FAST)
             return 0;
         base = L->stub[a->off];
         *l0 = (uint32_t)(base >> m->line_shift);
@@ -174,7 +175,7 @@ void plan_eval(const plan_model *m, const plan_layout *L, unsigned iters,
             const plan_acc *a = &m->zacc[k];
             uint32_t l0, l1;
             if (a->unit == PLAN_CALL && count && a->len < m->nunits &&
-                (L->addr[a->off] == PLAN_ADDR_FAST) !=
+                (L->addr[m->targets[a->off].unit] == PLAN_ADDR_FAST) !=
                     (L->addr[a->len] == PLAN_ADDR_FAST))
                 stubs++;
             if (!lines_of(m, L, a, &l0, &l1))

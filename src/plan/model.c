@@ -136,15 +136,32 @@ static uint32_t unit_at(const plan_model *m, uint32_t addr)
     return PLAN_FIXED;
 }
 
-static int add_call(plan_model *m, uint32_t caller, uint32_t callee)
+/* The index of the target at addr (in unit), added when new; -1 on OOM. */
+static long target_of(plan_model *m, uint32_t addr, uint32_t unit)
 {
+    for (size_t i = m->ntargets; i > 0; i--)
+        if (m->targets[i - 1].addr == addr)
+            return (long)(i - 1);
+    if (cp_grow((void **)&m->targets, &m->ctargets, m->ntargets + 1,
+                sizeof *m->targets) < 0)
+        return -1;
+    m->targets[m->ntargets] = (plan_target){addr, unit};
+    return (long)m->ntargets++;
+}
+
+static int add_call(plan_model *m, uint32_t caller, uint32_t addr,
+                    uint32_t callee)
+{
+    long t = target_of(m, addr, callee);
+    if (t < 0)
+        return -1;
     for (size_t i = 0; i < m->ncalls; i++)
-        if (m->calls[i].caller == caller && m->calls[i].callee == callee)
+        if (m->calls[i].caller == caller && m->calls[i].target == (uint32_t)t)
             return 0;
     if (cp_grow((void **)&m->calls, &m->ccalls, m->ncalls + 1,
                 sizeof *m->calls) < 0)
         return -1;
-    m->calls[m->ncalls++] = (plan_call){caller, callee};
+    m->calls[m->ncalls++] = (plan_call){caller, (uint32_t)t};
     return 0;
 }
 
@@ -181,7 +198,8 @@ static int find_calls(plan_model *m)
                     imm |= 0xfe000000u;
                 uint32_t target = un->addr + i + 4 + imm;
                 uint32_t v = unit_at(m, target);
-                if (v != PLAN_FIXED && v != u && add_call(m, (uint32_t)u, v) < 0) {
+                if (v != PLAN_FIXED && v != u &&
+                    add_call(m, (uint32_t)u, target, v) < 0) {
                     free(code);
                     return -1;
                 }
@@ -238,6 +256,7 @@ void plan_model_free(plan_model *m)
     free(m->iter_start);
     free(m->iter_insns);
     free(m->calls);
+    free(m->targets);
     cp_pool_free(m->pool);
     free(m);
 }
@@ -360,9 +379,11 @@ int plan_model_add_access(plan_model *m, uint32_t addr, uint32_t len,
             if (u != m->last_unit && m->last_unit != PLAN_FIXED) {
                 /* Entering at a function's first byte: a call or a jump. */
                 const img_func *f = img_lookup(m->im, addr);
-                if (f && f->addr == addr &&
-                    push(m, PLAN_CALL, u, m->last_unit) < 0)
-                    return -1;
+                if (f && f->addr == addr) {
+                    long tg = target_of(m, addr, u);
+                    if (tg < 0 || push(m, PLAN_CALL, (uint32_t)tg, m->last_unit) < 0)
+                        return -1;
+                }
             }
             un->runs++;
             un->bytes_fetched += take;

@@ -131,9 +131,12 @@ typedef struct plan_result {
     plan_strategy strategy;
     uint32_t hot_base;    /* address the hot block starts at */
     uint32_t hot_bytes;   /* size of the hot block, padding included */
+    uint32_t block_end;   /* the block is padded to this size (0: none) */
     uint32_t pad_bytes;   /* padding inside it */
     uint32_t fast_bytes;  /* fast memory used, veneers included */
-    uint32_t veneers;     /* long-call veneers estimated */
+    uint32_t veneers;     /* long-call stubs in fast memory */
+    uint32_t flash_stubs; /* long-call stubs in flash (calls into fast) */
+    uint32_t text_end;    /* predicted end of the text section */
     /* Predicted warm misses per iteration (mean over planning iterations
      * after the first) and the image's stock figure on the same trace. */
     double misses, stock_misses;
@@ -146,6 +149,11 @@ typedef struct plan_result {
 plan_result *plan_run(plan_model *m, plan_strategy s, const plan_opts *o,
                       cp_err *err);
 void plan_result_free(plan_result *r);
+
+/* Estimated cycles per iteration: instructions times the target's cycles
+ * per instruction, plus misses times its miss cost. What strategies and
+ * auto minimise. */
+double plan_result_cycles(const plan_model *m, const plan_result *r);
 
 /* Evaluates a result on the model again (e.g. on more iterations). */
 double plan_result_eval(plan_model *m, const plan_result *r);

@@ -6,7 +6,7 @@
 #include "plan/plan.h"
 
 #define PLAN_FIXED UINT32_MAX      /* access outside every unit */
-#define PLAN_CALL (UINT32_MAX - 1) /* a call: off = callee, len = caller */
+#define PLAN_CALL (UINT32_MAX - 1) /* a call: off = target index, len = caller */
 #define PLAN_ADDR_FAST UINT32_MAX  /* unit placed in fast memory */
 
 /* One access of the stream: a run of bytes [off, off + len) inside a unit,
@@ -17,9 +17,16 @@ typedef struct plan_acc {
     uint32_t len;
 } plan_acc;
 
-/* A call or far jump in the code from unit caller into unit callee. */
+/* A branch target: the linker makes one stub per target symbol that is out
+ * of range, so targets are counted by address, not by unit. */
+typedef struct plan_target {
+    uint32_t addr, unit;
+} plan_target;
+
+/* A call or far jump in the code from unit caller to target (an index
+ * into the model's targets). */
 typedef struct plan_call {
-    uint32_t caller, callee;
+    uint32_t caller, target;
 } plan_call;
 
 struct plan_model {
@@ -55,6 +62,8 @@ struct plan_model {
 
     plan_call *calls;
     size_t ncalls, ccalls;
+    plan_target *targets;
+    size_t ntargets, ctargets;
     unsigned plan_iters;  /* iterations strategies evaluate on */
     uint32_t veneer_bytes; /* a long-call stub the linker adds */
     uint32_t veneer_insns; /* instructions one pass through it runs */
@@ -66,7 +75,7 @@ typedef struct plan_layout {
     int64_t text_delta;   /* shift of flash accesses after the text end */
     /* Stubs for calls from flash into fast memory: GNU ld puts them after
      * the last input section of .text; one per callee. */
-    uint32_t *stub;       /* per unit: stub address, or 0 */
+    uint32_t *stub;       /* per target: stub address, or 0 */
     uint32_t nstubs;
 } plan_layout;
 
@@ -90,16 +99,17 @@ double plan_eval_fa(const plan_model *m, const plan_layout *L, unsigned iters);
 
 /* Layout as the linker makes it: units in fast memory (fast[u]) leave
  * flash; hot units at hot_base + hot_off[u] (PLAN_NONE: not hot); the rest
- * of the text section packed after the hot block in link order; stubs for
- * calls from flash into fast memory after that. */
+ * of the text section packed after the hot block (which ends no earlier
+ * than hot_base + block_end) in link order; stubs for calls from flash into
+ * fast memory after that. */
 #define PLAN_NONE UINT32_MAX
 void plan_layout_make(const plan_model *m, const uint32_t *hot_off,
                       const unsigned char *fast, uint32_t hot_base,
-                      plan_layout *L);
+                      uint32_t block_end, plan_layout *L);
 /* The same from a result's items. */
 int plan_layout_build(const plan_model *m, const plan_item *items,
-                      size_t nitems, uint32_t hot_base, plan_layout *L,
-                      uint32_t *hot_bytes);
+                      size_t nitems, uint32_t hot_base, uint32_t block_end,
+                      plan_layout *L, uint32_t *hot_bytes);
 void plan_layout_stock(const plan_model *m, plan_layout *L);
 int plan_layout_alloc(const plan_model *m, plan_layout *L);
 void plan_layout_free(plan_layout *L);

@@ -2,6 +2,7 @@
  * local search with exact evaluation), RAM selection by re-simulated misses
  * saved per byte, their combination, a samples-per-byte baseline, and auto.
  */
+#include "plan/incr.h"
 #include "plan/plan_int.h"
 
 #include <math.h>
@@ -37,10 +38,10 @@ plan_opts plan_opts_default(const tgt *t)
     plan_opts o;
     memset(&o, 0, sizeof o);
     o.budget = 0;
-    o.pad_limit = 4096;
+    o.pad_limit = 8192;
     /* See plan_model_new: 16 bytes on ARMv6-M, 8 on v7-M/v8-M. */
     o.veneer_bytes = (t && !strcmp(t->cpu, "cortex-m0plus")) ? 16 : 8;
-    o.search_moves = 400;
+    o.search_moves = 40000;
     o.seed = 1;
     return o;
 }
@@ -58,6 +59,7 @@ typedef struct run {
     /* Flash placement of hot units: offset in the block or NONE. */
     uint32_t *off;        /* per unit */
     unsigned char *fast;  /* per unit: 1 in fast memory */
+    uint32_t block_end;   /* hot block padded to this size (0: none) */
     size_t *hot;          /* hot unit indices */
     size_t nhot;
     double evals;
@@ -96,9 +98,12 @@ static uint32_t align8(uint32_t v)
 /* Builds r->L from r->off and r->fast. */
 static void build(run *r)
 {
-    plan_layout_make(r->m, r->off, r->fast, r->hot_base, &r->L);
+    plan_layout_make(r->m, r->off, r->fast, r->hot_base, r->block_end, &r->L);
 }
 
+/* The cost a strategy minimises, in misses: the misses plus the
+ * instructions that calls through linker stubs add, weighed by what a miss
+ * costs (the estimated cycles per iteration, divided by the miss cost). */
 static double eval(run *r, int per_unit)
 {
     build(r);
@@ -106,7 +111,10 @@ static double eval(run *r, int per_unit)
     out.unit_misses = per_unit ? r->umiss : NULL;
     plan_eval(r->m, &r->L, r->iters, &out);
     r->evals++;
-    return out.misses;
+    const plan_model *m = r->m;
+    double per_call = m->t->cpi * m->veneer_insns /
+                      (m->cache.miss_cycles ? m->cache.miss_cycles : 1);
+    return out.misses + out.stub_calls * per_call;
 }
 
 /* ---- hot units and their order ----------------------------------------- */
@@ -151,6 +159,21 @@ static size_t *temporal_order(run *r)
     return ord;
 }
 
+/* Hot units start on a cache line (and at least their own alignment), so
+ * that their lines are the same whatever set they start at. */
+static uint32_t unit_align(const run *r, size_t u)
+{
+    uint32_t al = r->m->cache.line > 8 ? r->m->cache.line : 8;
+    return r->m->units[u].align > al ? r->m->units[u].align : al;
+}
+
+/* The first offset at or after p where hot_base + offset is al-aligned. */
+static uint32_t align_at(const run *r, uint32_t p, uint32_t al)
+{
+    uint32_t a = r->hot_base + p;
+    return ((a + al - 1) & ~(al - 1)) - r->hot_base;
+}
+
 /* ---- the hot block as intervals ---------------------------------------- */
 
 /* Is [p, p + size) free of every other placed unit (except skip)? */
@@ -173,9 +196,9 @@ static uint32_t find_slot(const run *r, size_t u, uint32_t c, uint32_t limit)
 {
     const plan_model *m = r->m;
     uint32_t size = align8(m->units[u].size);
-    uint32_t al = m->units[u].align > 8 ? m->units[u].align : 8;
+    uint32_t al = unit_align(r, u);
     if (c == NONE) {
-        for (uint32_t p = 0; p + size <= limit; p += al)
+        for (uint32_t p = align_at(r, 0, al); p + size <= limit; p += al)
             if (is_free(r, p, size, u))
                 return p;
         return NONE;
@@ -183,7 +206,7 @@ static uint32_t find_slot(const run *r, size_t u, uint32_t c, uint32_t limit)
     uint32_t way = m->sets * m->cache.line;
     uint32_t want = (c * m->cache.line) % way;
     uint32_t p = (want + way - (r->hot_base % way)) % way;
-    p = (p + al - 1) & ~(al - 1);
+    p = align_at(r, p, al);
     for (; p + size <= limit; p += way)
         if (is_free(r, p, size, u))
             return p;
@@ -220,8 +243,7 @@ static void place_hotblock(run *r)
         size_t u = ord[k];
         if (r->fast[u])
             continue;
-        uint32_t al = r->m->units[u].align > 8 ? r->m->units[u].align : 8;
-        p = (p + al - 1) & ~(al - 1);
+        p = align_at(r, p, unit_align(r, u));
         r->off[u] = p;
         p += align8(r->m->units[u].size);
     }
@@ -396,52 +418,92 @@ out:
 }
 
 /* Local search: move one hot unit at a time to another colour, keep the
- * move when the exact evaluation does not get worse. */
+ * move when the exact evaluation does not get worse. The block is padded
+ * to its limit first, so that a move changes nothing outside it and only
+ * the sets the unit leaves and enters need simulating again. */
 static double local_search(run *r, double cur)
 {
     plan_model *m = r->m;
-    /* A budget of moves, not of time: the same inputs give the same plan. */
-    unsigned budget = r->o->search_moves;
-    uint32_t limit = block_limit(r);
-    size_t *cand = malloc((r->nhot ? r->nhot : 1) * sizeof *cand);
-    if (!cand)
+    if (!r->o->search_moves)
         return cur;
+    uint32_t limit = block_limit(r);
+    r->block_end = limit;
+    build(r);
+    size_t *hk = malloc((r->nhot ? r->nhot : 1) * sizeof *hk), n = 0;
+    if (!hk)
+        return eval(r, 0);
+    for (size_t k = 0; k < r->nhot; k++) {
+        size_t u = r->hot[k];
+        if (!r->fast[u] && r->off[u] != NONE)
+            hk[n++] = u;
+    }
+    plan_incr *x = n ? plan_incr_new(m, &r->L, hk, n, r->iters) : NULL;
+    if (!x) {
+        free(hk);
+        return eval(r, 0);
+    }
+    cur = plan_incr_total(x);
+    double start = cur;
     unsigned tries = 0, accepted = 0;
-    size_t ncand = 0;
-    while (tries < budget) {
-        if (tries % 64 == 0) {
-            /* Refresh the candidates: units that miss, most first. */
-            eval(r, 1);
-            ncand = 0;
-            for (size_t k = 0; k < r->nhot; k++) {
-                size_t u = r->hot[k];
-                if (!r->fast[u] && r->umiss[u] > 0)
-                    cand[ncand++] = u;
-            }
-            if (ncand == 0)
-                break;
-        }
+    while (tries < r->o->search_moves) {
         tries++;
-        size_t u = cand[rnd(r) % ncand];
+        double r01 = (double)(rnd(r) >> 11) / 9007199254740992.0;
+        size_t k = plan_incr_pick(x, r01, rnd(r));
+        if (k == SIZE_MAX)
+            k = rnd(r) % n;
+        size_t u = hk[k];
         uint32_t old = r->off[u];
+        if (n > 1 && rnd(r) % 4 == 0) {
+            /* Swap with another hot unit when each fits the other's place. */
+            size_t k2 = rnd(r) % n, v = hk[k2];
+            uint32_t ov = r->off[v];
+            if (k2 == k)
+                continue;
+            r->off[u] = r->off[v] = NONE;
+            uint32_t su = align8(m->units[u].size), sv = align8(m->units[v].size);
+            int ok = ov + su <= limit && old + sv <= limit &&
+                     (ov + su <= old || old + sv <= ov) &&
+                     align_at(r, ov, unit_align(r, u)) == ov &&
+                     align_at(r, old, unit_align(r, v)) == old &&
+                     is_free(r, ov, su, u) && is_free(r, old, sv, v);
+            r->off[u] = old;
+            r->off[v] = ov;
+            if (!ok)
+                continue;
+            plan_incr_move(x, k, r->hot_base + ov);
+            double v2 = plan_incr_move(x, k2, r->hot_base + old);
+            if (v2 <= cur) {
+                accepted += v2 < cur;
+                cur = v2;
+                r->off[u] = ov;
+                r->off[v] = old;
+            } else {
+                plan_incr_move(x, k2, r->hot_base + ov);
+                cur = plan_incr_move(x, k, r->hot_base + old);
+            }
+            continue;
+        }
         uint32_t c = (uint32_t)(rnd(r) % m->sets);
         uint32_t p = find_slot(r, u, c, limit);
         if (p == NONE || p == old)
             continue;
         r->off[u] = p;
-        double v = eval(r, 0);
+        double v = plan_incr_move(x, k, r->hot_base + p);
         if (v <= cur) {
-            if (v < cur)
-                accepted++;
+            accepted += v < cur;
             cur = v;
         } else {
+            plan_incr_undo(x);
             r->off[u] = old;
         }
     }
-    free(cand);
-    note(r, "local search: %u moves tried, %u improved, %.1f misses/iteration",
-         tries, accepted, cur);
-    return cur;
+    plan_incr_free(x);
+    free(hk);
+    double full = eval(r, 0);
+    note(r, "local search: %u moves, %u improved: %.1f -> %.1f misses/"
+         "iteration (%.1f on all planning iterations)", tries, accepted,
+         start, cur, full);
+    return full;
 }
 
 static double do_colour(run *r)
@@ -468,48 +530,58 @@ static double do_colour(run *r)
 }
 
 typedef struct vstate {
-    unsigned char *target; /* flash units called from fast memory */
+    unsigned char *target; /* per target: a stub in fast memory */
 } vstate;
 
-/* Bytes a move of u to fast memory costs, veneers included. */
+/* Bytes a move of u to fast memory costs: the code and a stub for each
+ * new target in flash it branches to. */
 static uint32_t fast_cost(run *r, size_t u, const vstate *vs)
 {
     plan_model *m = r->m;
     uint32_t cost = align8(m->units[u].size);
     for (size_t i = 0; i < m->ncalls; i++) {
         const plan_call *c = &m->calls[i];
-        if (c->caller == u && !r->fast[c->callee] && !vs->target[c->callee]) {
-            /* count each new target once */
-            int dup = 0;
-            for (size_t j = 0; j < i && !dup; j++)
-                dup = m->calls[j].caller == u && m->calls[j].callee == c->callee;
-            if (!dup)
-                cost += r->o->veneer_bytes;
-        }
+        uint32_t tu = m->targets[c->target].unit;
+        if (c->caller != u || r->fast[tu] || tu == u || vs->target[c->target])
+            continue;
+        int dup = 0;
+        for (size_t j = 0; j < i && !dup; j++)
+            dup = m->calls[j].caller == u && m->calls[j].target == c->target;
+        if (!dup)
+            cost += r->o->veneer_bytes;
     }
     return cost;
 }
 
-static void take_fast(run *r, size_t u, vstate *vs)
+/* Recounts the stubs in fast memory: targets in flash that fast code
+ * branches to. */
+static void count_targets(run *r, vstate *vs)
 {
     plan_model *m = r->m;
+    memset(vs->target, 0, m->ntargets ? m->ntargets : 1);
+    for (size_t i = 0; i < m->ncalls; i++) {
+        const plan_call *c = &m->calls[i];
+        if (r->fast[c->caller] && !r->fast[m->targets[c->target].unit])
+            vs->target[c->target] = 1;
+    }
+}
+
+static void take_fast(run *r, size_t u, vstate *vs)
+{
     r->fast[u] = 1;
     r->off[u] = NONE;
-    for (size_t i = 0; i < m->ncalls; i++)
-        if (m->calls[i].caller == u && !r->fast[m->calls[i].callee])
-            vs->target[m->calls[i].callee] = 1;
-    vs->target[u] = 0;
+    count_targets(r, vs);
 }
 
 static uint32_t fast_used(run *r, const vstate *vs)
 {
     uint32_t n = 0;
-    for (size_t i = 0; i < r->m->nunits; i++) {
+    for (size_t i = 0; i < r->m->nunits; i++)
         if (r->fast[i])
             n += align8(r->m->units[i].size);
+    for (size_t i = 0; i < r->m->ntargets; i++)
         if (vs->target[i])
             n += r->o->veneer_bytes;
-    }
     return n;
 }
 
@@ -664,12 +736,15 @@ static plan_result *make_result(run *r, plan_strategy s, double stock,
         }
     }
     qsort(res->items, res->nitems, sizeof *res->items, cmp_items);
+    if (r->block_end > hot_end)
+        hot_end = r->block_end;
+    res->block_end = r->block_end;
     res->hot_bytes = hot_end;
     res->pad_bytes = hot_end - hot_sum;
     res->fast_bytes = vs ? fast_used(r, vs) : fast_off;
     res->veneers = 0;
     if (vs)
-        for (size_t i = 0; i < m->nunits; i++)
+        for (size_t i = 0; i < m->ntargets; i++)
             res->veneers += vs->target[i];
     res->stock_misses = stock;
     /* The prediction on every iteration the model holds. */
@@ -677,6 +752,8 @@ static plan_result *make_result(run *r, plan_strategy s, double stock,
     plan_eval_out out = {0};
     plan_eval(m, &r->L, 0, &out);
     res->misses = out.misses;
+    res->flash_stubs = r->L.nstubs;
+    res->text_end = (uint32_t)((int64_t)((m->text_end + 7) & ~7u) + r->L.text_delta);
     res->conflict_after = out.misses - plan_eval_fa(m, &r->L, 0);
     plan_layout stockL;
     if (plan_layout_alloc(m, &stockL) == 0) {
@@ -695,6 +772,11 @@ static plan_result *make_result(run *r, plan_strategy s, double stock,
     return res;
 }
 
+double plan_result_cycles(const plan_model *m, const plan_result *r)
+{
+    return r->insns * m->t->cpi + r->misses * m->cache.miss_cycles;
+}
+
 void plan_result_free(plan_result *r)
 {
     if (!r)
@@ -708,7 +790,8 @@ double plan_result_eval(plan_model *m, const plan_result *res)
     plan_layout L;
     if (plan_layout_alloc(m, &L) < 0)
         return -1;
-    plan_layout_build(m, res->items, res->nitems, res->hot_base, &L, NULL);
+    plan_layout_build(m, res->items, res->nitems, res->hot_base, res->block_end,
+                      &L, NULL);
     plan_eval_out out = {0};
     plan_eval(m, &L, 0, &out);
     plan_layout_free(&L);
@@ -733,7 +816,7 @@ plan_result *plan_run(plan_model *m, plan_strategy s, const plan_opts *o,
                 plan_result_free(best);
                 return NULL;
             }
-            if (!best || c->misses < best->misses - 1e-9) {
+            if (!best || plan_result_cycles(m, c) < plan_result_cycles(m, best) - 1e-6) {
                 plan_result_free(best);
                 best = c;
             } else {
@@ -754,7 +837,7 @@ plan_result *plan_run(plan_model *m, plan_strategy s, const plan_opts *o,
     r.off = malloc((m->nunits ? m->nunits : 1) * sizeof *r.off);
     r.fast = calloc(m->nunits ? m->nunits : 1, 1);
     double *stock_umiss = calloc(m->nunits ? m->nunits : 1, sizeof *stock_umiss);
-    vstate vs = {calloc(m->nunits ? m->nunits : 1, 1)};
+    vstate vs = {calloc(m->ntargets ? m->ntargets : 1, 1)};
     plan_result *res = NULL;
     if (!r.umiss || !r.off || !r.fast || !stock_umiss || !vs.target ||
         plan_layout_alloc(m, &r.L) < 0 || find_hot(&r) < 0) {

@@ -1,15 +1,32 @@
 #!/bin/sh
 # A dump written by the profiler core's encoder (through
 # build/firmware/profiler/dumpgen, with the console's \r\n and prompts)
-# round-trips through `codeplace samples`, the host-side importer: same
-# addresses, same counts, same total. Skipped while the importer is not in
-# this build.
+# round-trips through `codeplace samples`, the host-side importer (same
+# addresses, same counts, same total), and through `codeplace report` onto
+# the functions of an ELF. Skipped while those commands are not in this
+# build.
 . "$(dirname "$0")/lib.sh"
 GEN=$CP_ROOT/build/firmware/profiler/dumpgen
 
 if ! $CODEPLACE samples --help >/dev/null 2>&1; then
     test_skip 'dump round trip through codeplace samples' 'no samples command in this build'
-    test_done
+    if $CODEPLACE report --help >/dev/null 2>&1 && test -f "$CP_FIXTURES/m0.elf"; then
+    test_expect_success 'encoder dump -> codeplace report: samples per function' '
+        nm=$(arm-none-eabi-nm "$CP_FIXTURES/m0.elf") &&
+        at() { echo "$nm" | awk -v f="$1" "\$3 == f {print \$1; exit}"; } &&
+        printf "%x 700\n%x 200\n%x 100\n" \
+            $((0x$(at main) + 2)) $((0x$(at fx_scale) + 3)) $((0x$(at fx_special) + 2)) |
+            "$GEN" 64 - >console.log &&
+        $CODEPLACE report console.log --elf "$CP_FIXTURES/m0.elf" --csv >r.csv &&
+        grep -q "^main,0x$(at main),[0-9]*,700," r.csv &&
+        grep -q "^fx_scale,0x$(at fx_scale),[0-9]*,200," r.csv &&
+        grep -q "^fx_special,0x$(at fx_special),[0-9]*,100," r.csv
+    '
+else
+    test_skip 'dump through codeplace report' 'no report command or no m0.elf fixture'
+fi
+
+test_done
     exit 0
 fi
 
@@ -60,5 +77,21 @@ test_expect_success 'a corrupted or cut dump is refused' '
     grep -v "^E " console.log >cut.log &&
     test_must_fail $CODEPLACE samples cut.log -o s.txt
 '
+
+if $CODEPLACE report --help >/dev/null 2>&1 && test -f "$CP_FIXTURES/m0.elf"; then
+    test_expect_success 'encoder dump -> codeplace report: samples per function' '
+        nm=$(arm-none-eabi-nm "$CP_FIXTURES/m0.elf") &&
+        at() { echo "$nm" | awk -v f="$1" "\$3 == f {print \$1; exit}"; } &&
+        printf "%x 700\n%x 200\n%x 100\n" \
+            $((0x$(at main) + 2)) $((0x$(at fx_scale) + 3)) $((0x$(at fx_special) + 2)) |
+            "$GEN" 64 - >console.log &&
+        $CODEPLACE report console.log --elf "$CP_FIXTURES/m0.elf" --csv >r.csv &&
+        grep -q "^main,0x$(at main),[0-9]*,700," r.csv &&
+        grep -q "^fx_scale,0x$(at fx_scale),[0-9]*,200," r.csv &&
+        grep -q "^fx_special,0x$(at fx_special),[0-9]*,100," r.csv
+    '
+else
+    test_skip 'dump through codeplace report' 'no report command or no m0.elf fixture'
+fi
 
 test_done

@@ -13,9 +13,69 @@ test_expect_success 'module.yml, snippets and Kconfig (pykwalify, kconfiglib)' '
     cat out; test $rc = 0 && ! grep -q "^FAIL" out
 '
 
-stub() { # builddir [args]
-    b=$1; shift
-    cmake -S "$Z/stub" -B "$b" -DAPP_DIR="$Z" "$@" >"$b.log" 2>&1
+# One stub build tree for all tests (reconfigured; the compiler check is
+# done once). Every call names LIST, CHOSEN and STRICT so that nothing
+# sticks from the test before.
+S=$TEST_TMP/stub
+test_expect_success 'udp_echo board overlays compile with dtc (stub base with zephyr_udc0)' '
+    for b in rpi_pico teensy41 stm32f3_disco; do
+        { printf "/dts-v1/;\n/ { soc { zephyr_udc0: usb@50100000 { reg = <0x50100000 0x1000>; status = \"disabled\"; }; }; };\n" &&
+          cpp -P -nostdinc -undef -x assembler-with-cpp "$CP_ROOT/zephyr/samples/udp_echo/boards/$b.overlay"; } >$b.dts &&
+        dtc -q -I dts -O dts -o $b.out $b.dts &&
+        grep -q "compatible = \"zephyr,cdc-ncm-ethernet\"" $b.out &&
+        grep -q "compatible = \"zephyr,cdc-ecm-ethernet\"" $b.out &&
+        grep -A3 "zephyr_udc0: usb@50100000" $b.out | grep -q "status = \"okay\"" || exit 1
+    done
+'
+
+# The profiler glue against the stand-in headers of tests/zephyr/stubinc.
+glue() { # soc-flags... ; compiles both files into prof.o and shell.o
+    for f in codeplace_prof codeplace_shell; do
+        arm-none-eabi-gcc -mthumb "$@" -DCONFIG_CODEPLACE_PROFILER_BUCKETS=2048 \
+            -DCONFIG_CODEPLACE_PROFILER_RATE_HZ=10000 -std=gnu11 -Wall -Wextra -Werror -Os \
+            -ffunction-sections -I"$Z/stubinc" -I"$CP_ROOT/firmware/profiler" \
+            -c -o $f.o "$CP_ROOT/zephyr/profiler/$f.c" || return 1
+    done
+    mv codeplace_prof.o prof.o
+}
+# Every relocation in the fast section FAST of prof.o names a function of
+# that section, a core function (built for the same section), or data.
+fast_refs_ok() { # fast-section
+    arm-none-eabi-objdump -t prof.o >syms &&
+    arm-none-eabi-objdump -r -j "$1" prof.o | awk '$2 ~ /^R_ARM/ {print $3}' | sort -u >refs &&
+    test -s refs &&
+    while read -r r; do
+        case $r in cpprof_add|cpprof_frame_pc) continue ;; esac
+        sec=$(awk -v n="$r" '$NF == n {print $(NF-2)}' syms | head -1)
+        case $sec in "$1"|.bss*|.data*|.dtcm_bss*|"$1".*) ;; *) echo "$r in '$sec'"; return 1 ;; esac
+    done <refs
+}
+
+test_expect_success 'profiler glue, i.MX RT: compiles; sampling path in .itcm' '
+    glue -mcpu=cortex-m7 -DCONFIG_SOC_SERIES_IMXRT10XX -DCPPROF_IN_ITCM \
+        -DCONFIG_CODEPLACE_PROFILER_PIT_CHANNEL=3 -DCONFIG_CODEPLACE_PROFILER_PIT_CLOCK_HZ=24000000 &&
+    arm-none-eabi-objdump -t prof.o >t &&
+    grep -E "\.itcm.*codeplace_prof_isr$" t && grep -E "\.itcm.*codeplace_prof_sample$" t &&
+    grep -E "\.dtcm_bss.*bucket_pc$" t &&
+    fast_refs_ok .itcm
+'
+
+test_expect_success 'profiler glue, RP2040: compiles; sampling path in .ramfunc' '
+    glue -mcpu=cortex-m0plus -DCONFIG_SOC_RP2040 -DCPPROF_IN_RAMFUNC \
+        -DCONFIG_CODEPLACE_PROFILER_RP2040_ALARM=3 -DCONFIG_NUM_IRQS=26 &&
+    arm-none-eabi-objdump -t prof.o >t &&
+    grep -E "\.ramfunc.*codeplace_prof_isr$" t && grep -E "\.ramfunc.*timer_ack$" t &&
+    fast_refs_ok .ramfunc &&
+    arm-none-eabi-objdump -d -j .ramfunc prof.o >dis &&
+    sed -n "/<codeplace_prof_isr>:/,/^$/p" dis >isr &&
+    grep -q "mov	r0, lr" isr && grep -q "mrs	r1, MSP" isr && grep -q "mrs	r2, PSP" isr &&
+    grep -q "bx	r3" isr && ! grep -q "push" isr
+'
+
+stub() { # name [args]: configure into $S, log in ./name.log, link ./name -> $S
+    n=$1; shift
+    ln -sfn "$S" "$n"
+    cmake -S "$Z/stub" -B "$S" -DAPP_DIR="$Z" -DCHOSEN= -DSTRICT= "$@" >"$n.log" 2>&1
 }
 
 test_expect_success 'CONFIG_CODEPLACE: relocation directives for every Zephyr library' '

@@ -117,8 +117,10 @@ static void timer_start(uint32_t rate_hz)
 	const uint32_t *cur = (const uint32_t *)SCB->VTOR;
 
 	period_us = MAX(1000000u / rate_hz, 2u);
+	/* Zephyr's table has 16 + CONFIG_NUM_IRQS entries (26 IRQs are wired on
+	 * the RP2040, datasheet 2.3.2); the rest of the copy stays zero. */
 	for (size_t i = 0; i < ARRAY_SIZE(ram_vectors); i++)
-		ram_vectors[i] = cur[i];
+		ram_vectors[i] = i < 16u + CONFIG_NUM_IRQS ? cur[i] : 0u;
 	ram_vectors[2] = (uint32_t)codeplace_prof_isr; /* NMI */
 	saved_vtor = SCB->VTOR;
 	__DSB();

@@ -1,0 +1,366 @@
+#include "plan/incr.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct occ {
+    uint32_t k;   /* hot unit */
+    uint32_t l;   /* its line */
+} occ;
+
+struct plan_incr {
+    const plan_model *m;
+    uint32_t sets, mask, ways, ls;
+    size_t warm;          /* first stream index counted */
+    double per;           /* 1 / warm iterations */
+    size_t nhot;
+    /* Per hot unit: lines, and the times each line is touched. */
+    uint32_t *nlines;
+    size_t **lstart;      /* nlines + 1 offsets into ltime */
+    uint32_t **ltime;
+    uint32_t *base;       /* start line of each hot unit */
+    /* Per set: the accesses of everything else (time, line). */
+    size_t *sstart;
+    uint32_t *stime, *sline;
+    /* Per set: hot lines in it. */
+    occ **occ;
+    uint32_t *nocc, *cocc;
+    double *miss;         /* per set, counted misses */
+    double total;
+    /* Undo of the last move. */
+    size_t undo_k;
+    uint32_t undo_base;
+    uint32_t *touched;    /* sets re-simulated by the last move */
+    double *touched_old;
+    size_t ntouched;
+    int can_undo;
+};
+
+static int occ_add(plan_incr *x, uint32_t s, uint32_t k, uint32_t l)
+{
+    if (x->nocc[s] == x->cocc[s]) {
+        uint32_t n = x->cocc[s] ? x->cocc[s] * 2 : 4;
+        occ *o = realloc(x->occ[s], n * sizeof *o);
+        if (!o)
+            return -1;
+        x->occ[s] = o;
+        x->cocc[s] = n;
+    }
+    x->occ[s][x->nocc[s]++] = (occ){k, l};
+    return 0;
+}
+
+static void occ_del(plan_incr *x, uint32_t s, uint32_t k)
+{
+    for (uint32_t i = 0; i < x->nocc[s];)
+        if (x->occ[s][i].k == k)
+            x->occ[s][i] = x->occ[s][--x->nocc[s]];
+        else
+            i++;
+}
+
+/* Simulates one set: a merge by time of its static list and the lists of
+ * the hot lines in it. */
+static double sim_set(const plan_incr *x, uint32_t s)
+{
+    enum { MAXL = 64 };
+    const uint32_t *tm[MAXL], *te[MAXL];
+    uint32_t ln[MAXL];
+    unsigned nl = 0;
+    uint32_t tag[16];
+    for (unsigned w = 0; w < x->ways; w++)
+        tag[w] = UINT32_MAX;
+    for (uint32_t i = 0; i < x->nocc[s] && nl < MAXL; i++) {
+        const occ *o = &x->occ[s][i];
+        tm[nl] = x->ltime[o->k] + x->lstart[o->k][o->l];
+        te[nl] = x->ltime[o->k] + x->lstart[o->k][o->l + 1];
+        ln[nl] = x->base[o->k] + o->l;
+        if (tm[nl] < te[nl])
+            nl++;
+    }
+    size_t sp = x->sstart[s], se = x->sstart[s + 1];
+    double miss = 0;
+    for (;;) {
+        /* The earliest next access among the lists. */
+        uint32_t best = UINT32_MAX, line = 0;
+        int who = -1;
+        if (sp < se) {
+            best = x->stime[sp];
+            line = x->sline[sp];
+        }
+        for (unsigned i = 0; i < nl; i++)
+            if (tm[i] < te[i] && *tm[i] < best) {
+                best = *tm[i];
+                line = ln[i];
+                who = (int)i;
+            }
+        if (best == UINT32_MAX)
+            break;
+        if (who < 0)
+            sp++;
+        else
+            tm[who]++;
+        if (tag[0] == line)
+            continue;
+        unsigned w = 1;
+        while (w < x->ways && tag[w] != line)
+            w++;
+        if (w == x->ways) {
+            w = x->ways - 1;
+            if (best >= x->warm)
+                miss++;
+        }
+        memmove(tag + 1, tag, w * sizeof *tag);
+        tag[0] = line;
+    }
+    return miss;
+}
+
+void plan_incr_free(plan_incr *x)
+{
+    if (!x)
+        return;
+    for (size_t k = 0; k < x->nhot; k++) {
+        free(x->lstart ? x->lstart[k] : NULL);
+        free(x->ltime ? x->ltime[k] : NULL);
+    }
+    for (uint32_t s = 0; x->occ && s < x->sets; s++)
+        free(x->occ[s]);
+    free(x->nlines);
+    free(x->lstart);
+    free(x->ltime);
+    free(x->base);
+    free(x->sstart);
+    free(x->stime);
+    free(x->sline);
+    free(x->occ);
+    free(x->nocc);
+    free(x->cocc);
+    free(x->miss);
+    free(x->touched);
+    free(x->touched_old);
+    free(x);
+}
+
+/* Lines of an access under L, as in plan_eval; 0 if uncached. */
+static int acc_lines(const plan_model *m, const plan_layout *L,
+                     const plan_acc *a, uint32_t *l0, uint32_t *l1)
+{
+    uint64_t base;
+    if (a->unit == PLAN_CALL) {
+        if (!L->nstubs || a->off >= m->ntargets || !L->stub[a->off] ||
+            L->addr[a->len] == PLAN_ADDR_FAST)
+            return 0;
+        base = L->stub[a->off];
+        *l0 = (uint32_t)(base >> m->line_shift);
+        *l1 = (uint32_t)((base + m->veneer_bytes - 1) >> m->line_shift);
+        return 1;
+    }
+    if (a->unit == PLAN_FIXED) {
+        base = a->off;
+        if (base >= m->text_end && L->text_delta)
+            base = (uint64_t)((int64_t)base + L->text_delta);
+    } else {
+        if (L->addr[a->unit] == PLAN_ADDR_FAST)
+            return 0;
+        base = (uint64_t)L->addr[a->unit] + a->off;
+    }
+    *l0 = (uint32_t)(base >> m->line_shift);
+    *l1 = (uint32_t)((base + a->len - 1) >> m->line_shift);
+    return 1;
+}
+
+plan_incr *plan_incr_new(const plan_model *m, const plan_layout *L,
+                         const size_t *hot, size_t nhot, unsigned iters)
+{
+    plan_incr *x = calloc(1, sizeof *x);
+    if (!x)
+        return NULL;
+    if (!iters || iters > m->niters)
+        iters = m->niters;
+    x->m = m;
+    x->sets = m->sets;
+    x->mask = m->sets - 1;
+    x->ways = m->cache.ways > 16 ? 16 : m->cache.ways;
+    x->ls = m->line_shift;
+    x->nhot = nhot;
+    size_t t_end = m->ziter_start[iters];
+    x->warm = iters > 1 ? m->ziter_start[1] : 0;
+    x->per = 1.0 / (iters > 1 ? iters - 1 : 1);
+    uint32_t *kof = malloc((m->nunits ? m->nunits : 1) * sizeof *kof);
+    x->nlines = calloc(nhot ? nhot : 1, sizeof *x->nlines);
+    x->lstart = calloc(nhot ? nhot : 1, sizeof *x->lstart);
+    x->ltime = calloc(nhot ? nhot : 1, sizeof *x->ltime);
+    x->base = calloc(nhot ? nhot : 1, sizeof *x->base);
+    x->sstart = calloc(x->sets + 1, sizeof *x->sstart);
+    x->occ = calloc(x->sets, sizeof *x->occ);
+    x->nocc = calloc(x->sets, sizeof *x->nocc);
+    x->cocc = calloc(x->sets, sizeof *x->cocc);
+    x->miss = calloc(x->sets, sizeof *x->miss);
+    x->touched = malloc(2 * x->sets * sizeof *x->touched);
+    x->touched_old = malloc(2 * x->sets * sizeof *x->touched_old);
+    if (!kof || !x->nlines || !x->lstart || !x->ltime || !x->base ||
+        !x->sstart || !x->occ || !x->nocc || !x->cocc || !x->miss ||
+        !x->touched || !x->touched_old)
+        goto fail;
+    for (size_t i = 0; i < m->nunits; i++)
+        kof[i] = UINT32_MAX;
+    for (size_t k = 0; k < nhot; k++) {
+        size_t u = hot[k];
+        kof[u] = (uint32_t)k;
+        x->base[k] = L->addr[u] >> x->ls;
+        uint32_t end = (L->addr[u] + m->units[u].size + (1u << x->ls) - 1) >> x->ls;
+        x->nlines[k] = end - x->base[k];
+        x->lstart[k] = calloc(x->nlines[k] + 2, sizeof **x->lstart);
+        if (!x->lstart[k])
+            goto fail;
+    }
+    /* Pass 1: count; pass 2: fill. */
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t t = 0; t < t_end; t++) {
+            const plan_acc *a = &m->zacc[t];
+            uint32_t l0, l1;
+            if (!acc_lines(m, L, a, &l0, &l1))
+                continue;
+            uint32_t k = a->unit < m->nunits ? kof[a->unit] : UINT32_MAX;
+            for (uint32_t line = l0; line <= l1; line++) {
+                if (k != UINT32_MAX) {
+                    uint32_t l = line - x->base[k];
+                    if (pass == 0)
+                        x->lstart[k][l + 1]++;
+                    else
+                        x->ltime[k][x->lstart[k][l]++] = (uint32_t)t;
+                } else {
+                    uint32_t s = line & x->mask;
+                    if (pass == 0) {
+                        x->sstart[s + 1]++;
+                    } else {
+                        x->stime[x->sstart[s]] = (uint32_t)t;
+                        x->sline[x->sstart[s]++] = line;
+                    }
+                }
+            }
+        }
+        if (pass == 0) {
+            for (uint32_t s = 0; s < x->sets; s++)
+                x->sstart[s + 1] += x->sstart[s];
+            x->stime = malloc((x->sstart[x->sets] + 1) * sizeof *x->stime);
+            x->sline = malloc((x->sstart[x->sets] + 1) * sizeof *x->sline);
+            if (!x->stime || !x->sline)
+                goto fail;
+            for (size_t k = 0; k < nhot; k++) {
+                for (uint32_t l = 0; l < x->nlines[k]; l++)
+                    x->lstart[k][l + 1] += x->lstart[k][l];
+                x->ltime[k] = malloc((x->lstart[k][x->nlines[k]] + 1) *
+                                     sizeof **x->ltime);
+                if (!x->ltime[k])
+                    goto fail;
+            }
+        } else {
+            /* The fill advanced each start to the next one: shift back. */
+            for (uint32_t s = x->sets; s > 0; s--)
+                x->sstart[s] = x->sstart[s - 1];
+            x->sstart[0] = 0;
+            for (size_t k = 0; k < nhot; k++) {
+                for (uint32_t l = x->nlines[k]; l > 0; l--)
+                    x->lstart[k][l] = x->lstart[k][l - 1];
+                x->lstart[k][0] = 0;
+            }
+        }
+    }
+    for (size_t k = 0; k < nhot; k++)
+        for (uint32_t l = 0; l < x->nlines[k]; l++)
+            if (occ_add(x, (x->base[k] + l) & x->mask, (uint32_t)k, l) < 0)
+                goto fail;
+    x->total = 0;
+    for (uint32_t s = 0; s < x->sets; s++) {
+        x->miss[s] = sim_set(x, s);
+        x->total += x->miss[s];
+    }
+    free(kof);
+    return x;
+fail:
+    free(kof);
+    plan_incr_free(x);
+    return NULL;
+}
+
+double plan_incr_total(const plan_incr *x)
+{
+    return x->total * x->per;
+}
+
+static void touch(plan_incr *x, uint32_t s)
+{
+    for (size_t i = 0; i < x->ntouched; i++)
+        if (x->touched[i] == s)
+            return;
+    x->touched_old[x->ntouched] = x->miss[s];
+    x->touched[x->ntouched++] = s;
+}
+
+double plan_incr_move(plan_incr *x, size_t k, uint32_t addr)
+{
+    uint32_t nb = addr >> x->ls, ob = x->base[k];
+    x->ntouched = 0;
+    uint32_t n = x->nlines[k] < x->sets ? x->nlines[k] : x->sets;
+    for (uint32_t l = 0; l < n; l++) {
+        touch(x, (ob + l) & x->mask);
+        touch(x, (nb + l) & x->mask);
+    }
+    for (size_t i = 0; i < x->ntouched; i++)
+        occ_del(x, x->touched[i], (uint32_t)k);
+    x->base[k] = nb;
+    for (uint32_t l = 0; l < x->nlines[k]; l++)
+        occ_add(x, (nb + l) & x->mask, (uint32_t)k, l);
+    for (size_t i = 0; i < x->ntouched; i++) {
+        uint32_t s = x->touched[i];
+        double v = sim_set(x, s);
+        x->total += v - x->miss[s];
+        x->miss[s] = v;
+    }
+    x->undo_k = k;
+    x->undo_base = ob;
+    x->can_undo = 1;
+    return plan_incr_total(x);
+}
+
+void plan_incr_undo(plan_incr *x)
+{
+    if (!x->can_undo)
+        return;
+    size_t k = x->undo_k;
+    for (size_t i = 0; i < x->ntouched; i++)
+        occ_del(x, x->touched[i], (uint32_t)k);
+    x->base[k] = x->undo_base;
+    for (uint32_t l = 0; l < x->nlines[k]; l++)
+        occ_add(x, (x->undo_base + l) & x->mask, (uint32_t)k, l);
+    for (size_t i = 0; i < x->ntouched; i++) {
+        uint32_t s = x->touched[i];
+        x->total += x->touched_old[i] - x->miss[s];
+        x->miss[s] = x->touched_old[i];
+    }
+    x->can_undo = 0;
+}
+
+size_t plan_incr_pick(const plan_incr *x, double r, uint64_t salt)
+{
+    /* Walk the sets by their misses (squared, to favour the worst). */
+    double sum = 0;
+    for (uint32_t s = 0; s < x->sets; s++)
+        sum += x->miss[s] * x->miss[s];
+    if (sum <= 0)
+        return SIZE_MAX;
+    double goal = r * sum, acc = 0;
+    uint32_t s = 0;
+    for (; s < x->sets; s++) {
+        acc += x->miss[s] * x->miss[s];
+        if (acc > goal)
+            break;
+    }
+    if (s >= x->sets)
+        s = x->sets - 1;
+    if (!x->nocc[s])
+        return SIZE_MAX;
+    return x->occ[s][salt % x->nocc[s]].k;
+}

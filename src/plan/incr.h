@@ -1,0 +1,34 @@
+/* Incremental evaluation for the local search: sets of a set-associative
+ * cache are independent, so moving one hot unit only changes the misses
+ * of the sets it leaves and enters. The stream is split once into one
+ * time-ordered list per line of each moving unit and one list per set for
+ * everything that stays; a set is re-simulated by merging the lists of the
+ * units that occupy it with its static list. Valid while only the hot
+ * units' start lines change (the hot block keeps its end, fast memory
+ * keeps its contents). */
+#ifndef CP_PLAN_INCR_H
+#define CP_PLAN_INCR_H
+
+#include "plan/plan_int.h"
+
+typedef struct plan_incr plan_incr;
+
+/* hot[0..nhot) are the units that may move; L is the current layout (their
+ * starts must be line-aligned); iterations [0, iters) are simulated and
+ * misses counted from the second on. */
+plan_incr *plan_incr_new(const plan_model *m, const plan_layout *L,
+                         const size_t *hot, size_t nhot, unsigned iters);
+void plan_incr_free(plan_incr *x);
+/* Misses per warm iteration of the current placement. */
+double plan_incr_total(const plan_incr *x);
+/* Moves hot unit k (index into hot[]) to start at address addr (line
+ * aligned); returns the new total. plan_incr_undo() restores the last
+ * move. */
+double plan_incr_move(plan_incr *x, size_t k, uint32_t addr);
+void plan_incr_undo(plan_incr *x);
+/* A set with many misses, drawn with probability growing with them from a
+ * uniform r in [0, 1); and a hot unit (index into hot[]) with a line in
+ * that set, or SIZE_MAX. */
+size_t plan_incr_pick(const plan_incr *x, double r, uint64_t salt);
+
+#endif

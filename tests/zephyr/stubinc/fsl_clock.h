@@ -1,0 +1,2 @@
+enum { kCLOCK_Pit = 1 };
+void CLOCK_EnableClock(int);
