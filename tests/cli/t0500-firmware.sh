@@ -243,6 +243,17 @@ test_expect_success 'codeplace image looks up a function moved to RAM' '
     test_cmp expect out
 '
 
+test_expect_success 'relink: archive:member and object patterns, as the planner writes them' '
+    mkdir -p plan &&
+    printf "*libc.a:libc_tinystdio_vfprintf.c.o(.text.vfprintf)\n*libgcc.a:_muldi3.o(.text)\n" \
+        >plan/codeplace_ram.ld &&
+    printf "*demo.o(.text.codeplace_iteration)\n" >plan/codeplace_flash.ld &&
+    $RELINK rp2040 plan lk/am &&
+    test $(sym lk/am.elf vfprintf) = $(sym lk/am.elf __ramfunc_start) &&
+    in_range $(sym lk/am.elf __muldi3) $(($(sym lk/am.elf vfprintf) + 1)) 0x20042000 &&
+    test $(sym lk/am.elf codeplace_iteration) = $(sym lk/am.elf __codeplace_hot_start)
+'
+
 test_expect_success 'relink: a missing plan file falls back to the default' '
     mkdir -p plan && printf "*(.text.qsort)\n" >plan/codeplace_flash.ld &&
     $RELINK rp2040 plan lk/p &&
