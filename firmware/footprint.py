@@ -72,8 +72,13 @@ def main():
     if a.iteration < 1 or a.line < 2 or a.line & (a.line - 1):
         ap.error("--iteration must be >= 1 and --line a power of two >= 2")
 
-    segs = load_segments(a.elf)
-    funcs = symbols(a.elf)
+    try:
+        segs = load_segments(a.elf)
+        funcs = symbols(a.elf)
+    except (OSError, ValueError, struct.error,
+            subprocess.CalledProcessError) as e:
+        print("footprint: %s: cannot read: %s" % (a.elf, e), file=sys.stderr)
+        return 1
     mark = [f[0] for f in funcs if f[2] == "codeplace_mark"]
     if not mark:
         print("footprint: %s has no codeplace_mark" % a.elf, file=sys.stderr)

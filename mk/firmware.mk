@@ -58,14 +58,16 @@ fw_link = $(FW_CC) $(FW_CPU_$(FW_CPUOF_$(1))) $(call FW_LDFLAGS,$(2)) \
 # Keep the objects (make would delete them as intermediate files).
 .SECONDARY: $(FW_OBJ_m0) $(FW_OBJ_m7) $(FW_EXTRA_microbit) $(FW_EXTRA_mps2-an500)
 
-.SECONDEXPANSION:
-$(FW_OUT)/demo-%.elf: $$(FW_OBJ_$$(FW_CPUOF_$$*)) $$(FW_EXTRA_$$*) $(FW_LD)
-	$(call fw_link,$*,firmware/ld/default,$(FW_OUT)/demo-$*)
+define FW_BOARD_RULE
+$(FW_OUT)/demo-$(1).elf: $$(FW_OBJ_$$(FW_CPUOF_$(1))) $$(FW_EXTRA_$(1)) $$(FW_LD)
+	$$(call fw_link,$(1),firmware/ld/default,$(FW_OUT)/demo-$(1))
+endef
+$(foreach b,$(FW_BOARDS),$(eval $(call FW_BOARD_RULE,$(b))))
 
 # Relink one board with a plan's codeplace_flash.ld / codeplace_ram.ld:
 # PLACE's files come before firmware/ld/default/ in the search path.
 TARGET ?= rp2040
-relink: $$(FW_OBJ_$$(FW_CPUOF_$$(TARGET))) $$(FW_EXTRA_$$(TARGET))
+relink: $(FW_OBJ_$(FW_CPUOF_$(TARGET))) $(FW_EXTRA_$(TARGET))
 	@test -n "$(PLACE)" -a -n "$(OUT)" || { echo "usage: make -f mk/firmware.mk relink TARGET=board PLACE=dir OUT=prefix" >&2; exit 2; }
 	@test -n "$(FW_CPUOF_$(TARGET))" || { echo "relink: unknown TARGET '$(TARGET)' (one of: $(FW_BOARDS))" >&2; exit 2; }
 	@test -d "$(PLACE)" || { echo "relink: no directory '$(PLACE)'" >&2; exit 2; }

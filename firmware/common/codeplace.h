@@ -20,6 +20,12 @@ void codeplace_init(void);
 void codeplace_iteration(void);
 void codeplace_mark(void);
 
+/* The run-time set-up codeplace_init() does first, so that a harness that
+ * only copies .data, zeroes .bss and calls codeplace_init() gets it too:
+ * FPU access on hard-float builds (CPACR), picolibc's thread pointer (errno
+ * is thread-local) at __tls_base. */
+void codeplace_runtime_init(void);
+
 /* What the reset handler runs after codeplace_init(). The startup's weak
  * definition loops forever: codeplace_mark(), codeplace_iteration(). The
  * QEMU reference builds replace it (firmware/ref/semihost.c). */

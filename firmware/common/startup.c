@@ -7,10 +7,12 @@
  * Reference Manual B1.5.3, ARMv6-M B1.5.3 "The vector table"). No interrupt
  * is enabled: the workload is pure compute.
  *
- * The reset handler enables the FPU (hard-float builds), copies .data (with the TLS template) and .ramfunc (the
- * code the placement hook codeplace_ram.ld moved to SRAM or ITCM) from their
- * load addresses in flash, zeroes .bss, points picolibc's TLS at its block,
- * calls codeplace_init() and then codeplace_main().
+ * The reset handler enables the FPU (hard-float builds), copies .data (with
+ * picolibc's TLS template) and .ramfunc (the code that the placement hook
+ * codeplace_ram.ld moved to SRAM or ITCM) from their load addresses in
+ * flash, zeroes .bss, calls codeplace_init() (which first calls
+ * codeplace_runtime_init(): FPU access, picolibc's TLS pointer) and then
+ * codeplace_main().
  */
 #include "codeplace.h"
 
@@ -64,6 +66,14 @@ static void enable_fpu(void)
 }
 #endif
 
+void codeplace_runtime_init(void)
+{
+#if defined(__ARM_FP)
+    enable_fpu();
+#endif
+    _set_tls(__tls_base);
+}
+
 void codeplace_reset_handler(void)
 {
 #if defined(__ARM_FP)
@@ -72,10 +82,10 @@ void codeplace_reset_handler(void)
     copy_words(__ramfunc_start, __ramfunc_end, __ramfunc_load);
     copy_words(__data_start, __data_end, __data_load);
     zero_words(__bss_start, __bss_end);
-    _set_tls(__tls_base);
     /* Code was written to RAM through the data side: make sure it is seen
      * by the instruction side before anything runs from there. */
     __asm__ volatile ("dsb\n\tisb" ::: "memory");
+    /* codeplace_init() starts with codeplace_runtime_init(): TLS, FPU */
     codeplace_init();
     codeplace_main();
 }

@@ -22,6 +22,7 @@ static char trailer[48];
 
 void codeplace_init(void)
 {
+    codeplace_runtime_init();
     seq = 0;
     codeplace_result = 0x811c9dc5u;
     demo_crc32_init();

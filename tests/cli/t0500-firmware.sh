@@ -243,6 +243,17 @@ test_expect_success 'codeplace image looks up a function moved to RAM' '
     test_cmp expect out
 '
 
+test_expect_success 'relink: archive:member and object patterns, as the planner writes them' '
+    mkdir -p plan &&
+    printf "*libc.a:libc_tinystdio_vfprintf.c.o(.text.vfprintf)\n*libgcc.a:_muldi3.o(.text)\n" \
+        >plan/codeplace_ram.ld &&
+    printf "*demo.o(.text.codeplace_iteration)\n" >plan/codeplace_flash.ld &&
+    $RELINK rp2040 plan lk/am &&
+    test $(sym lk/am.elf vfprintf) = $(sym lk/am.elf __ramfunc_start) &&
+    in_range $(sym lk/am.elf __muldi3) $(($(sym lk/am.elf vfprintf) + 1)) 0x20042000 &&
+    test $(sym lk/am.elf codeplace_iteration) = $(sym lk/am.elf __codeplace_hot_start)
+'
+
 test_expect_success 'relink: a missing plan file falls back to the default' '
     mkdir -p plan && printf "*(.text.qsort)\n" >plan/codeplace_flash.ld &&
     $RELINK rp2040 plan lk/p &&
@@ -265,6 +276,21 @@ test_expect_success 'relink: a bad plan fails the link, exit non-zero' '
     ! $RELINK rp2040 plan lk/p 2>err &&
     grep -q "syntax error" err &&
     test ! -e lk/p.elf
+'
+
+FOOT="python3 $CP_ROOT/firmware/footprint.py"
+test_expect_success 'footprint.py: bad input and usage' '
+    test_exit 1 $FOOT /etc/passwd 2>err &&
+    grep -q "^footprint: /etc/passwd: cannot read: .*not a 32-bit little-endian ELF" err &&
+    test_exit 1 $FOOT nosuch.elf 2>err &&
+    grep -q "nosuch.elf: cannot read" err &&
+    test_exit 2 $FOOT --line 3 $FW/demo-microbit.elf 2>err &&
+    test_exit 2 $FOOT --iteration 0 $FW/demo-microbit.elf 2>err
+'
+
+test_expect_success 'footprint.py: a run cut short by --timeout stops QEMU and says so' '
+    test_exit 1 $FOOT --timeout 3 --iteration 100000 $FW/demo-microbit.elf 2>err &&
+    grep -q "the run ended before iteration 100000 did" err
 '
 
 test_done
