@@ -408,10 +408,10 @@ int plan_model_add_trace(plan_model *m, const char *path, unsigned max_iters,
         return -1;
     const trc_header *h = trc_get_header(r);
     if (h->elf_hash[0] && strcmp(h->elf_hash, img_hash(m->im))) {
+        cp_seterr(err, "'%s' is a trace of another image (%s, not %s of "
+                  "'%s')", path, h->elf_hash, img_hash(m->im), img_path(m->im));
         trc_close(r);
-        return cp_seterr(err, "'%s' is a trace of another image (%s, not %s "
-                         "of '%s')", path, h->elf_hash, img_hash(m->im),
-                         img_path(m->im));
+        return -1;
     }
     trc_rec rec;
     int rc;
