@@ -423,7 +423,8 @@ int plan_model_add_trace(plan_model *m, const char *path, unsigned max_iters,
             seen++;
             if (plan_model_begin_iteration(m) < 0)
                 goto oom;
-        } else if (rec.kind == TRC_FETCH || rec.kind == TRC_DREAD) {
+        } else if (rec.kind == TRC_FETCH ||
+                   (rec.kind == TRC_DREAD && !m->t->icache_only)) {
             int unc = (rec.flags & TRC_F_UNCACHED) ||
                       !tgt_is_cached(m->t, rec.addr);
             if (plan_model_add_access(m, rec.addr, rec.len,

@@ -118,6 +118,8 @@ static const tgt presets[] = {
         .mems = imxrt1062_mems,
         .nmems = NMEM(imxrt1062_mems),
         .fast_mem = "itcm",
+        /* Cortex-M7 TRM 5.3: separate instruction and data caches. */
+        .icache_only = 1,
         .dwt_pcsr = 0xe000101c,
     },
 };

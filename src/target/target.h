@@ -54,6 +54,8 @@ typedef struct tgt {
     const tgt_mem *mems;
     unsigned nmems;
     const char *fast_mem; /* name of the memory plans fill: "sram", "itcm" */
+    int icache_only;      /* the cache sees instruction fetches only (data
+                             reads from flash go through a separate D-cache) */
     /* Cache counters (0 when the chip has none). */
     uint32_t ctr_base, ctr_flush, ctr_hit, ctr_acc;
     /* Debug: address of DWT_PCSR. */
