@@ -13,8 +13,8 @@ static int default_dreads(const tgt *t)
 {
     /* The RP2040/RP2350 XIP cache serves data reads from flash as well as
      * fetches (RP2040 Datasheet 2.6.3); the Cortex-M7 I-cache sees only
-     * fetches (Cortex-M7 TRM 5.3: separate I- and D-caches). */
-    return !(t && t->cpu && !strcmp(t->cpu, "cortex-m7"));
+     * fetches (tgt.icache_only). */
+    return !(t && t->icache_only);
 }
 
 csim_stream *csim_stream_new(const img *im, const tgt *t, cp_err *err)
