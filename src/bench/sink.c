@@ -266,8 +266,14 @@ int nb_sink_run(const nb_sink_cfg *cfg, cp_err *err)
         timeouts(&s, now);
     }
     uint64_t now = nb_now_ns();
-    if (now > last_tick + ilen / 20)
-        interval(&s, now, (double)(now - last_tick) / 1e9);
+    /* The last, short interval: always when it holds bytes, so that the
+     * intervals add up to the total. */
+    int pending = s.gone_ibytes != 0;
+    for (size_t fd = 0; fd < s.cap && !pending; fd++)
+        pending = s.conns[fd].live && s.conns[fd].ibytes;
+    if (pending || now > last_tick + ilen / 20)
+        interval(&s, now, now > last_tick ? (double)(now - last_tick) / 1e9
+                                           : 1e-9);
     for (size_t fd = 0; fd < s.cap; fd++)
         if (s.conns[fd].live)
             close_conn(&s, (int)fd, "stopped", now);
