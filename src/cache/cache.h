@@ -258,6 +258,7 @@ int csim_expand(const csim_stream *s, const csim_map *m, const tgt_cache *g,
 typedef struct csim_layout_stats {
     size_t placed;   /* entries applied */
     size_t to_flash, to_ram, coloured;
+    size_t shifted;  /* moved by an @shift line */
     size_t missing;  /* names not in the image (skipped) */
     char first_missing[128];
 } csim_layout_stats;

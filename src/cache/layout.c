@@ -53,7 +53,9 @@ static int check_overlap(const char *path, const csim_stream *s,
     if (!v)
         return cp_seterr(err, "out of memory");
     for (size_t i = 0; i < s->nimg; i++)
-        if (m->kind[i] != CSIM_UNCACHED)
+        /* Unknown code is grouped in blocks whose span is nominal: only
+         * functions can overlap. */
+        if (m->kind[i] != CSIM_UNCACHED && !(s->fns[i].flags & CSIM_FN_UNKNOWN))
             v[n++] = (span){m->base[i], m->base[i] + s->fns[i].size, i,
                             m->moved[i]};
     qsort(v, n, sizeof *v, cmp_span);
@@ -175,6 +177,9 @@ int csim_layout_apply_text(const char *path, const char *text, size_t len,
     uint8_t *seen = calloc(s->nfns ? s->nfns : 1, 1);
     unsigned ln = 0;
     int ok_header = 0, rc = -1;
+    uint32_t shift_from[8];
+    long long shift_by[8];
+    unsigned nshift = 0;
     if (!seen) {
         cp_seterr(err, "out of memory");
         goto out;
@@ -207,6 +212,26 @@ int csim_layout_apply_text(const char *path, const char *text, size_t len,
             p++;
         if (!*p || *p == '#')
             continue;
+        if (!strncmp(p, "@shift", 6) && isspace((unsigned char)p[6])) {
+            /* "@shift FROM DELTA": flash at FROM and above (what follows
+             * the text section, e.g. .rodata) moves by DELTA bytes. */
+            unsigned long long from;
+            long long delta;
+            char extra;
+            if (sscanf(p + 6, "%llx %lld %c", &from, &delta, &extra) != 2 ||
+                from > 0xffffffffULL || delta < -(long long)from ||
+                (long long)from + delta > 0xffffffffLL) {
+                cp_seterr(err, "%s:%u: expected '@shift 0xFROM DELTA'", path, ln);
+                goto out;
+            }
+            if (nshift == 8) {
+                cp_seterr(err, "%s:%u: too many @shift lines", path, ln);
+                goto out;
+            }
+            shift_from[nshift] = (uint32_t)from;
+            shift_by[nshift++] = delta;
+            continue;
+        }
         entry e;
         int ram;
         if (parse_line(path, ln, p, s, seen, g, &e, &ram, st, err) < 0)
@@ -238,6 +263,17 @@ int csim_layout_apply_text(const char *path, const char *text, size_t len,
         cp_seterr(err, "%s: empty file, not a layout", path);
         goto out;
     }
+    for (unsigned k = 0; k < nshift; k++)
+        for (size_t i = 0; i < s->nfns; i++)
+            if (!seen[i] && m->kind[i] == CSIM_CACHED &&
+                ((s->fns[i].flags & CSIM_FN_UNKNOWN)
+                     ? (uint64_t)s->fns[i].addr + s->fns[i].size > shift_from[k]
+                     : s->fns[i].addr >= shift_from[k])) {
+                csim_map_move(m, i, (uint32_t)((long long)m->base[i] +
+                                               shift_by[k]));
+                seen[i] = 1;
+                st->shifted++;
+            }
     if (ncol) {
         /* Coloured functions go past every function in cached flash, each at
          * the first line-aligned address whose set is its colour. */

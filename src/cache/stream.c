@@ -37,7 +37,19 @@ csim_stream *csim_stream_new(const img *im, const tgt *t, cp_err *err)
     }
     for (size_t i = 0; i < n; i++) {
         const img_func *f = img_func_at(im, i);
-        s->fns[i] = (csim_fn){f->name, f->addr, f->size ? f->size : 2, f, 0};
+        uint32_t size = f->size ? f->size : 2;
+        /* With a map, the bytes after a function up to the next function
+         * or the end of its input section (literal pools, padding) belong
+         * to it: they move with it when a layout moves the section. */
+        if (f->isec && f->isec_size) {
+            uint64_t end = (uint64_t)f->isec_addr + f->isec_size;
+            const img_func *g = i + 1 < n ? img_func_at(im, i + 1) : NULL;
+            if (g && g->addr < end)
+                end = g->addr;
+            if (end > (uint64_t)f->addr + size)
+                size = (uint32_t)(end - f->addr);
+        }
+        s->fns[i] = (csim_fn){f->name, f->addr, size, f, 0};
     }
     s->nfns = n;
     s->nimg = n;

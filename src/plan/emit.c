@@ -83,6 +83,11 @@ int plan_emit_layout(FILE *f, const plan_model *m, const plan_result *r,
     fprintf(f, "# target: %s  image: %s  strategy: %s\n", info->t->name,
             img_hash(im), info->strategy);
     fputs("# name region place size reason\n", f);
+    if (L.text_delta) {
+        /* What follows the text section (.rodata) moves with its end. */
+        fprintf(f, "@shift 0x%08x %lld\n", (plan_model_text_end(m) + 7) & ~7u,
+                (long long)L.text_delta);
+    }
     const tgt_mem *fast = NULL;
     for (unsigned k = 0; k < info->t->nmems; k++)
         if (!strcmp(info->t->mems[k].name, info->t->fast_mem))

@@ -466,6 +466,8 @@ size_t plan_model_exclude(plan_model *m, const char *pattern, int ram_only)
 
 void plan_model_set_plan_iters(plan_model *m, unsigned n) { m->plan_iters = n; }
 
+uint32_t plan_model_text_end(const plan_model *m) { return m->text_end; }
+
 size_t plan_model_nunits(const plan_model *m) { return m->nunits; }
 const plan_unit *plan_model_unit(const plan_model *m, size_t i)
 {
