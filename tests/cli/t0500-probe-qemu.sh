@@ -115,7 +115,13 @@ test_expect_success 'the stub going away mid-recording: exit 1, samples kept' '
     start_qemu mps2-an500 $FW/fw-m7.elf &&
     { $CODEPLACE record --gdb 127.0.0.1:$PORT --elf $FW/fw-m7.elf --halt \
         -o s.txt >out 2>err & } &&
-    rec=$! && sleep 1 && stop_qemu; wait $rec; rc=$?
+    rec=$! &&
+    # Wait for the first flushed samples (bounded), then pull the plug.
+    n=0 &&
+    while ! grep -q "^0x" s.txt 2>/dev/null && test $n -lt 300; do
+        sleep 0.1; n=$((n + 1))
+    done &&
+    stop_qemu; wait $rec; rc=$?
     test $rc -eq 1 &&
     grep -E -q "codeplace: error: 127.0.0.1:[0-9]+: (the probe closed the connection|connection lost).*kept the [1-9][0-9]* samples" err &&
     head -1 s.txt | grep -q "^# codeplace samples 1$" &&
