@@ -1,7 +1,9 @@
 # codeplace demo firmware (firmware/, docs/firmware.md), built with Debian's
 # arm-none-eabi-gcc and picolibc. Outputs in build/fw/:
 #   demo-rp2040.elf/.map       cortex-m0plus, soft float: the RP2040 virtual board
-#   demo-imxrt1062.elf/.map    cortex-m7, hard float (fpv5-d16): i.MX RT1062
+#   demo-imxrt1062.elf/.map    cortex-m7, soft float: i.MX RT1062 (double math
+#                              in library code, as on the M0+, so that the
+#                              code per iteration exercises the 32 KiB I-cache)
 #   demo-microbit.elf/.map     QEMU reference (machine microbit, Cortex-M0),
 #                              the same object code as demo-rp2040
 #   demo-mps2-an500.elf/.map   QEMU reference (machine mps2-an500, Cortex-M7),
@@ -16,7 +18,7 @@ FW_CFLAGS := -std=c99 -Os -g -Wall -Wextra -Werror \
 	-ffunction-sections -fdata-sections --specs=picolibc.specs \
 	-Ifirmware/common -Ifirmware/demo
 FW_CPU_m0 := -mcpu=cortex-m0plus -mthumb
-FW_CPU_m7 := -mcpu=cortex-m7 -mthumb -mfpu=fpv5-d16 -mfloat-abi=hard
+FW_CPU_m7 := -mcpu=cortex-m7 -mthumb -mfloat-abi=soft
 FW_LDFLAGS = --specs=picolibc.specs -nostartfiles -Wl,--gc-sections \
 	-L$(1) -Lfirmware/ld/default -Lfirmware/ld
 
