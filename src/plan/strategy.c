@@ -837,7 +837,7 @@ plan_result *plan_run(plan_model *m, plan_strategy s, const plan_opts *o,
     r.off = malloc((m->nunits ? m->nunits : 1) * sizeof *r.off);
     r.fast = calloc(m->nunits ? m->nunits : 1, 1);
     double *stock_umiss = calloc(m->nunits ? m->nunits : 1, sizeof *stock_umiss);
-    vstate vs = {calloc(m->ntargets ? m->ntargets : 1, 1)};
+    vstate vs = {calloc(m->ntargets + 1, 1)};
     plan_result *res = NULL;
     if (!r.umiss || !r.off || !r.fast || !stock_umiss || !vs.target ||
         plan_layout_alloc(m, &r.L) < 0 || find_hot(&r) < 0) {
@@ -866,10 +866,40 @@ plan_result *plan_run(plan_model *m, plan_strategy s, const plan_opts *o,
         select_rank(&r, &vs);
         break;
     case PLAN_COMBINED: {
+        /* Fast memory chosen on the coloured layout, then the rest coloured
+         * again; and, when colouring alone leaves too little for fast memory
+         * to find, fast memory chosen on the stock layout first. The better
+         * of the two stays. */
         double c = do_colour(&r);
         select_fast(&r, c, &vs);
-        /* Re-lay the rest of the hot code without the units now in RAM. */
-        do_colour(&r);
+        double a = do_colour(&r);
+        size_t n = m->nunits ? m->nunits : 1;
+        uint32_t *off_a = malloc(n * sizeof *off_a);
+        unsigned char *fast_a = malloc(n), *tgt_a = malloc(m->ntargets + 1);
+        if (off_a && fast_a && tgt_a) {
+            memcpy(off_a, r.off, n * sizeof *off_a);
+            memcpy(fast_a, r.fast, n);
+            memcpy(tgt_a, vs.target, m->ntargets + 1);
+            uint32_t end_a = r.block_end;
+            for (size_t i = 0; i < m->nunits; i++) {
+                r.off[i] = NONE;
+                r.fast[i] = 0;
+            }
+            r.block_end = 0;
+            count_targets(&r, &vs);
+            select_fast(&r, eval(&r, 0), &vs);
+            double b = do_colour(&r);
+            note(&r, "combined: colour first %.1f, fast memory first %.1f", a, b);
+            if (a <= b) {
+                memcpy(r.off, off_a, n * sizeof *off_a);
+                memcpy(r.fast, fast_a, n);
+                memcpy(vs.target, tgt_a, m->ntargets + 1);
+                r.block_end = end_a;
+            }
+        }
+        free(off_a);
+        free(fast_a);
+        free(tgt_a);
         break;
     }
     default:
