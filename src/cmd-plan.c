@@ -36,7 +36,7 @@ static const cli_opt opts[] = {
     [O_NORAM] = {"no-ram", 0, "GLOB", "keep matches out of fast memory "
                  "(repeatable; e.g. busy-wait loops)"},
     [O_ITERS] = {"iterations", 'n', "N", "iterations of the trace to load "
-                 "(default: all)"},
+                 "(default 32; 0: all)"},
     [O_PLAN_ITERS] = {"plan-iterations", 0, "N", "iterations each candidate "
                       "is evaluated on while searching (default 3)"},
     [O_SECONDS] = {"search-moves", 0, "N", "local-search moves tried per "
@@ -215,7 +215,7 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
     const char *map = NULL, *trace = NULL, *target = NULL, *cache = NULL;
     const char *list = NULL, *layout = NULL, *emit = NULL, *arg;
     plan_strategy strategy = PLAN_AUTO;
-    uint32_t budget = 0, pad = 8192, iters = 0, plan_iters = 3;
+    uint32_t budget = 0, pad = 8192, iters = 32, plan_iters = 3;
     uint64_t seed = 1;
     uint32_t moves = 40000;
     cli_parser p;
