@@ -121,37 +121,6 @@ int plan_layout_build(const plan_model *m, const plan_item *items,
     return 0;
 }
 
-/* Maps an access to its first and last line under the layout; 0 when the
- * access is not cached (fast memory). */
-static inline int lines_of(const plan_model *m, const plan_layout *L,
-                           const plan_acc *a, uint32_t *l0, uint32_t *l1)
-{
-    uint64_t base;
-    if (a->unit == PLAN_CALL) {
-        /* Through a stub when flash code calls into fast memory. */
-        if (!L->nstubs || a->off >= m->ntargets || !L->stub[a->off] ||
-            L->addr[a->len] == PLAN_ADDR_FAST)
-            return 0;
-        base = L->stub[a->off];
-        *l0 = (uint32_t)(base >> m->line_shift);
-        *l1 = (uint32_t)((base + m->veneer_bytes - 1) >> m->line_shift);
-        return 1;
-    }
-    if (a->unit == PLAN_FIXED) {
-        base = a->off;
-        if (base >= m->text_end && L->text_delta)
-            base = (uint64_t)((int64_t)base + L->text_delta);
-    } else {
-        uint32_t b = L->addr[a->unit];
-        if (b == PLAN_ADDR_FAST)
-            return 0;
-        base = (uint64_t)b + a->off;
-    }
-    *l0 = (uint32_t)(base >> m->line_shift);
-    *l1 = (uint32_t)((base + a->len - 1) >> m->line_shift);
-    return 1;
-}
-
 void plan_eval(const plan_model *m, const plan_layout *L, unsigned iters,
                plan_eval_out *out)
 {
@@ -178,7 +147,7 @@ void plan_eval(const plan_model *m, const plan_layout *L, unsigned iters,
                 (L->addr[m->targets[a->off].unit] == PLAN_ADDR_FAST) !=
                     (L->addr[a->len] == PLAN_ADDR_FAST))
                 stubs++;
-            if (!lines_of(m, L, a, &l0, &l1))
+            if (!plan_acc_lines(m, L, a, &l0, &l1))
                 continue;
             for (uint32_t line = l0; line <= l1; line++) {
                 uint32_t *t = tag + (size_t)(line & mask) * ways;
@@ -236,7 +205,7 @@ double plan_eval_fa(const plan_model *m, const plan_layout *L, unsigned iters)
         int count = it >= first_counted;
         for (size_t k = m->iter_start[it]; k < m->iter_start[it + 1]; k++) {
             uint32_t l0, l1;
-            if (!lines_of(m, L, &m->acc[k], &l0, &l1))
+            if (!plan_acc_lines(m, L, &m->acc[k], &l0, &l1))
                 continue;
             for (uint32_t line = l0; line <= l1; line++) {
                 uint32_t h = (line * 2654435761u) & (hsize - 1);

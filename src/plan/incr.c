@@ -142,34 +142,6 @@ void plan_incr_free(plan_incr *x)
     free(x);
 }
 
-/* Lines of an access under L, as in plan_eval; 0 if uncached. */
-static int acc_lines(const plan_model *m, const plan_layout *L,
-                     const plan_acc *a, uint32_t *l0, uint32_t *l1)
-{
-    uint64_t base;
-    if (a->unit == PLAN_CALL) {
-        if (!L->nstubs || a->off >= m->ntargets || !L->stub[a->off] ||
-            L->addr[a->len] == PLAN_ADDR_FAST)
-            return 0;
-        base = L->stub[a->off];
-        *l0 = (uint32_t)(base >> m->line_shift);
-        *l1 = (uint32_t)((base + m->veneer_bytes - 1) >> m->line_shift);
-        return 1;
-    }
-    if (a->unit == PLAN_FIXED) {
-        base = a->off;
-        if (base >= m->text_end && L->text_delta)
-            base = (uint64_t)((int64_t)base + L->text_delta);
-    } else {
-        if (L->addr[a->unit] == PLAN_ADDR_FAST)
-            return 0;
-        base = (uint64_t)L->addr[a->unit] + a->off;
-    }
-    *l0 = (uint32_t)(base >> m->line_shift);
-    *l1 = (uint32_t)((base + a->len - 1) >> m->line_shift);
-    return 1;
-}
-
 plan_incr *plan_incr_new(const plan_model *m, const plan_layout *L,
                          const size_t *hot, size_t nhot, unsigned iters)
 {
@@ -220,7 +192,7 @@ plan_incr *plan_incr_new(const plan_model *m, const plan_layout *L,
         for (size_t t = 0; t < t_end; t++) {
             const plan_acc *a = &m->zacc[t];
             uint32_t l0, l1;
-            if (!acc_lines(m, L, a, &l0, &l1))
+            if (!plan_acc_lines(m, L, a, &l0, &l1))
                 continue;
             uint32_t k = a->unit < m->nunits ? kof[a->unit] : UINT32_MAX;
             for (uint32_t line = l0; line <= l1; line++) {

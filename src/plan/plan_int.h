@@ -79,6 +79,39 @@ typedef struct plan_layout {
     uint32_t nstubs;
 } plan_layout;
 
+/* Maps an access to its first and last line under the layout; 0 when the
+ * access is not cached (fast memory). Shared by the full and the
+ * incremental evaluation, so both see the same stream. */
+static inline int plan_acc_lines(const plan_model *m, const plan_layout *L,
+                                 const plan_acc *a, uint32_t *l0,
+                                 uint32_t *l1)
+{
+    uint64_t base;
+    if (a->unit == PLAN_CALL) {
+        /* Through a stub when flash code calls into fast memory. */
+        if (!L->nstubs || a->off >= m->ntargets || !L->stub[a->off] ||
+            L->addr[a->len] == PLAN_ADDR_FAST)
+            return 0;
+        base = L->stub[a->off];
+        *l0 = (uint32_t)(base >> m->line_shift);
+        *l1 = (uint32_t)((base + m->veneer_bytes - 1) >> m->line_shift);
+        return 1;
+    }
+    if (a->unit == PLAN_FIXED) {
+        base = a->off;
+        if (base >= m->text_end && L->text_delta)
+            base = (uint64_t)((int64_t)base + L->text_delta);
+    } else {
+        uint32_t b = L->addr[a->unit];
+        if (b == PLAN_ADDR_FAST)
+            return 0;
+        base = (uint64_t)b + a->off;
+    }
+    *l0 = (uint32_t)(base >> m->line_shift);
+    *l1 = (uint32_t)((base + a->len - 1) >> m->line_shift);
+    return 1;
+}
+
 typedef struct plan_eval_out {
     double misses;        /* per warm iteration (mean) */
     double accesses;
