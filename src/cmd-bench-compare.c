@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/stats.h"
+#include "util/stats.h"
 #include "bench/sweepfile.h"
 #include "cmd-bench.h"
 #include "commands.h"
@@ -110,15 +110,15 @@ static void print_groups(cli_ctx *ctx, group *g, size_t ng, double level,
     }
     double base = NAN;
     for (size_t i = 0; i < ng; i++) {
-        nb_summary s;
-        nb_summarize(g[i].v, g[i].n, &s);
+        cp_summary s;
+        cp_summarize(g[i].v, g[i].n, &s);
         double lo, hi, dlo = NAN, dhi = NAN, d = NAN;
-        nb_boot_median(g[i].v, g[i].n, iters, level, 1 + i, &lo, &hi);
+        cp_boot_median(g[i].v, g[i].n, iters, level, 1 + i, &lo, &hi);
         if (i == 0)
             base = s.median;
         else {
             d = s.median - base;
-            nb_boot_median_diff(g[0].v, g[0].n, g[i].v, g[i].n, iters, level,
+            cp_boot_median_diff(g[0].v, g[0].n, g[i].v, g[i].n, iters, level,
                                 77 + i, &dlo, &dhi);
         }
         int noise = i > 0 && dlo <= 0 && dhi >= 0;
@@ -137,8 +137,8 @@ static void print_groups(cli_ctx *ctx, group *g, size_t ng, double level,
             bench_json_num(&w, "mean", s.mean);
             bench_json_num(&w, "sd", s.sd);
             if (files) {
-                bench_json_num(&w, "all_answered_mean", nb_mean(g[i].all, g[i].n));
-                bench_json_num(&w, "all_answered_sd", nb_sd(g[i].all, g[i].n));
+                bench_json_num(&w, "all_answered_mean", cp_mean(g[i].all, g[i].n));
+                bench_json_num(&w, "all_answered_sd", cp_sd(g[i].all, g[i].n));
             }
             if (i > 0) {
                 bench_json_num(&w, "diff_median", d);
@@ -165,8 +165,8 @@ static void print_groups(cli_ctx *ctx, group *g, size_t ng, double level,
             fprintf(o, "%-16s %4zu %12.6g %27s %12.6g %10.3g", g[i].name,
                     g[i].n, s.median, ci, s.mean, s.sd);
             if (files)
-                fprintf(o, "   %.0f +- %.0f", nb_mean(g[i].all, g[i].n),
-                        nb_sd(g[i].all, g[i].n));
+                fprintf(o, "   %.0f +- %.0f", cp_mean(g[i].all, g[i].n),
+                        cp_sd(g[i].all, g[i].n));
             fputc('\n', o);
         }
     }
@@ -177,10 +177,10 @@ static void print_groups(cli_ctx *ctx, group *g, size_t ng, double level,
     } else if (!ctx->csv) {
         for (size_t i = 1; i < ng; i++) {
             double lo, hi;
-            nb_summary a, b;
-            nb_summarize(g[0].v, g[0].n, &a);
-            nb_summarize(g[i].v, g[i].n, &b);
-            nb_boot_median_diff(g[0].v, g[0].n, g[i].v, g[i].n, iters, level,
+            cp_summary a, b;
+            cp_summarize(g[0].v, g[0].n, &a);
+            cp_summarize(g[i].v, g[i].n, &b);
+            cp_boot_median_diff(g[0].v, g[0].n, g[i].v, g[i].n, iters, level,
                                 77 + i, &lo, &hi);
             double d = b.median - a.median;
             fprintf(o, "%s - %s: %+.6g (%+.1f%%), %.0f%% CI [%.6g, %.6g]: %s\n",
@@ -251,7 +251,7 @@ static int compare_svg(const char *path, const group *g, size_t ng)
     int rc = -1;
     if (bars) {
         for (size_t i = 0; i < ng; i++) {
-            double m = nb_mean(g[i].v, g[i].n), sd = nb_sd(g[i].v, g[i].n);
+            double m = cp_mean(g[i].v, g[i].n), sd = cp_sd(g[i].v, g[i].n);
             bars[i] = (rep_svg_bar){.label = g[i].name, .value = m,
                                     .err_lo = m - sd, .err_hi = m + sd,
                                     .color = rep_svg_color(i)};

@@ -5,7 +5,7 @@
 
 #include "bench/net.h"
 #include "bench/ping.h"
-#include "bench/stats.h"
+#include "util/stats.h"
 #include "bench/sweepfile.h"
 #include "cmd-bench.h"
 #include "commands.h"
@@ -86,14 +86,14 @@ typedef struct lat_result {
 static void lat_report(cli_ctx *ctx, const char *peer, const lat_result *r,
                        unsigned count, double interval_ms, uint32_t bins)
 {
-    nb_summary s;
-    nb_summarize(r->rtt, r->n, &s);
+    cp_summary s;
+    cp_summarize(r->rtt, r->n, &s);
     double lo = s.min, hi = s.max;
     if (!(hi > lo))
         hi = lo + 1;
     uint64_t *h = calloc(bins, sizeof *h);
     if (h && r->n)
-        nb_histogram(r->rtt, r->n, lo, hi + (hi - lo) * 1e-9, bins, h);
+        cp_histogram(r->rtt, r->n, lo, hi + (hi - lo) * 1e-9, bins, h);
     FILE *o = ctx->out;
     double w = (hi - lo) / bins;
     if (ctx->csv) {

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "bench/net.h"
-#include "bench/stats.h"
+#include "util/stats.h"
 #include "bench/sweepfile.h"
 #include "cmd-bench.h"
 #include "commands.h"
@@ -175,10 +175,10 @@ static void udp_json(FILE *o, const udp_run *r, const char *peer,
     jw_obj_begin(&w);
     jw_key(&w, "passes");
     jw_uint(&w, k);
-    bench_json_num(&w, "all_answered_rate_mean", nb_mean(a, k));
-    bench_json_num(&w, "all_answered_rate_sd", nb_sd(a, k));
-    bench_json_num(&w, "peak_reply_rate_mean", nb_mean(p, k));
-    bench_json_num(&w, "peak_reply_rate_sd", nb_sd(p, k));
+    bench_json_num(&w, "all_answered_rate_mean", cp_mean(a, k));
+    bench_json_num(&w, "all_answered_rate_sd", cp_sd(a, k));
+    bench_json_num(&w, "peak_reply_rate_mean", cp_mean(p, k));
+    bench_json_num(&w, "peak_reply_rate_sd", cp_sd(p, k));
     jw_obj_end(&w);
     jw_obj_end(&w);
     jw_finish(&w);
@@ -349,7 +349,7 @@ static int bench_udp_fn(cli_ctx *ctx, int argc, char **argv)
         if (np)
             fprintf(ctx->out, "over %zu pass%s: all answered up to %.0f +- %.0f/s, "
                     "peak reply rate %.1f +- %.1f/s\n", np, np == 1 ? "" : "es",
-                    nb_mean(a, np), nb_sd(a, np), nb_mean(pk, np), nb_sd(pk, np));
+                    cp_mean(a, np), cp_sd(a, np), cp_mean(pk, np), cp_sd(pk, np));
     }
     if (svg && run.n && udp_svg(svg, &run, label) < 0)
         rc = -1;

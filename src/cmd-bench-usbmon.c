@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/stats.h"
+#include "util/stats.h"
 #include "bench/usbmon.h"
 #include "cmd-bench.h"
 #include "commands.h"
@@ -54,7 +54,7 @@ typedef struct usb_part {
     const char *name;
     double *v;
     size_t n;
-    nb_summary s;
+    cp_summary s;
 } usb_part;
 
 static int bench_usbmon_fn(cli_ctx *ctx, int argc, char **argv)
@@ -151,7 +151,7 @@ static int bench_usbmon_fn(cli_ctx *ctx, int argc, char **argv)
         }
     }
     for (int k = 0; k < 3; k++)
-        nb_summarize(parts[k].v, parts[k].n, &parts[k].s);
+        cp_summarize(parts[k].v, parts[k].n, &parts[k].s);
     const char *fmt = c->text ? "usbmon text" : c->dlt == NB_DLT_USB_LINUX
                                 ? "pcap, DLT_USB_LINUX (189)"
                                 : "pcap, DLT_USB_LINUX_MMAPPED (220)";
@@ -211,7 +211,7 @@ static int bench_usbmon_fn(cli_ctx *ctx, int argc, char **argv)
         fprintf(o, "\n%-8s %8s %10s %10s %10s %10s %7s\n", "part", "n",
                 "median_us", "p10_us", "p90_us", "max_us", "share");
         for (int k = 0; k < 3; k++) {
-            const nb_summary *s = &parts[k].s;
+            const cp_summary *s = &parts[k].s;
             fprintf(o, "%-8s %8zu %10.1f %10.1f %10.1f %10.1f %6.1f%%\n",
                     parts[k].name, s->n, s->median, s->p10, s->p90, s->max,
                     sum > 0 && isfinite(s->median) ? 100 * s->median / sum : NAN);

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/stats.h"
+#include "util/stats.h"
 #include "cli/cli.h"
 #include "commands.h"
 #include "util/jw.h"
@@ -108,7 +108,7 @@ static int calc_clock_fn(cli_ctx *ctx, int argc, char **argv)
     for (int i = 0; i < p.npos; i++)
         x[i] = f0 / f[i];
     double a, b, r2;
-    if (nb_linfit(x, t, (size_t)p.npos, &a, &b, &r2) < 0) {
+    if (cp_linfit(x, t, (size_t)p.npos, &a, &b, &r2) < 0) {
         cli_error("calc clock: the points need at least two different clocks");
         return CLI_FAIL;
     }
