@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 #include "commands.h"
 #include "image/image.h"
+#include "report/heat.h"
 #include "target/target.h"
 #include "trace/trace.h"
 #include "util/jw.h"
@@ -252,7 +253,7 @@ static void report_text(FILE *o, const simctx *c)
             cli_commas(b1, r->hot_lines), cli_commas(b2, r->overfull_sets),
             cli_commas(b3, r->nsets), r->cache.ways);
     fprintf(o, "hot lines per set ('.' none, '*' ten or more):\n");
-    csim_heat_text(o, r, 64);
+    rep_heat_text(o, r, 64);
 }
 
 /* ---- JSON ---- */
@@ -679,8 +680,15 @@ static int cmd_sim_fn(cli_ctx *ctx, int argc, char **argv)
         char title[256];
         snprintf(title, sizeof title, "%s: hot lines per cache set (%s)",
                  cp_basename(c.trace), c.t->name);
-        if (!f || csim_heat_svg(f, &r, title) < 0 || fclose(f)) {
-            cli_error("cannot write '%s'", svg);
+        cp_err herr = {{0}};
+        int bad = !f;
+        if (f) {
+            bad = rep_heat_svg(f, &r, title, &herr) < 0;
+            bad |= fclose(f) != 0;
+        }
+        if (bad) {
+            cli_error("cannot write '%s'%s%s", svg, herr.msg[0] ? ": " : "",
+                      herr.msg);
             goto out;
         }
     }

@@ -134,7 +134,7 @@ static int sym_addr(const img *im, const char *opt, const char *name,
         return 0;
     }
     cp_err err;
-    if (emu_elf_symbol(img_path(im), name, addr, NULL, &err)) {
+    if (img_symbol(im, name, addr, NULL, &err)) {
         cli_error("%s: %s", opt, err.msg);
         return -1;
     }
