@@ -13,10 +13,10 @@
 enum { C_RUN, C_N, C_METRIC, C_LEVEL, C_ITERS, C_SVG, C_NOPT };
 
 static const cli_opt cmp_opts[] = {
-    [C_RUN] = {"run", 'r', "NAME=COMMAND", "a configuration: a shell command "
+    [C_RUN] = {"run", 0, "NAME=COMMAND", "a configuration: a shell command "
                "that prints the figure (repeatable)"},
-    [C_N] = {"times", 'n', "N", "runs of each configuration (default 5)"},
-    [C_METRIC] = {"metric", 'm', "KEY", "take the figure from '\"KEY\": NUMBER' "
+    [C_N] = {"times", 0, "N", "runs of each configuration (default 5)"},
+    [C_METRIC] = {"metric", 0, "KEY", "take the figure from '\"KEY\": NUMBER' "
                   "in the output (the last one); default: the last number"},
     [C_LEVEL] = {"level", 0, "P", "confidence level (default 0.95)"},
     [C_ITERS] = {"iters", 0, "N", "bootstrap resamples (default 4000)"},

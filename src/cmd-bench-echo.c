@@ -13,7 +13,7 @@ enum { E_LISTEN, E_DURATION, E_NOPT };
 static const cli_opt echo_opts[] = {
     [E_LISTEN] = {"listen", 'L', "ADDR:PORT", "where to listen (default "
                   "0.0.0.0:7)"},
-    [E_DURATION] = {"duration", 't', "SECONDS", "stop after this long "
+    [E_DURATION] = {"duration", 'd', "SECONDS", "stop after this long "
                     "(default: until Ctrl-C)"},
     [E_NOPT] = {0},
 };

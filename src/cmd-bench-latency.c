@@ -15,9 +15,9 @@ enum { L_ICMP, L_COUNT, L_INTERVAL, L_SIZE, L_TIMEOUT, L_BINS, L_NOPT };
 static const cli_opt lat_opts[] = {
     [L_ICMP] = {"icmp", 'I', NULL, "ICMP echo (ping socket, or raw socket as "
                 "root) instead of UDP echo"},
-    [L_COUNT] = {"count", 'c', "N", "probes (default 100)"},
+    [L_COUNT] = {"count", 0, "N", "probes (default 100)"},
     [L_INTERVAL] = {"interval", 'i', "MS", "time between probes (default 10)"},
-    [L_SIZE] = {"size", 's', "BYTES", "payload bytes (default 32; ICMP >= 24, UDP >= 24)"},
+    [L_SIZE] = {"size", 0, "BYTES", "payload bytes (default 32; ICMP >= 24, UDP >= 24)"},
     [L_TIMEOUT] = {"timeout", 'w', "MS", "a reply later than this is late "
                    "(default 1000)"},
     [L_BINS] = {"bins", 0, "N", "histogram bins (default 10)"},

@@ -13,11 +13,11 @@ static const cli_opt sink_opts[] = {
                   "0.0.0.0:5001; port 0 picks a free one)"},
     [K_INTERVAL] = {"interval", 'i', "SECONDS", "report every interval "
                     "(default 1)"},
-    [K_DURATION] = {"duration", 't', "SECONDS", "stop after this long "
+    [K_DURATION] = {"duration", 'd', "SECONDS", "stop after this long "
                     "(default: until Ctrl-C)"},
     [K_IDLE] = {"idle", 0, "SECONDS", "close connections silent this long "
                 "(default 10; 0 never)"},
-    [K_CONNS] = {"conns", 'n', "N", "stop once N connections have closed"},
+    [K_CONNS] = {"conns", 0, "N", "stop once N connections have closed"},
     [K_PERCONN] = {"per-conn", 0, NULL, "also report every connection in "
                    "every interval"},
     [K_NOPT] = {0},

@@ -14,17 +14,17 @@ enum { U_RATES, U_STEP, U_PASSES, U_SIZE, U_TIMEOUT, U_SPIN, U_GAP, U_LABEL,
        U_SVG, U_RT, U_NOPT };
 
 static const cli_opt udp_opts[] = {
-    [U_RATES] = {"rates", 'r', "SPEC", "request rates per second: START:STOP:STEP "
+    [U_RATES] = {"rates", 0, "SPEC", "request rates per second: START:STOP:STEP "
                  "or R1,R2,... (default 100:1000:100, at most 100000)"},
-    [U_STEP] = {"step", 't', "SECONDS", "duration of each rate step (default 1)"},
-    [U_PASSES] = {"passes", 'n', "N", "run the whole sweep N times (default 1)"},
-    [U_SIZE] = {"size", 's', "BYTES", "UDP payload bytes, 24..65507 (default 32)"},
+    [U_STEP] = {"step", 0, "SECONDS", "duration of each rate step (default 1)"},
+    [U_PASSES] = {"passes", 0, "N", "run the whole sweep N times (default 1)"},
+    [U_SIZE] = {"size", 0, "BYTES", "UDP payload bytes, 24..65507 (default 32)"},
     [U_TIMEOUT] = {"timeout", 'w', "MS", "a reply later than this is late "
                    "(default 200)"},
     [U_SPIN] = {"spin", 0, "US", "spin this long before each send deadline "
                 "instead of sleeping (default 30)"},
     [U_GAP] = {"gap", 0, "MS", "pause between steps (default 0)"},
-    [U_LABEL] = {"label", 'l', "NAME", "name of what was measured (an image), "
+    [U_LABEL] = {"label", 0, "NAME", "name of what was measured (an image), "
                  "kept in the output for bench compare"},
     [U_SVG] = {"svg", 0, "FILE", "also draw reply rate against request rate, "
                "one line per pass"},

@@ -13,10 +13,10 @@ enum { M_LIVE, M_DURATION, M_BUS, M_DEVICE, M_PORT, M_MODE, M_NOPT };
 static const cli_opt usb_opts[] = {
     [M_LIVE] = {"live", 0, "IFACE", "capture live on a usbmon interface "
                 "(usbmon0 = all buses, usbmonN = bus N; root)"},
-    [M_DURATION] = {"duration", 't', "SECONDS", "with --live: how long "
+    [M_DURATION] = {"duration", 'd', "SECONDS", "with --live: how long "
                     "(default 10)"},
     [M_BUS] = {"bus", 0, "N", "only this USB bus"},
-    [M_DEVICE] = {"device", 'd', "N", "only this device address"},
+    [M_DEVICE] = {"device", 0, "N", "only this device address"},
     [M_PORT] = {"port", 'p', "PORT", "only UDP echoes to or from PORT (pcap "
                 "input; ICMP is then ignored)"},
     [M_MODE] = {"mode", 0, "MODE", "auto (default), ecm (one frame per "

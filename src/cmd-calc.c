@@ -153,7 +153,7 @@ static int calc_clock_fn(cli_ctx *ctx, int argc, char **argv)
 
 enum { MC_CLOCK, MC_NOPT };
 static const cli_opt miss_opts[] = {
-    [MC_CLOCK] = {"clock", 'c', "FREQ", "CPU clock (required), e.g. 125M"},
+    [MC_CLOCK] = {"clock", 0, "FREQ", "CPU clock (required), e.g. 125M"},
     [MC_NOPT] = {0},
 };
 static int calc_miss_fn(cli_ctx *ctx, int argc, char **argv);
@@ -226,11 +226,11 @@ static int calc_miss_fn(cli_ctx *ctx, int argc, char **argv)
 
 enum { B_BITS, B_CLOCK, B_TIME, B_WIDTH, B_DDR, B_NOPT };
 static const cli_opt bus_opts[] = {
-    [B_BITS] = {"bits", 'b', "N", "bits moved (e.g. misses x line bytes x 8, "
+    [B_BITS] = {"bits", 0, "N", "bits moved (e.g. misses x line bytes x 8, "
                 "plus command and address bits)"},
-    [B_CLOCK] = {"clock", 'c', "FREQ", "bus clock, e.g. 62.5M"},
-    [B_TIME] = {"time", 't', "TIME", "wall time, e.g. 1s or 250ms"},
-    [B_WIDTH] = {"width", 'w', "LINES", "data lines (1 SPI, 4 QSPI, 8 octal; "
+    [B_CLOCK] = {"clock", 0, "FREQ", "bus clock, e.g. 62.5M"},
+    [B_TIME] = {"time", 0, "TIME", "wall time, e.g. 1s or 250ms"},
+    [B_WIDTH] = {"width", 0, "LINES", "data lines (1 SPI, 4 QSPI, 8 octal; "
                  "default 1)"},
     [B_DDR] = {"ddr", 0, NULL, "two transfers per clock"},
     [B_NOPT] = {0},
@@ -296,8 +296,8 @@ static int calc_bus_fn(cli_ctx *ctx, int argc, char **argv)
 
 enum { EN_MW, EN_MBPS, EN_NOPT };
 static const cli_opt energy_opts[] = {
-    [EN_MW] = {"mw", 'p', "MW", "power in milliwatts"},
-    [EN_MBPS] = {"mbps", 'r', "MBPS", "throughput in Mbit/s"},
+    [EN_MW] = {"mw", 0, "MW", "power in milliwatts"},
+    [EN_MBPS] = {"mbps", 0, "MBPS", "throughput in Mbit/s"},
     [EN_NOPT] = {0},
 };
 static int calc_energy_fn(cli_ctx *ctx, int argc, char **argv);

@@ -26,11 +26,11 @@ static const cli_opt opts[] = {
     CLI_PROBE_OPTS(O_GDB, O_OPENOCD, O_CORE, O_TIMEOUT),
     [O_TARGET] = {"target", 't', "NAME", "rp2040 or rp2350: where the "
                   "counters are and how to flush the cache"},
-    [O_WINDOW] = {"window", 'w', "SECONDS", "length of each window "
+    [O_WINDOW] = {"window", 0, "SECONDS", "length of each window "
                   "(default 1)"},
     [O_LOAD] = {"load", 0, "CMD", "shell command that drives the workload; "
                 "the run window lasts while it runs"},
-    [O_EVENTS] = {"events", 'n', "N", "events (echoes, requests) in the run "
+    [O_EVENTS] = {"events", 0, "N", "events (echoes, requests) in the run "
                   "window: print misses per event"},
     [O_NO_IDLE] = {"no-idle", 0, NULL, "skip the idle window"},
     [O_CTR_BASE] = {"ctr-base", 0, "ADDR", "counter block address (RP2040 "

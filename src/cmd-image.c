@@ -17,7 +17,7 @@ static const cli_opt opts[] = {
                      "the summary"},
     [O_SORT] = {"sort", 's', "KEY", "order of --functions: addr (default), "
                 "size, name"},
-    [O_LOOKUP] = {"lookup", 'a', "ADDR", "print the function that holds ADDR "
+    [O_LOOKUP] = {"lookup", 0, "ADDR", "print the function that holds ADDR "
                   "(repeatable)"},
     [O_NOPT] = {0},
 };

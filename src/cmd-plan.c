@@ -12,22 +12,23 @@
 #include "util/jw.h"
 
 enum {
-    O_MAP, O_TRACE, O_TARGET, O_CACHE, O_BUDGET, O_STRATEGY, O_PAD,
+    O_ELF, O_MAP, O_TRACE, O_TARGET, O_CACHE, O_BUDGET, O_STRATEGY, O_PAD,
     O_EXCLUDE, O_NORAM, O_ITERS, O_PLAN_ITERS, O_SECONDS, O_SEED, O_LIST,
     O_LAYOUT, O_EMIT, O_COMPARE, O_NOPT
 };
 
 static const cli_opt opts[] = {
+    [O_ELF] = {"elf", 'e', "FILE", "the image to plan, as the ELF argument"},
     [O_MAP] = {"map", 'm', "FILE", "GNU ld map file of the same build (plans "
                "input sections, names archives)"},
-    [O_TRACE] = {"trace", 't', "FILE", "the evidence: a trace of this image "
+    [O_TRACE] = {"trace", 0, "FILE", "the evidence: a trace of this image "
                  "(codeplace trace)"},
-    [O_TARGET] = {"target", 'T', "NAME", "target preset (rp2040, rp2350, "
+    [O_TARGET] = {"target", 't', "NAME", "target preset (rp2040, rp2350, "
                   "imxrt1062)"},
     [O_CACHE] = {"cache", 0, "SIZE,WAYS,LINE", "override the cache geometry"},
     [O_BUDGET] = {"budget", 'b', "BYTES", "fast memory (SRAM/ITCM) the plan may "
                   "fill, e.g. 16K (default 0: flash layout only)"},
-    [O_STRATEGY] = {"strategy", 's', "NAME", "stock, hotblock, colour, ram, "
+    [O_STRATEGY] = {"strategy", 0, "NAME", "stock, hotblock, colour, ram, "
                     "combined, rank or auto (default: auto)"},
     [O_PAD] = {"pad-limit", 0, "BYTES", "padding the hot block may add to "
                "flash (default 8K)"},
@@ -42,12 +43,12 @@ static const cli_opt opts[] = {
     [O_SECONDS] = {"search-moves", 0, "N", "local-search moves tried per "
                    "layout (default 40000; each re-simulates the sets it changes)"},
     [O_SEED] = {"seed", 0, "N", "seed of the local search (default 1)"},
-    [O_LIST] = {"list", 'l', "FILE", "write the name list"},
-    [O_LAYOUT] = {"layout", 'L', "FILE", "write the layout file (for "
+    [O_LIST] = {"list", 0, "FILE", "write the name list"},
+    [O_LAYOUT] = {"layout", 'l', "FILE", "write the layout file (for "
                   "codeplace sim --layout)"},
-    [O_EMIT] = {"emit", 'e', "DIR", "write the GNU ld, Zephyr and pico-sdk "
+    [O_EMIT] = {"emit", 0, "DIR", "write the GNU ld, Zephyr and pico-sdk "
                 "snippets into DIR"},
-    [O_COMPARE] = {"compare", 'c', NULL, "plan with every strategy and print "
+    [O_COMPARE] = {"compare", 0, NULL, "plan with every strategy and print "
                    "them side by side"},
     [O_NOPT] = {0},
 };
@@ -213,7 +214,7 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
     const char *excl[argc], *noram[argc];
     int nexcl = 0, nnoram = 0, compare = 0, rc;
     const char *map = NULL, *trace = NULL, *target = NULL, *cache = NULL;
-    const char *list = NULL, *layout = NULL, *emit = NULL, *arg;
+    const char *list = NULL, *layout = NULL, *emit = NULL, *elf = NULL, *arg;
     plan_strategy strategy = PLAN_AUTO;
     uint32_t budget = 0, pad = 8192, iters = 32, plan_iters = 3;
     uint64_t seed = 1;
@@ -222,6 +223,7 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
     cli_parser_init(&p, ctx, argc, argv, pos);
     while ((rc = cli_next(&p, &arg)) >= 0) {
         switch (rc) {
+        case O_ELF: elf = arg; break;
         case O_MAP: map = arg; break;
         case O_TRACE: trace = arg; break;
         case O_TARGET: target = arg; break;
@@ -266,7 +268,9 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
     }
     if (rc != CLI_END)
         return cli_parse_exit(rc);
-    if (p.npos != 1)
+    if (cli_elf_arg(ctx, pos, &p.npos, elf, 1, &elf) < 0)
+        return CLI_USAGE;
+    if (!elf || p.npos)
         return cli_usage_error(ctx, "plan: give one ELF file");
     if (!target)
         return cli_usage_error(ctx, "plan: --target is required (try "
@@ -287,7 +291,7 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
         return cli_usage_error(ctx, "plan: --compare writes no artefacts; "
                                "plan one strategy for --list/--layout/--emit");
 
-    img *im = img_open(pos[0], map, &err);
+    img *im = img_open(elf, map, &err);
     if (!im) {
         cli_error("%s", err.msg);
         return CLI_FAIL;

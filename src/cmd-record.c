@@ -32,7 +32,7 @@ static const cli_opt opts[] = {
                 "long as each stop)"},
     [O_DURATION] = {"duration", 'd', "SECONDS", "stop after this long "
                     "(default: until Ctrl-C)"},
-    [O_SAMPLES] = {"samples", 'n', "N", "stop after N samples"},
+    [O_SAMPLES] = {"samples", 0, "N", "stop after N samples"},
     [O_TOP] = {"top", 0, "N", "functions in the summary (default 10; needs "
                "--elf)"},
     [O_NOPT] = {0},

@@ -21,24 +21,24 @@ enum {
 };
 
 static const cli_opt opts[] = {
-    [O_ELF] = {"elf", 'e', "FILE", "the firmware ELF the samples were taken "
-               "from (required)"},
+    [O_ELF] = {"elf", 'e', "FILE", "the firmware the samples were taken from, "
+               "as the ELF argument"},
     [O_MAP] = {"map", 'm', "FILE", "its GNU ld map file: libraries (archives) "
                "and input sections"},
-    [O_TRACE] = {"trace", 't', "FILE", "a trace of the same build: adds cache "
+    [O_TRACE] = {"trace", 0, "FILE", "a trace of the same build: adds cache "
                  "misses per function, replayed through the target's cache"},
-    [O_TARGET] = {"target", 'T', "NAME", "target preset: names memories in "
+    [O_TARGET] = {"target", 't', "NAME", "target preset: names memories in "
                   "rows outside the image (ROM, SRAM) and sets the cache"},
-    [O_TOP] = {"top", 'n', "N", "show the first N functions (default 20 in "
+    [O_TOP] = {"top", 0, "N", "show the first N functions (default 20 in "
                "text, all in CSV/JSON; 0: all)"},
     [O_SORT] = {"sort", 's', "KEY", "samples (default), density (samples per "
                 "byte), size, name, addr, misses, miss-density"},
-    [O_LIB] = {"lib", 'l', "GLOB", "only functions of libraries matching GLOB "
+    [O_LIB] = {"lib", 0, "GLOB", "only functions of libraries matching GLOB "
                "(e.g. 'liblwip*')"},
-    [O_FUNC] = {"func", 'f', "GLOB", "only functions whose name (or an alias) "
+    [O_FUNC] = {"func", 0, "GLOB", "only functions whose name (or an alias) "
                 "matches GLOB"},
     [O_ALL] = {"all", 'a', NULL, "also list functions without samples"},
-    [O_BY] = {"by", 'b', "TABLE", "the table --csv writes: func (default), "
+    [O_BY] = {"by", 0, "TABLE", "the table --csv writes: func (default), "
               "lib, section"},
     [O_FOLDED] = {"folded", 0, NULL, "write folded stacks (library;function "
                   "count) for flame-graph tools"},
@@ -58,7 +58,7 @@ const cli_cmd cmd_report = {
     .fn = cmd_report_fn,
     .summary = "where the time goes: samples per function, library and "
                "section; plots and an HTML page",
-    .usage = "SAMPLES --elf ELF [--map MAP] [--trace TRACE] [options]",
+    .usage = "SAMPLES ELF [--map MAP] [--trace TRACE] [options]",
     .description =
         "Attributes PC samples to the functions of an ELF and prints, per\n"
         "function: samples, share, size and samples per byte; then the sums\n"
@@ -74,10 +74,10 @@ const cli_cmd cmd_report = {
         "trace's or samples' header) and misses and misses per byte of its warm\n"
         "iterations are added per function, library and section.\n\n"
         "example:\n"
-        "  codeplace report samples.txt --elf fw.elf --map fw.map --top 10\n"
-        "  codeplace report gmon.out --elf fw.elf --map fw.map --lib 'liblwip*'\n"
-        "  codeplace report samples.txt --elf fw.elf --map fw.map --csv --by lib\n"
-        "  codeplace report samples.txt --elf fw.elf --map fw.map --html report.html",
+        "  codeplace report samples.txt fw.elf --map fw.map --top 10\n"
+        "  codeplace report gmon.out fw.elf --map fw.map --lib 'liblwip*'\n"
+        "  codeplace report samples.txt fw.elf --map fw.map --csv --by lib\n"
+        "  codeplace report samples.txt fw.elf --map fw.map --html report.html",
     .opts = opts,
     .globals = CLI_G_ALL,
 };
@@ -201,11 +201,13 @@ static int cmd_report_fn(cli_ctx *ctx, int argc, char **argv)
     }
     if (rc != CLI_END)
         return cli_parse_exit(rc);
+    if (cli_elf_arg(ctx, pos, &p.npos, elf, 0, &elf) < 0)
+        return CLI_USAGE;
+    if (!elf)
+        return cli_usage_error(ctx, "report: give the ELF the samples come "
+                               "from");
     if (p.npos != 1)
         return cli_usage_error(ctx, "report: give one samples file");
-    if (!elf)
-        return cli_usage_error(ctx, "report: --elf is required (the image the "
-                               "samples come from)");
     if (ctx->json + ctx->csv + folded + speedscope > 1)
         return cli_usage_error(ctx, "report: choose one of --json, --csv, "
                                "--folded, --speedscope");

@@ -20,7 +20,7 @@ enum {
 };
 
 static const cli_opt opts[] = {
-    [O_ELF] = {"elf", 'e', "FILE", "the traced firmware: names functions"},
+    [O_ELF] = {"elf", 'e', "FILE", "the traced firmware, as the ELF argument"},
     [O_MAP] = {"map", 'm', "FILE", "its GNU ld map file: adds libraries"},
     [O_TARGET] = {"target", 't', "NAME", "target preset (default: the "
                   "trace's)"},
@@ -30,7 +30,7 @@ static const cli_opt opts[] = {
                   "where this layout puts them (docs/formats/layout.md)"},
     [O_SEED] = {"seed", 0, "N", "seed of the random replacement policy "
                 "(default 1)"},
-    [O_TOP] = {"top", 'n', "N", "functions listed in the text report "
+    [O_TOP] = {"top", 0, "N", "functions listed in the text report "
                "(default 20; 0 for all)"},
     [O_BY] = {"by", 0, "TABLE", "--csv rows: iteration (default), function, "
               "library or set"},
@@ -47,7 +47,7 @@ const cli_cmd cmd_sim = {
     .fn = cmd_sim_fn,
     .summary = "replay a trace through the cache model: misses per "
                "iteration and why",
-    .usage = "TRACE [--elf ELF [--map MAP]] [--target NAME] [--cache SPEC] "
+    .usage = "TRACE [ELF [--map MAP]] [--target NAME] [--cache SPEC] "
              "[--layout FILE]",
     .description =
         "Replays the fetches of a trace through a model of the target's cache\n"
@@ -60,9 +60,9 @@ const cli_cmd cmd_sim = {
         "With --layout the fetches of each placed function move to its new\n"
         "address (or to RAM, where they cost no misses) before simulating.\n\n"
         "example:\n"
-        "  codeplace sim run.trace --elf fw.elf --target rp2040\n"
-        "  codeplace sim run.trace --elf fw.elf --layout plan.layout --json\n"
-        "  codeplace sim run.trace --elf fw.elf --cache 16K,4,8,plru --csv "
+        "  codeplace sim run.trace fw.elf --target rp2040\n"
+        "  codeplace sim run.trace fw.elf --layout plan.layout --json\n"
+        "  codeplace sim run.trace fw.elf --cache 16K,4,8,plru --csv "
         "--by function",
     .opts = opts,
     .globals = CLI_G_ALL,
@@ -619,14 +619,16 @@ static int cmd_sim_fn(cli_ctx *ctx, int argc, char **argv)
     }
     if (rc != CLI_END)
         return cli_parse_exit(rc);
+    if (cli_elf_arg(ctx, pos, &p.npos, c.elf, 0, &c.elf) < 0)
+        return CLI_USAGE;
     if (p.npos != 1)
-        return cli_usage_error(ctx, "sim: give one trace file");
+        return cli_usage_error(ctx, "sim: give one trace file (and the ELF)");
     if (ctx->json && ctx->csv)
         return cli_usage_error(ctx, "sim: --json and --csv exclude each other");
     if (map && !c.elf)
-        return cli_usage_error(ctx, "sim: --map goes with --elf");
+        return cli_usage_error(ctx, "sim: --map goes with the ELF");
     if (c.layout && !c.elf)
-        return cli_usage_error(ctx, "sim: --layout needs --elf (it names "
+        return cli_usage_error(ctx, "sim: --layout needs the ELF (it names "
                                "functions)");
     c.trace = pos[0];
     c.t = pick_target(ctx, tname, c.trace, &rc);

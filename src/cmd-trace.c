@@ -53,8 +53,9 @@ static const cli_opt opts[] = {
     [O_PARTIAL] = {"partial", 0, NULL, "with --info: read a file that was cut "
                    "short up to its last complete block"},
     [O_QEMU] = {"from-qemu", 0, "LOG", "convert a QEMU log (-d exec,nochain "
-                "-singlestep) of the image given with --elf"},
-    [O_ELF] = {"elf", 0, "FILE", "with --from-qemu: the image QEMU ran"},
+                "-singlestep) of the ELF"},
+    [O_ELF] = {"elf", 'e', "FILE", "the ELF, as the ELF argument (with "
+               "--from-qemu: the image QEMU ran)"},
     [O_NOPT] = {0},
 };
 
@@ -66,7 +67,7 @@ const cli_cmd cmd_trace = {
     .summary = "run firmware on the virtual board and record the fetch "
                "stream the cache sees",
     .usage = "ELF --target T -o TRACE [--init SYM --iter SYM | --mark SYM] "
-             "[-n N] | --info TRACE | --from-qemu LOG --elf ELF",
+             "[-n N] | --info TRACE | ELF --from-qemu LOG",
     .description =
         "Runs the firmware's own machine code in the unicorn engine with the\n"
         "target's CPU model and memory map and writes a trace\n"
@@ -83,7 +84,7 @@ const cli_cmd cmd_trace = {
         "      --result codeplace_result -o run.trace\n"
         "  codeplace trace fw.elf --target rp2040 --mark codeplace_mark -n 300 -o run.trace\n"
         "  codeplace trace --info run.trace --json\n"
-        "  codeplace trace --from-qemu qemu.log --elf fw.elf --target imxrt1062 \\\n"
+        "  codeplace trace fw.elf --from-qemu qemu.log --target imxrt1062 \\\n"
         "      --mark codeplace_mark -o qemu.trace",
     .opts = opts,
     .globals = CLI_G_JSON | CLI_G_OUT | CLI_G_VERB,
@@ -702,17 +703,22 @@ static int cmd_trace_fn(cli_ctx *ctx, int argc, char **argv)
     if (tname && !(ro.t = tgt_find(tname)))
         return cli_usage_error(ctx, "--target: no preset '%s' (see `codeplace "
                                "target`)", tname);
+    if (cli_elf_arg(ctx, pos, &p.npos, qelf, 1, &qelf) < 0)
+        return CLI_USAGE;
+    if (p.npos)
+        return cli_usage_error(ctx, "trace: unexpected argument '%s'", pos[0]);
     if (qlog) {
-        if (!qelf || p.npos)
-            return cli_usage_error(ctx, "trace: --from-qemu needs --elf ELF");
+        if (!qelf)
+            return cli_usage_error(ctx, "trace: --from-qemu needs the ELF "
+                                   "QEMU ran");
         if (!ctx->out_path)
             return cli_usage_error(ctx, "trace: give the trace file with -o");
         return do_qemu(ctx, qlog, qelf, ro.map, ro.t, ro.mark,
                        n_given ? ro.n : 0, ro.per_iter);
     }
-    if (p.npos != 1)
+    if (!qelf)
         return cli_usage_error(ctx, "trace: give one ELF file");
-    ro.elf = pos[0];
+    ro.elf = qelf;
     if (!ro.t)
         return cli_usage_error(ctx, "trace: give the target with --target");
     if (!!ro.iter != !!ro.init && !ro.iter)

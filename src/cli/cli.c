@@ -319,6 +319,47 @@ int cli_arg_double(cli_ctx *ctx, const char *opt, const char *s, double *out)
     return 0;
 }
 
+static int is_elf_file(const char *path)
+{
+    unsigned char m[4];
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    size_t n = fread(m, 1, sizeof m, f);
+    fclose(f);
+    return n == 4 && m[0] == 0x7f && m[1] == 'E' && m[2] == 'L' && m[3] == 'F';
+}
+
+static void drop_pos(char **pos, int *npos, int i)
+{
+    for (int k = i; k + 1 < *npos; k++)
+        pos[k] = pos[k + 1];
+    (*npos)--;
+}
+
+int cli_elf_arg(cli_ctx *ctx, char **pos, int *npos, const char *opt,
+                int first, const char **elf)
+{
+    *elf = opt;
+    for (int i = 0; i < *npos; i++) {
+        if (!is_elf_file(pos[i]))
+            continue;
+        if (opt) {
+            cli_usage_error(ctx, "%s: the ELF is given twice: '%s' and "
+                            "--elf '%s'", cli_cmd_name(ctx->cmd), pos[i], opt);
+            return -1;
+        }
+        *elf = pos[i];
+        drop_pos(pos, npos, i);
+        return 0;
+    }
+    if (!opt && first && *npos > 0) {
+        *elf = pos[0];
+        drop_pos(pos, npos, 0);
+    }
+    return 0;
+}
+
 int cli_out_open(cli_ctx *ctx)
 {
     if (!ctx->out_path || !strcmp(ctx->out_path, "-")) {

@@ -101,6 +101,15 @@ int cli_arg_u32(cli_ctx *ctx, const char *opt, const char *s, int suffix,
                 uint32_t *out);
 int cli_arg_double(cli_ctx *ctx, const char *opt, const char *s, double *out);
 
+/* The ELF a command works on: a positional argument (the documented form)
+ * or --elf FILE (opt, NULL when not given). Without opt, the first
+ * positional that starts with the ELF magic is taken (any first positional
+ * when first is set: the commands whose only positional is the ELF) and
+ * removed from pos. An ELF given both ways is a usage error. Returns 0 with
+ * *elf set (NULL when none was given), or prints the error and returns -1. */
+int cli_elf_arg(cli_ctx *ctx, char **pos, int *npos, const char *opt,
+                int first, const char **elf);
+
 /* Opens ctx->out (the -o file, or stdout). Returns 0 or reports and -1. */
 int cli_out_open(cli_ctx *ctx);
 /* Flushes and closes ctx->out; reports write errors; returns 0 or -1. */

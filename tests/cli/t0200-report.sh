@@ -172,7 +172,7 @@ test_expect_success 'bad samples files name the file and line' '
 test_expect_success 'usage errors exit 2' '
     mk_samples &&
     test_exit 2 $CODEPLACE report s.txt 2>err &&
-    grep -q "\-\-elf is required" err &&
+    grep -q "give the ELF the samples come from" err &&
     test_exit 2 $CODEPLACE report s.txt --elf m0.elf --sort speed 2>err &&
     test_exit 2 $CODEPLACE report s.txt --elf m0.elf --json --csv 2>err &&
     test_exit 2 $CODEPLACE report s.txt --elf m0.elf --by object 2>err &&
