@@ -57,6 +57,9 @@ const cli_cmd cmd_bench_udp = {
     .globals = CLI_G_ALL,
 };
 
+/* The most passes one sweep runs; the text, JSON and SVG keep every one. */
+enum { UDP_MAX_PASSES = 1000 };
+
 typedef struct udp_run {
     cli_ctx *ctx;
     nb_udp_step *steps;
@@ -156,7 +159,7 @@ static void udp_json(FILE *o, const udp_run *r, const char *peer,
     jw_arr_end(&w);
     jw_key(&w, "passes");
     jw_arr_begin(&w);
-    double a[256], p[256];
+    double a[UDP_MAX_PASSES], p[UDP_MAX_PASSES];
     size_t k = 0;
     for (size_t i = 0; i < np; i++) {
         jw_obj_begin(&w);
@@ -165,7 +168,7 @@ static void udp_json(FILE *o, const udp_run *r, const char *peer,
         bench_json_num(&w, "all_answered_rate", ps[i].all_answered_rate);
         bench_json_num(&w, "peak_reply_rate", ps[i].peak_reply_rate);
         jw_obj_end(&w);
-        if (k < 256) {
+        if (k < UDP_MAX_PASSES) {
             a[k] = ps[i].all_answered_rate;
             p[k++] = ps[i].peak_reply_rate;
         }
@@ -193,19 +196,20 @@ static int udp_svg(const char *path, const udp_run *r, const char *label)
         cli_error("cannot create '%s': %s", path, strerror(errno));
         return -1;
     }
-    enum { MAXS = 16 };
-    rep_svg_series s[MAXS + 1];
-    char names[MAXS][32];
+    rep_svg_series *s = malloc((r->passes + 1) * sizeof *s);
+    char (*names)[32] = malloc(r->passes * sizeof *names);
     double *x = malloc((r->n + 1) * sizeof *x), *y = malloc((r->n + 1) * sizeof *y);
     size_t ns = 0, used = 0;
-    if (!x || !y) {
+    if (!s || !names || !x || !y) {
+        free(s);
+        free(names);
         free(x);
         free(y);
         fclose(f);
         cli_error("out of memory");
         return -1;
     }
-    for (unsigned p = 1; p <= r->passes && ns < MAXS; p++) {
+    for (unsigned p = 1; p <= r->passes; p++) {
         size_t start = used;
         for (size_t i = 0; i < r->n; i++)
             if (r->steps[i].pass == p) {
@@ -236,6 +240,8 @@ static int udp_svg(const char *path, const udp_run *r, const char *label)
         rep_svg_xy(sv, &(rep_svg_box){0, 0, 720, 440}, s, ns, &c);
         rc = rep_svg_end(sv, &err);
     }
+    free(s);
+    free(names);
     free(x);
     free(y);
     if (fclose(f) != 0 || rc < 0) {
@@ -274,8 +280,9 @@ static int bench_udp_fn(cli_ctx *ctx, int argc, char **argv)
         return cli_usage_error(ctx, "bench udp: give one HOST[:PORT]");
     if (ctx->json && ctx->csv)
         return cli_usage_error(ctx, "bench udp: --json and --csv exclude each other");
-    if (passes == 0 || passes > 1000)
-        return cli_usage_error(ctx, "option '--passes': give 1..1000");
+    if (passes == 0 || passes > UDP_MAX_PASSES)
+        return cli_usage_error(ctx, "option '--passes': give 1..%d",
+                               UDP_MAX_PASSES);
     if (size < NB_UDP_HDR || size > NB_UDP_MAX_SIZE)
         return cli_usage_error(ctx, "option '--size': give %d..%d bytes",
                                NB_UDP_HDR, NB_UDP_MAX_SIZE);
@@ -333,12 +340,12 @@ static int bench_udp_fn(cli_ctx *ctx, int argc, char **argv)
         free(run.steps);
         return CLI_FAIL;
     }
-    nb_udp_pass ps[1000];
-    size_t np = nb_udp_summarize(run.steps, run.n, ps, 1000);
+    nb_udp_pass ps[UDP_MAX_PASSES];
+    size_t np = nb_udp_summarize(run.steps, run.n, ps, UDP_MAX_PASSES);
     if (ctx->json) {
         udp_json(ctx->out, &run, peer, label, &cfg, ps, np, interrupted);
     } else if (!ctx->csv) {
-        double a[1000], pk[1000];
+        double a[UDP_MAX_PASSES], pk[UDP_MAX_PASSES];
         for (size_t i = 0; i < np; i++) {
             fprintf(ctx->out, "pass %u: every request answered up to %.0f/s, "
                     "peak reply rate %.1f/s\n", ps[i].pass,
