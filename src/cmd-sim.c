@@ -288,9 +288,12 @@ static void json_iter(jw *w, const csim_iter *it, uint32_t line)
     jw_obj_end(w);
 }
 
+/* Functions, libraries and sets: "misses" (and "instructions", "accesses")
+ * are sums over the warm iterations, "*_per_iteration" their mean. */
 static void report_json(FILE *o, const simctx *c)
 {
     const csim_report *r = c->r;
+    double nw = r->niter > r->from ? (double)(r->niter - r->from) : 1;
     jw w;
     jw_init(&w, o, 1);
     jw_obj_begin(&w);
@@ -375,6 +378,10 @@ static void report_json(FILE *o, const simctx *c)
         jw_uint(&w, f->accesses);
         jw_key(&w, "misses");
         jw_uint(&w, f->misses);
+        jw_key(&w, "instructions_per_iteration");
+        jw_double(&w, (double)f->insns / nw);
+        jw_key(&w, "misses_per_iteration");
+        jw_double(&w, (double)f->misses / nw);
         jw_obj_end(&w);
     }
     jw_arr_end(&w);
@@ -393,6 +400,8 @@ static void report_json(FILE *o, const simctx *c)
         jw_uint(&w, l->insns);
         jw_key(&w, "misses");
         jw_uint(&w, l->misses);
+        jw_key(&w, "misses_per_iteration");
+        jw_double(&w, (double)l->misses / nw);
         jw_obj_end(&w);
     }
     jw_arr_end(&w);
@@ -406,6 +415,8 @@ static void report_json(FILE *o, const simctx *c)
         jw_double(&w, r->sstat[s].lines);
         jw_key(&w, "misses");
         jw_uint(&w, r->sstat[s].misses);
+        jw_key(&w, "misses_per_iteration");
+        jw_double(&w, (double)r->sstat[s].misses / nw);
         jw_obj_end(&w);
     }
     jw_arr_end(&w);
@@ -430,9 +441,15 @@ static void csv_name(FILE *o, const char *s)
     }
 }
 
+/* The function, library and set tables are per warm iteration (mean over
+ * the warm iterations; the one iteration when there is no warm one), as in
+ * the text report; their column names say so. */
 static void report_csv(FILE *o, const simctx *c, int by)
 {
     const csim_report *r = c->r;
+    double nw = (double)(r->niter - r->from);
+    if (nw < 1)
+        nw = 1;
     if (by == 0) {
         fputs("iteration,instructions,accesses,hits,misses,compulsory,capacity,"
               "conflict,ideal,footprint_lines,cycles\n", o);
@@ -448,30 +465,35 @@ static void report_csv(FILE *o, const simctx *c, int by)
                     (unsigned long long)it->ideal, it->footprint, it->cycles);
         }
     } else if (by == 1) {
-        fputs("function,addr,size,instructions,accesses,misses\n", o);
+        fputs("function,addr,size,instructions_per_iteration,"
+              "accesses_per_iteration,misses_per_iteration,"
+              "misses_per_byte_per_iteration\n", o);
         for (size_t i = 0; i < r->nfstat; i++) {
             const csim_fstat *f = &r->fstat[i];
             const csim_fn *fn = csim_stream_fn(c->s, f->fn);
+            double m = (double)f->misses / nw;
             csv_name(o, fname(c, f->fn));
-            fprintf(o, ",0x%08x,%u,%llu,%llu,%llu\n", fn->addr, fn->size,
-                    (unsigned long long)f->insns,
-                    (unsigned long long)f->accesses,
-                    (unsigned long long)f->misses);
+            fprintf(o, ",0x%08x,%u,%.3f,%.3f,%.3f,", fn->addr, fn->size,
+                    (double)f->insns / nw, (double)f->accesses / nw, m);
+            if (fn->size)
+                fprintf(o, "%.6f", m / fn->size);
+            fputc('\n', o);
         }
     } else if (by == 2) {
-        fputs("library,functions,bytes,instructions,misses\n", o);
+        fputs("library,functions,bytes,instructions_per_iteration,"
+              "misses_per_iteration\n", o);
         for (size_t i = 0; i < r->nlstat; i++) {
             const csim_lstat *l = &r->lstat[i];
             csv_name(o, l->name);
-            fprintf(o, ",%zu,%llu,%llu,%llu\n", l->funcs,
-                    (unsigned long long)l->bytes, (unsigned long long)l->insns,
-                    (unsigned long long)l->misses);
+            fprintf(o, ",%zu,%llu,%.3f,%.3f\n", l->funcs,
+                    (unsigned long long)l->bytes, (double)l->insns / nw,
+                    (double)l->misses / nw);
         }
     } else {
-        fputs("set,hot_lines,lines_per_iteration,misses\n", o);
+        fputs("set,hot_lines,lines_per_iteration,misses_per_iteration\n", o);
         for (uint32_t s = 0; s < r->nsets; s++)
-            fprintf(o, "%u,%u,%.2f,%llu\n", s, r->sstat[s].hot,
-                    r->sstat[s].lines, (unsigned long long)r->sstat[s].misses);
+            fprintf(o, "%u,%u,%.2f,%.3f\n", s, r->sstat[s].hot,
+                    r->sstat[s].lines, (double)r->sstat[s].misses / nw);
     }
 }
 
