@@ -124,6 +124,7 @@ static int trace_misses(cli_ctx *ctx, rep_profile *prof, const img *im,
         cli_error("%s", err.msg);
         goto out;
     }
+    prof->miss_iters = r.niter - r.from;
     char b[32];
     snprintf(desc, ndesc, "the %s cache (%s bytes, %u-way, %u-byte lines, "
              "%s), warm iterations %zu..%zu of %s", tg->name,
