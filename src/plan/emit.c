@@ -14,9 +14,9 @@ static const char *region_name(const plan_emit_info *info, plan_region r)
     return "flash";
 }
 
-static void header(FILE *f, const char *what, const plan_model *m,
-                   const plan_result *r, const plan_emit_info *info,
-                   const char *c0)
+static void header_ex(FILE *f, const char *what, const plan_model *m,
+                      const plan_result *r, const plan_emit_info *info,
+                      const char *c0, int full)
 {
     /* A C comment opener is followed by lines that start with " *". */
     const char *c = strcmp(c0, "/*") ? c0 : " *";
@@ -25,8 +25,16 @@ static void header(FILE *f, const char *what, const plan_model *m,
             img_hash(plan_model_image(m)));
     fprintf(f, "%s strategy: %s  budget: %u bytes of %s\n", c, info->strategy,
             info->budget, info->t->fast_mem);
-    fprintf(f, "%s predicted: %.1f misses per iteration (stock %.1f), %.0f "
-            "instructions\n", c, r->misses, r->stock_misses, r->insns);
+    if (full)
+        fprintf(f, "%s predicted: %.1f misses per iteration (stock %.1f), %.0f "
+                "instructions\n", c, r->misses, r->stock_misses, r->insns);
+}
+
+static void header(FILE *f, const char *what, const plan_model *m,
+                   const plan_result *r, const plan_emit_info *info,
+                   const char *c0)
+{
+    header_ex(f, what, m, r, info, c0, 1);
 }
 
 int plan_emit_list(FILE *f, const plan_model *m, const plan_result *r,
@@ -180,7 +188,38 @@ static void sections(FILE *f, const plan_model *m, const plan_result *r,
     }
 }
 
-int plan_emit_snippets(const char *dir, const plan_model *m,
+/* The prediction of what an integration applies, for its fragment. */
+static int applied(FILE *f, plan_model *m, const plan_result *r,
+                   plan_integration in, cp_err *err)
+{
+    plan_applied ap;
+    plan_result *a = plan_result_for(m, r, in, &ap, err);
+    if (!a)
+        return -1;
+    fprintf(f, "# %s applies: %.1f misses per iteration predicted for what it "
+            "can place\n# (the full plan: %.1f, stock %.1f)",
+            plan_integration_name(in), a->misses, r->misses, r->stock_misses);
+    if (!ap.fast_dropped && !ap.flash_dropped && !ap.flash_moved)
+        fputs("; all of the plan.\n", f);
+    else
+        fputs(":\n", f);
+    if (ap.fast_dropped)
+        fprintf(f, "#   %zu fast-memory section%s of archives not moved (it "
+                "renames sections of the\n#   build's own objects and "
+                "libraries only)\n", ap.fast_dropped,
+                ap.fast_dropped == 1 ? "" : "s");
+    if (ap.flash_dropped)
+        fprintf(f, "#   %zu hot-block section%s not placed (no flash group)\n",
+                ap.flash_dropped, ap.flash_dropped == 1 ? "" : "s");
+    if (ap.flash_moved)
+        fprintf(f, "#   %zu hot-block section%s in order but without the "
+                "padding that sets the cache set\n", ap.flash_moved,
+                ap.flash_moved == 1 ? "" : "s");
+    plan_result_free(a);
+    return 0;
+}
+
+int plan_emit_snippets(const char *dir, plan_model *m,
                        const plan_result *r, const plan_emit_info *info,
                        cp_err *err)
 {
@@ -221,7 +260,11 @@ int plan_emit_snippets(const char *dir, const plan_model *m,
         return -1;
     if (!(f = create(dir, "codeplace.cmake", err)))
         return -1;
-    header(f, "Zephyr CMake fragment", m, r, info, "#");
+    header_ex(f, "Zephyr CMake fragment", m, r, info, "#", 0);
+    if (applied(f, m, r, PLAN_INT_ZEPHYR, err) < 0) {
+        fclose(f);
+        return -1;
+    }
     fputs("# With the codeplace Zephyr module in the build (ZEPHYR_EXTRA_MODULES\n"
           "# or west.yml), include(path/to/codeplace.cmake) in the application's\n"
           "# CMakeLists.txt after find_package(Zephyr): the fast-memory group goes\n"
@@ -234,7 +277,11 @@ int plan_emit_snippets(const char *dir, const plan_model *m,
         return -1;
     if (!(f = create(dir, "codeplace_pico.cmake", err)))
         return -1;
-    header(f, "pico-sdk CMake fragment", m, r, info, "#");
+    header_ex(f, "pico-sdk CMake fragment", m, r, info, "#", 0);
+    if (applied(f, m, r, PLAN_INT_PICO, err) < 0) {
+        fclose(f);
+        return -1;
+    }
     fputs("# include(/path/to/codeplace/cmake/codeplace.cmake) first, then\n"
           "# include(path/to/codeplace_pico.cmake) and call\n"
           "# codeplace_plan_apply(<your executable target>): the fast-memory\n"
