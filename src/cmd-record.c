@@ -125,7 +125,7 @@ static fshare *per_function(const char *path, const img *im, size_t *n,
             continue;
         const img_func *fn = a == 0xffffffffUL ? NULL
                                                : img_lookup(im, (uint32_t)a & ~1u);
-        const char *name = fn ? fn->name
+        const char *name = fn ? fn->pretty
                               : a == 0xffffffffUL ? "(halted)" : "(unknown)";
         size_t k = 0;
         while (k < *n && strcmp(t[k].name, name))

@@ -96,7 +96,8 @@ static int64_t conflict_of(const csim_iter *it)
 
 static const char *fname(const simctx *c, size_t fn)
 {
-    return csim_stream_fn(c->s, fn)->name;
+    const csim_fn *f = csim_stream_fn(c->s, fn);
+    return f->f ? f->f->pretty : f->name;
 }
 
 /* ---- text ---- */
@@ -235,7 +236,7 @@ static void report_text(FILE *o, const simctx *c)
         const csim_fstat *f = &r->fstat[i];
         const csim_fn *fn = csim_stream_fn(c->s, f->fn);
         double m = (double)f->misses / nw;
-        fprintf(o, "  %-32s %7u %12.1f %10.1f %11.3f %5.1f%%\n", fn->name,
+        fprintf(o, "  %-32s %7u %12.1f %10.1f %11.3f %5.1f%%\n", fname(c, f->fn),
                 fn->size, (double)f->insns / nw, m, m / fn->size,
                 tot ? 100.0 * (double)f->misses / (double)tot : 0);
     }
@@ -368,6 +369,8 @@ static void report_json(FILE *o, const simctx *c)
         jw_obj_begin(&w);
         jw_key(&w, "name");
         jw_str(&w, fn->name);
+        jw_key(&w, "demangled");
+        jw_str(&w, fname(c, f->fn));
         jw_key(&w, "addr");
         jw_uint(&w, fn->addr);
         jw_key(&w, "size");

@@ -23,7 +23,8 @@ enum img_func_flags {
 typedef struct img_func {
     uint32_t addr;             /* run address (VMA), Thumb bit cleared */
     uint32_t size;             /* bytes */
-    const char *name;          /* primary name */
+    const char *name;          /* primary name, as the linker knows it */
+    const char *pretty;        /* for people: demangled C++, else name */
     const char *const *alias;  /* other names at the same address */
     unsigned nalias;
     const char *isec;     /* input section (".text.foo"), NULL without map */

@@ -42,10 +42,11 @@ int plan_emit_list(FILE *f, const plan_model *m, const plan_result *r,
 {
     const img *im = plan_model_image(m);
     header(f, "name list", m, r, info, "#");
-    fputs("# One function name per line, grouped by region; the comment after\n"
-          "# each name is its size, the misses per iteration it had in the\n"
-          "# stock image and where it came from. Regions: a fast memory\n"
-          "# (sram, itcm), then flash in hot-block order.\n", f);
+    fputs("# One function name per line (the linker's name), grouped by region;\n"
+          "# the comment after each name is its size, the misses per iteration\n"
+          "# it had in the stock image and where it came from (and the C++ name\n"
+          "# when the linker's is mangled). Regions: a fast memory (sram, itcm),\n"
+          "# then flash in hot-block order.\n", f);
     plan_region cur = (plan_region)-1;
     for (size_t i = 0; i < r->nitems; i++) {
         const plan_item *it = &r->items[i];
@@ -56,15 +57,17 @@ int plan_emit_list(FILE *f, const plan_model *m, const plan_result *r,
         }
         for (unsigned k = 0; k < u->nfuncs; k++) {
             const img_func *fn = img_func_at(im, u->first_func + k);
+            int cxx = strcmp(fn->pretty, fn->name) != 0;
             if (k == 0)
-                fprintf(f, "%-40s # %u bytes, %.1f misses, %s%s%s%s %s%s\n",
-                        fn->name, u->size, it->misses,
-                        u->archive ? u->archive : "",
+                fprintf(f, "%-40s # %s%s%u bytes, %.1f misses, %s%s%s%s %s%s\n",
+                        fn->name, cxx ? fn->pretty : "", cxx ? ": " : "",
+                        u->size, it->misses, u->archive ? u->archive : "",
                         u->object ? "(" : "", u->object ? u->object : "",
                         u->object ? ")" : "", u->isec,
                         (u->flags & PLAN_U_GUESSED) ? " (section guessed)" : "");
             else
-                fprintf(f, "%-40s # shares %s with %s\n", fn->name, u->isec,
+                fprintf(f, "%-40s # %s%sshares %s with %s\n", fn->name,
+                        cxx ? fn->pretty : "", cxx ? ": " : "", u->isec,
                         u->name);
         }
     }

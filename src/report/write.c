@@ -45,6 +45,8 @@ static int name_matches(const rep_row *r, const char *glob)
 {
     if (cp_glob(glob, r->name))
         return 1;
+    if (r->fn && cp_glob(glob, r->fn->name))
+        return 1;
     if (r->fn)
         for (unsigned k = 0; k < r->fn->nalias; k++)
             if (cp_glob(glob, r->fn->alias[k]))
