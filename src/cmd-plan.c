@@ -208,157 +208,178 @@ static int do_layout(FILE *f, void *a)
     return rc;
 }
 
-static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
+/* What the command line asks for (parse_args fills it). */
+typedef struct plan_args {
+    const char **excl, **noram;
+    int nexcl, nnoram, compare;
+    const char *elf, *map, *trace, *list, *layout, *emit;
+    const tgt *t;
+    tgt_cache c;
+    plan_strategy strategy;
+    uint32_t budget, pad, iters, plan_iters, moves;
+    uint64_t seed;
+} plan_args;
+
+/* What a run made (run_plan fills it; plan_state_free frees it). */
+typedef struct plan_state {
+    img *im;
+    plan_model *m;
+    plan_result *res[PLAN_NSTRATEGIES];
+    plan_result *best;
+} plan_state;
+
+/* Returns -1 when the arguments are good, else the exit code. */
+static int parse_args(cli_ctx *ctx, int argc, char **argv, char **pos,
+                      plan_args *a)
 {
-    char *pos[argc];
-    const char *excl[argc], *noram[argc];
-    int nexcl = 0, nnoram = 0, compare = 0, rc;
-    const char *map = NULL, *trace = NULL, *target = NULL, *cache = NULL;
-    const char *list = NULL, *layout = NULL, *emit = NULL, *elf = NULL, *arg;
-    plan_strategy strategy = PLAN_AUTO;
-    uint32_t budget = 0, pad = 8192, iters = 32, plan_iters = 3;
-    uint64_t seed = 1;
-    uint32_t moves = 40000;
+    const char *target = NULL, *cache = NULL, *arg;
+    int rc;
     cli_parser p;
     cli_parser_init(&p, ctx, argc, argv, pos);
     while ((rc = cli_next(&p, &arg)) >= 0) {
         switch (rc) {
-        case O_ELF: elf = arg; break;
-        case O_MAP: map = arg; break;
-        case O_TRACE: trace = arg; break;
+        case O_ELF: a->elf = arg; break;
+        case O_MAP: a->map = arg; break;
+        case O_TRACE: a->trace = arg; break;
         case O_TARGET: target = arg; break;
         case O_CACHE: cache = arg; break;
         case O_BUDGET:
-            if (cli_arg_u32(ctx, "budget", arg, 1, &budget) < 0)
+            if (cli_arg_u32(ctx, "budget", arg, 1, &a->budget) < 0)
                 return CLI_USAGE;
             break;
         case O_STRATEGY:
-            if (plan_strategy_parse(arg, &strategy) < 0)
+            if (plan_strategy_parse(arg, &a->strategy) < 0)
                 return cli_usage_error(ctx, "--strategy: '%s' is not one of "
                                        "stock, hotblock, colour, ram, combined, "
                                        "rank, auto", arg);
             break;
         case O_PAD:
-            if (cli_arg_u32(ctx, "pad-limit", arg, 1, &pad) < 0)
+            if (cli_arg_u32(ctx, "pad-limit", arg, 1, &a->pad) < 0)
                 return CLI_USAGE;
             break;
-        case O_EXCLUDE: excl[nexcl++] = arg; break;
-        case O_NORAM: noram[nnoram++] = arg; break;
+        case O_EXCLUDE: a->excl[a->nexcl++] = arg; break;
+        case O_NORAM: a->noram[a->nnoram++] = arg; break;
         case O_ITERS:
-            if (cli_arg_u32(ctx, "iterations", arg, 0, &iters) < 0)
+            if (cli_arg_u32(ctx, "iterations", arg, 0, &a->iters) < 0)
                 return CLI_USAGE;
             break;
         case O_PLAN_ITERS:
-            if (cli_arg_u32(ctx, "plan-iterations", arg, 0, &plan_iters) < 0)
+            if (cli_arg_u32(ctx, "plan-iterations", arg, 0, &a->plan_iters) < 0)
                 return CLI_USAGE;
             break;
         case O_SECONDS:
-            if (cli_arg_u32(ctx, "search-moves", arg, 0, &moves) < 0)
+            if (cli_arg_u32(ctx, "search-moves", arg, 0, &a->moves) < 0)
                 return CLI_USAGE;
             break;
         case O_SEED:
-            if (cli_arg_u64(ctx, "seed", arg, 0, &seed) < 0)
+            if (cli_arg_u64(ctx, "seed", arg, 0, &a->seed) < 0)
                 return CLI_USAGE;
             break;
-        case O_LIST: list = arg; break;
-        case O_LAYOUT: layout = arg; break;
-        case O_EMIT: emit = arg; break;
-        case O_COMPARE: compare = 1; break;
+        case O_LIST: a->list = arg; break;
+        case O_LAYOUT: a->layout = arg; break;
+        case O_EMIT: a->emit = arg; break;
+        case O_COMPARE: a->compare = 1; break;
         }
     }
     if (rc != CLI_END)
         return cli_parse_exit(rc);
-    if (cli_elf_arg(ctx, pos, &p.npos, elf, 1, &elf) < 0)
+    if (cli_elf_arg(ctx, pos, &p.npos, a->elf, 1, &a->elf) < 0)
         return CLI_USAGE;
-    if (!elf || p.npos)
+    if (!a->elf || p.npos)
         return cli_usage_error(ctx, "plan: give one ELF file");
     if (!target)
         return cli_usage_error(ctx, "plan: --target is required (try "
                                "'codeplace target')");
-    if (!trace)
+    if (!a->trace)
         return cli_usage_error(ctx, "plan: --trace is required (record one "
                                "with 'codeplace trace')");
-    const tgt *t = tgt_find(target);
-    if (!t) {
+    if (!(a->t = tgt_find(target))) {
         cli_error("no target '%s' (try 'codeplace target')", target);
         return CLI_FAIL;
     }
-    tgt_cache c = t->cache;
+    a->c = a->t->cache;
     cp_err err;
-    if (cache && tgt_parse_cache(cache, &c, &err) < 0)
+    if (cache && tgt_parse_cache(cache, &a->c, &err) < 0)
         return cli_usage_error(ctx, "--cache: %s", err.msg);
-    if (compare && (list || layout || emit))
+    if (a->compare && (a->list || a->layout || a->emit))
         return cli_usage_error(ctx, "plan: --compare writes no artefacts; "
                                "plan one strategy for --list/--layout/--emit");
+    return -1;
+}
 
-    img *im = img_open(elf, map, &err);
-    if (!im) {
+static void plan_state_free(plan_state *st)
+{
+    for (int k = 0; k < PLAN_NSTRATEGIES; k++)
+        plan_result_free(st->res[k]);
+    plan_model_free(st->m);
+    img_free(st->im);
+}
+
+/* Loads the image and the trace, plans, writes the artefacts. 0 or -1
+ * (reported). */
+static int run_plan(cli_ctx *ctx, const plan_args *a, plan_state *st)
+{
+    cp_err err;
+    if (!(st->im = img_open(a->elf, a->map, &err))) {
         cli_error("%s", err.msg);
-        return CLI_FAIL;
+        return -1;
     }
-    if (!map)
+    if (!a->map)
         cli_warn("no --map: assuming each function has its own section "
                  "(.text.NAME, -ffunction-sections)");
-    int status = CLI_FAIL;
-    plan_result *res[PLAN_NSTRATEGIES] = {0};
-    plan_model *m = plan_model_new(im, t, &c, &err);
+    plan_model *m = st->m = plan_model_new(st->im, a->t, &a->c, &err);
     if (!m) {
         cli_error("%s", err.msg);
-        goto out;
+        return -1;
     }
-    for (int i = 0; i < nexcl; i++)
-        if (!plan_model_exclude(m, excl[i], 0))
-            cli_warn("--exclude '%s' matches nothing", excl[i]);
-    for (int i = 0; i < nnoram; i++)
-        if (!plan_model_exclude(m, noram[i], 1))
-            cli_warn("--no-ram '%s' matches nothing", noram[i]);
-    cli_info(ctx, "plan: reading %s", trace);
-    if (plan_model_add_trace(m, trace, iters, &err) < 0) {
+    for (int i = 0; i < a->nexcl; i++)
+        if (!plan_model_exclude(m, a->excl[i], 0))
+            cli_warn("--exclude '%s' matches nothing", a->excl[i]);
+    for (int i = 0; i < a->nnoram; i++)
+        if (!plan_model_exclude(m, a->noram[i], 1))
+            cli_warn("--no-ram '%s' matches nothing", a->noram[i]);
+    cli_info(ctx, "plan: reading %s", a->trace);
+    if (plan_model_add_trace(m, a->trace, a->iters, &err) < 0) {
         cli_error("%s", err.msg);
-        goto out;
+        return -1;
     }
-    plan_model_set_plan_iters(m, plan_iters);
-    plan_opts o = plan_opts_default(t);
-    o.budget = budget;
-    o.pad_limit = pad;
-    o.search_moves = moves;
-    o.seed = seed;
+    plan_model_set_plan_iters(m, a->plan_iters);
+    plan_opts o = plan_opts_default(a->t);
+    o.budget = a->budget;
+    o.pad_limit = a->pad;
+    o.search_moves = a->moves;
+    o.seed = a->seed;
     o.progress = progress;
     o.progress_ctx = ctx;
 
-    plan_result *best = NULL;
-    if (compare || strategy == PLAN_AUTO) {
-        for (int k = 0; k < PLAN_AUTO; k++) {
+    for (int k = 0; k < PLAN_AUTO; k++) {
+        if (!a->compare && a->strategy != PLAN_AUTO && k != (int)a->strategy)
+            continue;
+        if (a->strategy == PLAN_AUTO || a->compare) {
             if ((k == PLAN_RAM || k == PLAN_COMBINED || k == PLAN_RANK) &&
-                budget == 0)
+                a->budget == 0)
                 continue;
             cli_info(ctx, "plan: %s ...", plan_strategy_name((plan_strategy)k));
-            res[k] = plan_run(m, (plan_strategy)k, &o, &err);
-            if (!res[k]) {
-                cli_error("%s", err.msg);
-                goto out;
-            }
-            if (!best || plan_result_cycles(m, res[k]) <
-                             plan_result_cycles(m, best) - 1e-6)
-                best = res[k];
         }
-    } else {
-        res[strategy] = plan_run(m, strategy, &o, &err);
-        if (!res[strategy]) {
+        st->res[k] = plan_run(m, (plan_strategy)k, &o, &err);
+        if (!st->res[k]) {
             cli_error("%s", err.msg);
-            goto out;
+            return -1;
         }
-        best = res[strategy];
+        if (!st->best || plan_result_cycles(m, st->res[k]) <
+                             plan_result_cycles(m, st->best) - 1e-6)
+            st->best = st->res[k];
     }
-    plan_emit_info info = {t, plan_strategy_name(best->strategy), budget};
-    emit_args ea = {m, best, &info};
-    if (list && write_file(list, "name list", do_list, &ea) < 0)
-        goto out;
-    if (layout && write_file(layout, "layout", do_layout, &ea) < 0)
-        goto out;
-    if (emit && plan_emit_snippets(emit, m, best, &info, &err) < 0) {
+    plan_emit_info info = {a->t, plan_strategy_name(st->best->strategy),
+                           a->budget};
+    emit_args ea = {m, st->best, &info};
+    if (a->list && write_file(a->list, "name list", do_list, &ea) < 0)
+        return -1;
+    if (a->layout && write_file(a->layout, "layout", do_layout, &ea) < 0)
+        return -1;
+    if (a->emit && plan_emit_snippets(a->emit, m, st->best, &info, &err) < 0) {
         cli_error("%s", err.msg);
-        goto out;
+        return -1;
     }
     for (size_t i = 0; i < plan_model_nunits(m); i++) {
         const plan_unit *u = plan_model_unit(m, i);
@@ -366,58 +387,76 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
             cli_debug(ctx, "note: %s shares %s with %u other function(s); "
                       "they move together", u->name, u->isec, u->nfuncs - 1);
     }
-    if (cli_out_open(ctx) < 0)
-        goto out;
-    FILE *out = ctx->out;
+    return 0;
+}
+
+static void render(FILE *out, const cli_ctx *ctx, const plan_args *a,
+                   const plan_state *st)
+{
+    const tgt *t = a->t;
+    const plan_result *best = st->best;
     if (ctx->json) {
         jw w;
         jw_init(&w, out, 1);
         jw_obj_begin(&w);
         jw_key(&w, "image");
-        jw_str(&w, img_path(im));
+        jw_str(&w, img_path(st->im));
         jw_key(&w, "target");
         jw_str(&w, t->name);
         jw_key(&w, "budget");
-        jw_uint(&w, budget);
+        jw_uint(&w, a->budget);
         jw_key(&w, "iterations");
-        jw_uint(&w, plan_model_niters(m));
+        jw_uint(&w, plan_model_niters(st->m));
         jw_key(&w, "best");
         jw_str(&w, plan_strategy_name(best->strategy));
         jw_key(&w, "results");
         jw_arr_begin(&w);
         for (int k = 0; k < PLAN_AUTO; k++)
-            if (res[k])
-                result_json(&w, m, t, &c, res[k]);
+            if (st->res[k])
+                result_json(&w, st->m, t, &a->c, st->res[k]);
         jw_arr_end(&w);
         jw_obj_end(&w);
         jw_finish(&w);
-    } else {
-        fprintf(out, "image %s, target %s, %u iterations, budget %u bytes of "
-                "%s\n", img_path(im), t->name, plan_model_niters(m), budget,
-                t->fast_mem);
-        fprintf(out, "stock: %.1f misses per iteration (%.1f above a fully "
-                "associative cache), %.0f instructions\n\n",
-                best->stock_misses, best->conflict_before, best->insns);
-        fprintf(out, "%-10s %8s %8s %10s %10s %10s %8s\n", "strategy",
-                "fast", "padding", "misses", "conflict", "est.cycles",
-                "speedup");
-        for (int k = 0; k < PLAN_AUTO; k++)
-            if (res[k])
-                row_text(out, t, &c, plan_strategy_name((plan_strategy)k),
-                         res[k]);
-        fprintf(out, "\nchosen: %s (%zu sections placed: ",
-                plan_strategy_name(best->strategy), best->nitems);
-        size_t nf = 0;
-        for (size_t i = 0; i < best->nitems; i++)
-            nf += best->items[i].region == PLAN_FAST;
-        fprintf(out, "%zu in %s, %zu in the hot block)\n", nf, t->fast_mem,
-                best->nitems - nf);
+        return;
     }
-    status = CLI_OK;
-out:
-    for (int k = 0; k < PLAN_NSTRATEGIES; k++)
-        plan_result_free(res[k]);
-    plan_model_free(m);
-    img_free(im);
+    fprintf(out, "image %s, target %s, %u iterations, budget %u bytes of "
+            "%s\n", img_path(st->im), t->name, plan_model_niters(st->m),
+            a->budget, t->fast_mem);
+    fprintf(out, "stock: %.1f misses per iteration (%.1f above a fully "
+            "associative cache), %.0f instructions\n\n",
+            best->stock_misses, best->conflict_before, best->insns);
+    fprintf(out, "%-10s %8s %8s %10s %10s %10s %8s\n", "strategy",
+            "fast", "padding", "misses", "conflict", "est.cycles",
+            "speedup");
+    for (int k = 0; k < PLAN_AUTO; k++)
+        if (st->res[k])
+            row_text(out, t, &a->c, plan_strategy_name((plan_strategy)k),
+                     st->res[k]);
+    fprintf(out, "\nchosen: %s (%zu sections placed: ",
+            plan_strategy_name(best->strategy), best->nitems);
+    size_t nf = 0;
+    for (size_t i = 0; i < best->nitems; i++)
+        nf += best->items[i].region == PLAN_FAST;
+    fprintf(out, "%zu in %s, %zu in the hot block)\n", nf, t->fast_mem,
+            best->nitems - nf);
+}
+
+static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
+{
+    char *pos[argc];
+    const char *excl[argc], *noram[argc];
+    plan_args a = {.excl = excl, .noram = noram, .strategy = PLAN_AUTO,
+                   .pad = 8192, .iters = 32, .plan_iters = 3, .moves = 40000,
+                   .seed = 1};
+    int rc = parse_args(ctx, argc, argv, pos, &a);
+    if (rc >= 0)
+        return rc;
+    plan_state st = {0};
+    int status = CLI_FAIL;
+    if (run_plan(ctx, &a, &st) == 0 && cli_out_open(ctx) == 0) {
+        render(ctx->out, ctx, &a, &st);
+        status = CLI_OK;
+    }
+    plan_state_free(&st);
     return status;
 }
