@@ -163,6 +163,67 @@ static int write_file(const char *path, rep_profile *p, const rep_view *v,
     return 0;
 }
 
+/* The trace's misses onto the profile; the target defaults to the
+ * trace's. Returns CLI_OK or the exit code (reported). */
+static int attach_trace(cli_ctx *ctx, rep_profile *prof, const img *im,
+                        const char *elf, const tgt *tg, const char *trace,
+                        char *desc, size_t ndesc)
+{
+    cp_err err;
+    trc_reader *tr = trc_open_ex(trace, TRC_OPEN_PARTIAL, &err);
+    if (!tr) {
+        cli_error("%s", err.msg);
+        return CLI_FAIL;
+    }
+    const trc_header *th = trc_get_header(tr);
+    if (!tg && th->target[0])
+        tg = tgt_find(th->target);
+    if (th->elf_hash[0] && strcmp(th->elf_hash, img_hash(im)))
+        cli_warn("%s was recorded from image %s, but %s is %s: misses "
+                 "may not match", trace, th->elf_hash, elf, img_hash(im));
+    trc_close(tr);
+    if (!tg) {
+        cli_error("%s: the trace names no target; give --target for the "
+                  "cache geometry", trace);
+        return CLI_USAGE;
+    }
+    if (trace_misses(ctx, prof, im, tg, trace, desc, ndesc) < 0)
+        return CLI_FAIL;
+    return CLI_OK;
+}
+
+/* The plots and pages (--svg, --html), then the report in the chosen
+ * format. Returns the exit code. */
+static int render(cli_ctx *ctx, rep_profile *prof, const rep_view *v,
+                  rep_table table, int folded, int speedscope,
+                  const char *svg, const char *html)
+{
+    cp_err err;
+    int status = CLI_OK;
+    if (svg && write_file(svg, prof, v, rep_write_svg) < 0)
+        status = CLI_FAIL;
+    if (html && write_file(html, prof, v, rep_write_html) < 0)
+        status = CLI_FAIL;
+    if (status != CLI_OK || cli_out_open(ctx) < 0)
+        return CLI_FAIL;
+    int wrc;
+    if (ctx->json)
+        wrc = rep_write_json(ctx->out, prof, v, &err);
+    else if (ctx->csv)
+        wrc = rep_write_csv(ctx->out, prof, v, table, &err);
+    else if (folded)
+        wrc = rep_write_folded(ctx->out, prof, v, &err);
+    else if (speedscope)
+        wrc = rep_write_speedscope(ctx->out, prof, v, &err);
+    else
+        wrc = rep_write_text(ctx->out, prof, v, &err);
+    if (wrc < 0) {
+        cli_error("cannot write the report: %s", err.msg);
+        return CLI_FAIL;
+    }
+    return CLI_OK;
+}
+
 static int cmd_report_fn(cli_ctx *ctx, int argc, char **argv)
 {
     char *pos[argc];
@@ -268,36 +329,13 @@ static int cmd_report_fn(cli_ctx *ctx, int argc, char **argv)
     char cache_desc[512];
     v.misses_note = "no --trace given";
     if (trace) {
-        const trc_header *th = NULL;
-        trc_reader *tr = trc_open_ex(trace, TRC_OPEN_PARTIAL, &err);
-        if (!tr) {
-            cli_error("%s", err.msg);
+        int trc = attach_trace(ctx, prof, im, elf, tg, trace, cache_desc,
+                               sizeof cache_desc);
+        if (trc != CLI_OK) {
             rep_prof_free(prof);
             img_free(im);
             smp_free(s);
-            return CLI_FAIL;
-        }
-        th = trc_get_header(tr);
-        if (!tg && th->target[0])
-            tg = tgt_find(th->target);
-        if (th->elf_hash[0] && strcmp(th->elf_hash, img_hash(im)))
-            cli_warn("%s was recorded from image %s, but %s is %s: misses "
-                     "may not match", trace, th->elf_hash, elf, img_hash(im));
-        trc_close(tr);
-        if (!tg) {
-            cli_error("%s: the trace names no target; give --target for the "
-                      "cache geometry", trace);
-            rep_prof_free(prof);
-            img_free(im);
-            smp_free(s);
-            return CLI_USAGE;
-        }
-        if (trace_misses(ctx, prof, im, tg, trace, cache_desc,
-                         sizeof cache_desc) < 0) {
-            rep_prof_free(prof);
-            img_free(im);
-            smp_free(s);
-            return CLI_FAIL;
+            return trc;
         }
         v.cache_desc = cache_desc;
         v.misses_note = NULL;
@@ -307,30 +345,7 @@ static int cmd_report_fn(cli_ctx *ctx, int argc, char **argv)
                  "(0xffffffff); they have a row of their own",
                  (unsigned long long)prof->halted);
 
-    int status = CLI_OK;
-    if (svg && write_file(svg, prof, &v, rep_write_svg) < 0)
-        status = CLI_FAIL;
-    if (html && write_file(html, prof, &v, rep_write_html) < 0)
-        status = CLI_FAIL;
-    if (status == CLI_OK && cli_out_open(ctx) == 0) {
-        int wrc;
-        if (ctx->json)
-            wrc = rep_write_json(ctx->out, prof, &v, &err);
-        else if (ctx->csv)
-            wrc = rep_write_csv(ctx->out, prof, &v, table, &err);
-        else if (folded)
-            wrc = rep_write_folded(ctx->out, prof, &v, &err);
-        else if (speedscope)
-            wrc = rep_write_speedscope(ctx->out, prof, &v, &err);
-        else
-            wrc = rep_write_text(ctx->out, prof, &v, &err);
-        if (wrc < 0) {
-            cli_error("cannot write the report: %s", err.msg);
-            status = CLI_FAIL;
-        }
-    } else if (status == CLI_OK) {
-        status = CLI_FAIL;
-    }
+    int status = render(ctx, prof, &v, table, folded, speedscope, svg, html);
     rep_prof_free(prof);
     img_free(im);
     smp_free(s);
