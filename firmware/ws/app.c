@@ -1,11 +1,13 @@
 /*
  * The application: three threads on the kernel.
- *   net  (priority 3)  woken by the LAN9118 interrupt through
+ *   house (priority 3) every 100 ms: once a second ages the ARP cache and
+ *                      checks the PHY's link; folds the counters into a
+ *                      health word. Short, so it preempts the network
+ *                      thread: its work follows the SysTick interrupt that
+ *                      woke it at once, never the next echo's.
+ *   net  (priority 2)  woken by the LAN9118 interrupt through
  *                      lan9118_rx_sem; drains the RX FIFO into net_input()
  *                      and re-enables the interrupt
- *   house (priority 2) every 100 ms: once a second ages the ARP cache and
- *                      checks the PHY's link; folds the counters into a
- *                      health word
  *   idle (priority 0)  WFI (kernel.c)
  * Per UDP echo the application keeps a table of peers (address, port,
  * datagrams, bytes) and a CRC-32 of the payloads (codeplace_result).
@@ -30,7 +32,7 @@ struct peer {
     uint16_t used;            /* 0: free */
     uint32_t datagrams;
     uint32_t bytes;
-    uint32_t last_tick;
+    uint32_t last_seen;        /* echo sequence number */
 };
 
 volatile uint32_t codeplace_result = 0x811c9dc5u;
@@ -43,6 +45,7 @@ static uint32_t house_stack[256] __attribute__((aligned(8)));
 static uint32_t rx_buf[(LAN_FRAME_MAX + 4u + 3u) / 4u];
 static uint32_t crc_table[256];
 static struct peer peers[PEERS];
+static uint32_t echo_seq;
 
 /* CRC-32 of IEEE 802.3 (reflected polynomial 0xEDB88320), table-driven. */
 static void crc32_init(void)
@@ -81,7 +84,7 @@ static struct peer *peer_find(uint32_t ip, uint16_t port)
             victim = p;
             break;
         }
-        if (p->last_tick < victim->last_tick)
+        if (p->last_seen < victim->last_seen)
             victim = p;
     }
     memset(victim, 0, sizeof *victim);
@@ -99,7 +102,7 @@ void ws_on_udp_echo(uint32_t src_ip, uint16_t src_port,
 
     p->datagrams++;
     p->bytes += len;
-    p->last_tick = k_ticks();
+    p->last_seen = ++echo_seq;
     codeplace_result = (codeplace_result ^ crc) * 16777619u + p->datagrams;
 }
 
@@ -179,9 +182,9 @@ void ws_main(void)
             __asm__ volatile ("wfi" ::: "memory");
     }
     net_init(mac, WS_IP, WS_NETMASK, WS_GATEWAY);
-    k_thread_create(&net_thread, "net", 3, net_stack,
+    k_thread_create(&net_thread, "net", 2, net_stack,
                     sizeof net_stack / sizeof net_stack[0], net_entry, NULL);
-    k_thread_create(&house_thread, "house", 2, house_stack,
+    k_thread_create(&house_thread, "house", 3, house_stack,
                     sizeof house_stack / sizeof house_stack[0], house_entry, NULL);
     uart_puts("ws: mac ");
     put_mac(mac);

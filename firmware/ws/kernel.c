@@ -6,6 +6,15 @@
  * pends PendSV; PendSV has the lowest exception priority, so the switch
  * happens once no other handler is active (ARMv7-M ARM B1.5.4, "Exception
  * priorities and preemption").
+ *
+ * Time is counted in ticks of 1/K_TICK_HZ s, tickless: SysTick is not
+ * programmed to interrupt every tick but for the earliest wake-up of a
+ * sleeping thread (at most K_MAX_TICKS ahead, the 24-bit counter's range),
+ * as Zephyr and FreeRTOS's tickless idle do. Each time it is reprogrammed
+ * the cycles elapsed since it was last loaded are added to the tick count
+ * and its remainder, so no time is lost but the few cycles between reading
+ * and rewriting the counter. A thread that only waits on semaphores (the
+ * network thread) therefore runs no timer code at all.
  */
 #include "kernel.h"
 
@@ -20,6 +29,13 @@ volatile uint32_t k_switch_count;
 
 static struct k_thread *threads;     /* sorted, highest priority first */
 static volatile uint32_t tick_count;
+static uint32_t rem_cycles;          /* cycles past tick_count, < K_TICK_CYCLES */
+static uint32_t period_cycles;       /* SYST_RVR + 1 */
+
+#define K_TICK_CYCLES (WS_SYSCLK_HZ / K_TICK_HZ)
+#define K_MAX_TICKS   64u            /* 64 * 250000 < 2^24 */
+#define CM_ICSR_PENDSTSET (1u << 26)
+#define CM_ICSR_PENDSTCLR (1u << 25)
 
 static struct k_thread idle_thread;
 static uint32_t idle_stack[64] __attribute__((aligned(8)));
@@ -28,6 +44,7 @@ static uint32_t idle_stack[64] __attribute__((aligned(8)));
 #define K_XPSR_THUMB 0x01000000u
 
 static void reschedule(void);
+static void clock_program(void);
 
 /* PendSV's offsets into struct k_thread */
 typedef char k_sp_at_0[offsetof(struct k_thread, sp) == 0 ? 1 : -1];
@@ -124,10 +141,12 @@ void k_start(void)
     (void)cm_irq_save();
     /* PendSV lowest (0xFF), SysTick above it (0x80) */
     CM_SHPR3 = (0x80u << 24) | (0xFFu << 16);
-    /* SysTick from the processor clock (SYSCLK), K_TICK_HZ */
-    CM_SYST_RVR = WS_SYSCLK_HZ / K_TICK_HZ - 1u;
+    /* SysTick from the processor clock (SYSCLK) */
+    period_cycles = K_MAX_TICKS * K_TICK_CYCLES;
+    CM_SYST_RVR = period_cycles - 1u;
     CM_SYST_CVR = 0;
     CM_SYST_CSR = CM_SYST_ENABLE | CM_SYST_TICKINT | CM_SYST_CLKSRC;
+    clock_program();
     k_next = pick();
     CM_ICSR = CM_ICSR_PENDSVSET;
     cm_irq_restore(0);
@@ -136,20 +155,80 @@ void k_start(void)
         __asm__ volatile ("wfi" ::: "memory");
 }
 
+/* Cycles since SysTick was last loaded, a period that ended while the
+ * interrupt was masked included (wrapped: the caller is the SysTick
+ * handler, whose period ended on entry). Interrupts masked. */
+static uint32_t clock_elapsed(int wrapped, int *pending)
+{
+    uint32_t pend, cvr, cycles;
+
+    do {
+        pend = CM_ICSR & CM_ICSR_PENDSTSET;
+        cvr = CM_SYST_CVR;
+    } while ((CM_ICSR & CM_ICSR_PENDSTSET) != pend);
+    /* the counter runs from RVR down to 0, reloads on the next clock */
+    cycles = cvr == 0 ? 0 : period_cycles - 1u - cvr;
+    if (wrapped)
+        cycles += period_cycles;
+    if (pend)
+        cycles += period_cycles;
+    *pending = pend != 0;
+    return cycles;
+}
+
+/* Brings tick_count up to now and reloads SysTick for the earliest
+ * wake-up. Interrupts masked. */
+static void clock_program(void)
+{
+    struct k_thread *t;
+    uint32_t delta = K_MAX_TICKS, d, cycles;
+
+    for (t = threads; t != NULL; t = t->next) {
+        if (t->state != K_SLEEPING)
+            continue;
+        d = (int32_t)(t->wake_tick - tick_count) > 0 ? t->wake_tick - tick_count : 1u;
+        if (d < delta)
+            delta = d;
+    }
+    cycles = delta * K_TICK_CYCLES - rem_cycles;
+    period_cycles = cycles;
+    CM_SYST_RVR = cycles - 1u;
+    CM_SYST_CVR = 0;             /* reload from RVR on the next clock */
+}
+
+static void clock_advance(int wrapped)
+{
+    int pending;
+    uint32_t total = rem_cycles + clock_elapsed(wrapped, &pending);
+
+    if (pending)
+        CM_ICSR = CM_ICSR_PENDSTCLR;
+    tick_count = tick_count + total / K_TICK_CYCLES;
+    rem_cycles = total % K_TICK_CYCLES;
+}
+
 uint32_t k_ticks(void)
 {
-    return tick_count;
+    uint32_t pm = cm_irq_save();
+    int pending;
+    uint32_t now = tick_count +
+                   (rem_cycles + clock_elapsed(0, &pending)) / K_TICK_CYCLES;
+
+    cm_irq_restore(pm);
+    return now;
 }
 
 void k_sleep_until(uint32_t tick)
 {
     uint32_t pm = cm_irq_save();
 
+    clock_advance(0);
     if ((int32_t)(tick - tick_count) > 0) {
         k_current->state = K_SLEEPING;
         k_current->wake_tick = tick;
         reschedule();
     }
+    clock_program();
     cm_irq_restore(pm);
 }
 
@@ -183,12 +262,14 @@ void k_sem_give(struct k_sem *s)
     cm_irq_restore(pm);
 }
 
+/* SysTick: the earliest wake-up is due. */
 void k_systick_handler(void)
 {
+    uint32_t pm = cm_irq_save();
     struct k_thread *t;
     int woke = 0;
 
-    tick_count = tick_count + 1u;
+    clock_advance(1);
     for (t = threads; t != NULL; t = t->next) {
         if (t->state == K_SLEEPING &&
             (int32_t)(tick_count - t->wake_tick) >= 0) {
@@ -196,11 +277,10 @@ void k_systick_handler(void)
             woke = 1;
         }
     }
-    if (woke) {
-        uint32_t pm = cm_irq_save();
+    if (woke)
         reschedule();
-        cm_irq_restore(pm);
-    }
+    clock_program();
+    cm_irq_restore(pm);
 }
 
 /*

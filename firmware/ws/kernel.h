@@ -1,5 +1,6 @@
 /*
- * A small preemptive kernel: fixed-priority threads, a SysTick tick,
+ * A small preemptive kernel: fixed-priority threads, a tickless SysTick
+ * tick (10 ms ticks, the timer set for the next wake-up),
  * context switches in PendSV, binary semaphores that an interrupt handler
  * may give, sleeps in ticks, an idle thread that waits with WFI.
  *
