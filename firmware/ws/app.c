@@ -1,8 +1,8 @@
 /*
  * The application: three threads on the kernel.
- *   house (priority 3) every 100 ms: once a second ages the ARP cache and
- *                      checks the PHY's link; folds the counters into a
- *                      health word. Short, so it preempts the network
+ *   house (priority 3) once a second: ages the ARP cache, checks the PHY's
+ *                      link, folds the counters into a health word.
+ *                      Short, so it preempts the network
  *                      thread: its work follows the SysTick interrupt that
  *                      woke it at once, never the next echo's.
  *   net  (priority 2)  woken by the LAN9118 interrupt through
@@ -10,7 +10,9 @@
  *                      and re-enables the interrupt
  *   idle (priority 0)  WFI (kernel.c)
  * Per UDP echo the application keeps a table of peers (address, port,
- * datagrams, bytes) and a CRC-32 of the payloads (codeplace_result).
+ * datagrams, bytes), a CRC-32 of the payloads folded into codeplace_result,
+ * and an audit hash chain, as a tamper-evident request log does:
+ * chain = SHA-256(chain || source address, port, length || payload).
  */
 #include "ws.h"
 
@@ -18,13 +20,14 @@
 #include "kernel.h"
 #include "lan9118.h"
 #include "net.h"
+#include "sha256.h"
 #include "uart.h"
 
 #include <stddef.h>
 #include <string.h>
 
 #define PEERS          8u
-#define HOUSE_PERIOD   (K_TICK_HZ / 10u)      /* 100 ms */
+#define HOUSE_PERIOD   K_TICK_HZ              /* 1 s */
 
 struct peer {
     uint32_t ip;
@@ -46,6 +49,7 @@ static uint32_t rx_buf[(LAN_FRAME_MAX + 4u + 3u) / 4u];
 static uint32_t crc_table[256];
 static struct peer peers[PEERS];
 static uint32_t echo_seq;
+uint8_t ws_audit_chain[32];
 
 /* CRC-32 of IEEE 802.3 (reflected polynomial 0xEDB88320), table-driven. */
 static void crc32_init(void)
@@ -99,6 +103,22 @@ void ws_on_udp_echo(uint32_t src_ip, uint16_t src_port,
 {
     struct peer *p = peer_find(src_ip, src_port);
     uint32_t crc = crc32(payload, len);
+    struct sha256 h;
+    uint8_t rec[8];
+
+    rec[0] = (uint8_t)(src_ip >> 24);
+    rec[1] = (uint8_t)(src_ip >> 16);
+    rec[2] = (uint8_t)(src_ip >> 8);
+    rec[3] = (uint8_t)src_ip;
+    rec[4] = (uint8_t)(src_port >> 8);
+    rec[5] = (uint8_t)src_port;
+    rec[6] = (uint8_t)(len >> 8);
+    rec[7] = (uint8_t)len;
+    sha256_init(&h);
+    sha256_update(&h, ws_audit_chain, sizeof ws_audit_chain);
+    sha256_update(&h, rec, sizeof rec);
+    sha256_update(&h, payload, len);
+    sha256_final(&h, ws_audit_chain);
 
     p->datagrams++;
     p->bytes += len;
@@ -130,21 +150,18 @@ static void net_entry(void *arg)
 
 static void house_entry(void *arg)
 {
-    uint32_t next = k_ticks(), runs = 0;
+    uint32_t next = k_ticks();
     int link, last_link = -1;
 
     (void)arg;
     for (;;) {
         next += HOUSE_PERIOD;
         k_sleep_until(next);
-        runs++;
-        if (runs % 10u == 0u) {
-            net_arp_age();
-            link = lan9118_link_up();
-            if (link != last_link) {
-                ws_link_changes++;
-                last_link = link;
-            }
+        net_arp_age();
+        link = lan9118_link_up();
+        if (link != last_link) {
+            ws_link_changes++;
+            last_link = link;
         }
         ws_health = net_stats.udp_echoes ^ (lan9118_stats.rx_errors << 8) ^
                     (lan9118_stats.tx_errors << 16) ^ (net_arp_entries() << 24) ^

@@ -7,6 +7,7 @@
  *                           recorder counts one iteration per pass
  *   codeplace_mark_count    passes of codeplace_mark
  *   codeplace_result        CRC-32 of every echoed payload, folded
+ *   ws_audit_chain          SHA-256 hash chain over the echo requests
  */
 #ifndef WS_WS_H
 #define WS_WS_H
@@ -19,6 +20,7 @@
 
 extern volatile uint32_t codeplace_mark_count;
 extern volatile uint32_t codeplace_result;
+extern uint8_t ws_audit_chain[32];
 
 void codeplace_mark(void);
 void ws_main(void) __attribute__((noreturn));
