@@ -79,15 +79,17 @@ static struct k_thread *pick(void)
     return &idle_thread;
 }
 
-/* Interrupts masked by the caller. */
+/* Interrupts masked by the caller. k_next is always set: a switch may
+ * already be pending for a thread that is no longer the one to run (the
+ * network thread blocked, then its interrupt made it ready again before
+ * PendSV ran); PendSV then switches to the current thread, i.e. back. */
 static void reschedule(void)
 {
     struct k_thread *t = pick();
 
-    if (t != k_current) {
-        k_next = t;
+    k_next = t;
+    if (t != k_current)
         CM_ICSR = CM_ICSR_PENDSVSET;
-    }
 }
 
 void k_thread_create(struct k_thread *t, const char *name, uint8_t prio,
