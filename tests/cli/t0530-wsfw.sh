@@ -1,8 +1,11 @@
 #!/bin/sh
 # The whole-system echo firmware (firmware/ws/): both builds, their vector
 # tables (the LAN9118 interrupt, PendSV, SysTick), the marker in a section
-# of its own, and UDP echo through QEMU user networking on mps2-an385 and
-# mps2-an500: every datagram comes back unchanged, QEMU stopped by PID.
+# of its own, its SHA-256 against Python's, UDP echo through QEMU user
+# networking on mps2-an385 and mps2-an500 (every datagram comes back
+# unchanged, QEMU stopped by PID), frame-level checks of ARP, ICMP and the
+# checksums on a socket netdev, and the independent count per echo from
+# QEMU's exec log against firmware/ws/reference.txt.
 . "$(dirname "$0")/lib.sh"
 FW=$CP_ROOT/build/fw
 ECHO="python3 $CP_ROOT/tests/cli/wsfw-echo.py"
@@ -47,6 +50,53 @@ test_expect_success 'the LAN9118 base differs per board (QEMU hw/arm/mps2.c)' '
     test $(arm-none-eabi-objdump -d $FW/ws-mps2-an500.elf | grep -c "a0000000") -gt 0
 '
 
+if have gcc; then
+test_expect_success 'SHA-256 of the audit chain agrees with hashlib' '
+    cat >sha.c <<-\EOC &&
+	#include "sha256.h"
+	#include <stdio.h>
+	#include <stdlib.h>
+	int main(int argc, char **argv)
+	{
+	    static uint8_t buf[4096];
+	    size_t n = fread(buf, 1, sizeof buf, stdin), off = 0, k;
+	    size_t step = (size_t)atoi(argv[argc - 1]);
+	    struct sha256 s;
+	    uint8_t d[32];
+	    int i;
+	    sha256_init(&s);
+	    for (; off < n; off += k) {
+	        k = n - off < step ? n - off : step;
+	        sha256_update(&s, buf + off, (uint32_t)k);
+	    }
+	    sha256_final(&s, d);
+	    for (i = 0; i < 32; i++)
+	        printf("%02x", d[i]);
+	    printf("\n");
+	    return 0;
+	}
+	EOC
+    gcc -std=c99 -Wall -Wextra -Werror -I$CP_ROOT/firmware/ws -o sha sha.c \
+        $CP_ROOT/firmware/ws/sha256.c &&
+    cat >check.py <<-\EOC &&
+	import hashlib, subprocess, sys
+	bad = 0
+	for n in (0, 1, 55, 56, 63, 64, 65, 119, 120, 1000, 4096):
+	    data = bytes((i * 31 + n) & 255 for i in range(n))
+	    want = hashlib.sha256(data).hexdigest()
+	    for step in (1, 7, 64, 5000):
+	        got = subprocess.run(["./sha", str(step)], input=data,
+	                             capture_output=True, check=True).stdout
+	        if got.decode().strip() != want:
+	            print("length %d in pieces of %d: %s, want %s"
+	                  % (n, step, got.decode().strip(), want))
+	            bad += 1
+	sys.exit(1 if bad else 0)
+	EOC
+    python3 check.py
+'
+fi
+
 if have qemu-system-arm; then
 for b in mps2-an385 mps2-an500; do
     test_expect_success "$b: 50 UDP echoes come back unchanged, QEMU stopped" "
@@ -57,8 +107,31 @@ for b in mps2-an385 mps2-an500; do
         grep -q 'link up, ip 10.0.2.15, udp echo on port 7' serial
     "
 done
+
+for b in mps2-an385 mps2-an500; do
+    test_expect_success "$b: ARP, ICMP echo, UDP echo and the drops, frame by frame" "
+        timeout 90 python3 $CP_ROOT/tests/cli/wsfw-frames.py $b $FW/ws-$b.elf >out; rc=\$?
+        cat out && test \$rc = 0 &&
+        test \$(grep -c '^ok ' out) = 14 && ! grep -q FAIL out
+    "
+done
+
+# The figures per echo that a recorder must reproduce: every idle
+# iteration agrees exactly, and with firmware/ws/reference.txt.
+for b in mps2-an385 mps2-an500; do
+    test_expect_success "$b: independent count per echo matches the reference" "
+        timeout 300 python3 $CP_ROOT/tests/cli/wsfw-count.py $b $FW/ws-$b.elf \
+            -n 40 --size 64 --timeout 240 >out; rc=\$?
+        cat out && test \$rc = 0 &&
+        awk '\$1 == \"$b\" && \$2 == 64 { print \$3, \$4 }' \
+            $CP_ROOT/firmware/ws/reference.txt >want &&
+        sed -n 's/^per echo: *\\([0-9]*\\) instructions, \\([0-9]*\\) lines of 8 bytes.*/\\1 \\2/p' out >got &&
+        test -s want && test_cmp want got &&
+        grep -q '0 dropped (rewound), 0 unmatched' out
+    "
+done
 else
-    test_skip 'UDP echo in QEMU' 'no qemu-system-arm'
+    test_skip 'echo firmware in QEMU' 'no qemu-system-arm'
 fi
 
 test_done
