@@ -16,6 +16,7 @@
 #
 #   make firmware
 #   make -f mk/firmware.mk relink TARGET=rp2040 PLACE=plan-dir OUT=build/fw/placed/demo-rp2040
+#        (TARGET=ws-mps2-an385 or ws-mps2-an500 for the echo firmware)
 #        (or firmware/relink.sh rp2040 plan-dir build/fw/placed/demo-rp2040)
 FW_OUT   := build/fw
 FW_CC    := arm-none-eabi-gcc
@@ -103,11 +104,25 @@ $(foreach b,$(WS_BOARDS),$(eval $(call WS_BOARD_RULE,$(b))))
 # Relink one board with a plan's codeplace_flash.ld / codeplace_ram.ld:
 # PLACE's files come before firmware/ld/default/ in the search path.
 TARGET ?= rp2040
+WS_TARGET := $(patsubst ws-%,%,$(filter ws-%,$(TARGET)))
+relink_usage = @test -n "$(PLACE)" -a -n "$(OUT)" || { echo "usage: make -f mk/firmware.mk relink TARGET=board PLACE=dir OUT=prefix" >&2; exit 2; }
+relink_unknown = { echo "relink: unknown TARGET '$(TARGET)' (one of: $(FW_BOARDS) $(WS_BOARDS:%=ws-%))" >&2; exit 2; }
+relink_place = @test -d "$(PLACE)" || { echo "relink: no directory '$(PLACE)'" >&2; exit 2; }
+ifneq ($(WS_TARGET),)
+# the whole-system echo firmware: TARGET=ws-mps2-an385 or ws-mps2-an500
+relink: $(WS_OBJ_$(WS_TARGET))
+	$(relink_usage)
+	@test -n "$(WS_OBJ_$(WS_TARGET))" || $(relink_unknown)
+	$(relink_place)
+	@mkdir -p $(dir $(OUT))
+	$(call ws_link,$(WS_TARGET),$(PLACE),$(OUT))
+else
 relink: $(FW_OBJ_$(FW_CPUOF_$(TARGET))) $(FW_EXTRA_$(TARGET))
-	@test -n "$(PLACE)" -a -n "$(OUT)" || { echo "usage: make -f mk/firmware.mk relink TARGET=board PLACE=dir OUT=prefix" >&2; exit 2; }
-	@test -n "$(FW_CPUOF_$(TARGET))" || { echo "relink: unknown TARGET '$(TARGET)' (one of: $(FW_BOARDS))" >&2; exit 2; }
-	@test -d "$(PLACE)" || { echo "relink: no directory '$(PLACE)'" >&2; exit 2; }
+	$(relink_usage)
+	@test -n "$(FW_CPUOF_$(TARGET))" || $(relink_unknown)
+	$(relink_place)
 	@mkdir -p $(dir $(OUT))
 	$(call fw_link,$(TARGET),$(PLACE),$(OUT))
+endif
 
 CHECK_DEPS += firmware

@@ -116,6 +116,27 @@ for b in mps2-an385 mps2-an500; do
     "
 done
 
+test_expect_success 'mps2-an385 relinked with a plan (net_input, compress in SSRAM 2&3) still echoes' '
+    mkdir plan &&
+    printf "*(.text.net_input)\n*(.text.compress)\n" >plan/codeplace_ram.ld &&
+    printf "*(.text.lan9118_rx)\n" >plan/codeplace_flash.ld &&
+    $CP_ROOT/firmware/relink.sh ws-mps2-an385 plan placed/ws &&
+    arm-none-eabi-nm placed/ws.elf >syms &&
+    grep -q "^20000000 T net_input\$" syms &&
+    grep -q "^2000[0-9a-f]* t compress\$" syms &&
+    test "$(sym placed/ws.elf lan9118_rx)" = "$(sym placed/ws.elf __codeplace_hot_start)" &&
+    grep -q "^00380000 A __ramfunc_load\$" syms &&
+    timeout 120 $ECHO mps2-an385 placed/ws.elf -n 20 --timeout 90 >out &&
+    cat out &&
+    test "$(cat out)" = "mps2-an385: 20 sent, 20 answered, 20 identical, 0 timeouts, qemu stopped"
+'
+
+test_expect_success 'relink: an unknown ws- target is a usage error' '
+    mkdir plan &&
+    test_exit 2 $CP_ROOT/firmware/relink.sh ws-mps2-an999 plan placed/x 2>err &&
+    grep -q "unknown TARGET .ws-mps2-an999. (one of: .* ws-mps2-an385 ws-mps2-an500)" err
+'
+
 # The figures per echo that a recorder must reproduce: every idle
 # iteration agrees exactly, and with firmware/ws/reference.txt.
 for b in mps2-an385 mps2-an500; do
