@@ -285,7 +285,9 @@ def main():
     reader = threading.Thread(target=read)
     reader.start()
     try:
+        t0 = time.monotonic()
         probes, sent, identical = traffic(port, a.n, a.size, a.gap, deadline)
+        elapsed = time.monotonic() - t0
         time.sleep(0.2)
     finally:
         killer.cancel()
@@ -321,8 +323,8 @@ def main():
           "%d dropped (rewound), %d unmatched"
           % (counter.trace_lines, counter.stopped, counter.rewound,
              counter.unmatched))
-    print("traffic:        %d probes, %d echoes of %d bytes, all identical"
-          % (probes, a.n, a.size))
+    print("traffic:        %d probes, %d echoes of %d bytes, all identical, "
+          "%.1f s" % (probes, a.n, a.size, elapsed))
     print("iterations:     %d (marks %d..%d): %d idle, %d tick, "
           "%d back-to-back, %d after back-to-back"
           % (len(its), first, last, len(quiet), len(ticked), len(busy),
