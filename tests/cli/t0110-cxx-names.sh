@@ -60,6 +60,13 @@ test_expect_success 'report: text, CSV, JSON, SVG and HTML' '
     done
 '
 
+test_expect_success 'diff: demangled rows' '
+    build &&
+    $CODEPLACE diff cxx.elf cxx.elf --all --json >d.json &&
+    grep -q "\"net::scale(int, int)\"" d.json &&
+    ! grep -q "_ZN3net5scaleEii" d.json
+'
+
 test_expect_success 'plan: the name list keeps the linker name, the comment has the C++ one' '
     run_trace &&
     $CODEPLACE plan cxx.elf --map cxx.map --trace cxx.trace -t rp2040 \
