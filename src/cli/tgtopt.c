@@ -76,8 +76,9 @@ int cli_tgt_resolve(cli_ctx *ctx, cli_tgt *o, const char *trace,
             return CLI_FAIL;
         }
     } else if (dflt && *dflt) {
-        if (!(o->base = load(ctx, "target", dflt, &rc)))
-            return rc;
+        /* A default from another file's header (samples): used when it is
+         * there, as before targets were files. */
+        o->base = tgt_find(dflt);
     } else if (trace && required) {
         cli_error("%s: the trace names no target; give --target", trace);
         return CLI_FAIL;
