@@ -41,6 +41,9 @@ int cli_tgt_resolve(cli_ctx *ctx, cli_tgt *o, const char *trace,
              * knows the target; without one there is nothing to go on. */
             return cli_usage_error(ctx, "--target is required when the "
                                    "trace cannot tell it (%s)", err.msg);
+        } else if (!o->name) {
+            cli_error("%s", err.msg);
+            return CLI_FAIL;
         }
     }
     if (o->name) {
