@@ -317,7 +317,7 @@ int csim_layout_apply_text(const char *path, const char *text, size_t len,
             continue;
         }
         entry e;
-        int ram;
+        int ram = 0;
         if (parse_line(path, ln, p, s, seen, g, &e, &ram, st, err) < 0)
             goto out;
         if (e.fn == NONE)
