@@ -232,7 +232,7 @@ static void summary(cli_ctx *ctx, const probe_sample_stats *st,
 
 static int is_v6m(const tgt *t, const img *im)
 {
-    if (t && !strcmp(t->cpu, "cortex-m0plus"))
+    if (tgt_is_armv6m(t))
         return 1;
     const char *a = im ? img_cpu_arch(im) : NULL;
     return a && !strncmp(a, "v6", 2);

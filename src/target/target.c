@@ -423,6 +423,12 @@ int tgt_is_cached(const tgt *t, uint32_t addr)
     return m && m->kind == TGT_MEM_FLASH;
 }
 
+int tgt_is_armv6m(const tgt *t)
+{
+    return t && (!strcmp(t->cpu, "cortex-m0") ||
+                 !strcmp(t->cpu, "cortex-m0plus"));
+}
+
 uint32_t tgt_cache_sets(const tgt_cache *c)
 {
     return c->size / (c->ways * c->line);

@@ -135,6 +135,10 @@ const tgt_mem *tgt_mem_at(const tgt *t, uint32_t addr);
 /* 1 when a fetch from addr goes through (and may fill) the cache. */
 int tgt_is_cached(const tgt *t, uint32_t addr);
 
+/* 1 for an ARMv6-M core (cortex-m0, cortex-m0plus): no Thumb-2 long
+ * branches, no DWT_PCSR. */
+int tgt_is_armv6m(const tgt *t);
+
 /* Sets: size / (ways * line). */
 uint32_t tgt_cache_sets(const tgt_cache *c);
 
