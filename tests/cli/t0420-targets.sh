@@ -68,6 +68,17 @@ test_expect_success 'a target FILE, its own and CODEPLACE_TARGETS' '
     grep -q "no target .myboard." err
 '
 
+test_expect_success 'an installed binary finds share/codeplace/targets next to it' '
+    mkdir -p p/bin p/share/codeplace/targets &&
+    cp "$CODEPLACE" p/bin/codeplace &&
+    cp "$CP_ROOT"/targets/rp2040.target p/share/codeplace/targets/ &&
+    ./p/bin/codeplace target >out &&
+    grep -q "^rp2040 .*$PWD/p/share/codeplace/targets/rp2040.target$" out &&
+    test $(grep -c target$ out) = 1 &&
+    test_exit 2 ./p/bin/codeplace target imxrt1062 2>err &&
+    grep -q "no target .imxrt1062. (looked for imxrt1062.target in $PWD/p/share/codeplace/targets" err
+'
+
 bad_target() { # LINE-TO-ADD-OR-SED EXPECTED-MESSAGE
     my_board b.target &&
     eval "$1" &&
