@@ -215,7 +215,7 @@ test_expect_success 'layout: a function past the end of flash' '
 '
 
 test_expect_success 'layout: an odd address' '
-    layout_case "fx_sum flash 0x10004001 32 x" "x.layout:2: fx_sum at 0x10004001: an odd address"
+    layout_case "fx_sum flash 0x10100001 32 x" "x.layout:2: fx_sum at 0x10100001: an odd address"
 '
 
 test_expect_success 'layout: an SRAM placement at a flash address' '
