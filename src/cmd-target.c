@@ -188,6 +188,7 @@ static int cmd_target_fn(cli_ctx *ctx, int argc, char **argv)
         return list(ctx);
     }
     to.name = pos[0];
+    to.label = "target";
     if ((rc = cli_tgt_resolve(ctx, &to, NULL, NULL, 1)) != CLI_OK)
         return rc;
     const tgt *t = &to.t;

@@ -47,7 +47,8 @@ int cli_tgt_resolve(cli_ctx *ctx, cli_tgt *o, const char *trace,
         }
     }
     if (o->name) {
-        if (!(o->base = load(ctx, "--target", o->name, &rc)))
+        if (!(o->base = load(ctx, o->label ? o->label : "--target", o->name,
+                             &rc)))
             return rc;
         if (o->trace_target[0] && !tgt_header_matches(o->base, o->trace_target)) {
             char base[64];

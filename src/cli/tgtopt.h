@@ -40,6 +40,7 @@ typedef struct cli_tgt {
     const char *cache;  /* --cache SPEC */
     const char *as;     /* --as NAME|FILE */
     int allow_uncached; /* --allow-uncached */
+    const char *label;  /* names name in errors (default "--target") */
     /* Set by cli_tgt_resolve. */
     const tgt *base;    /* the target as loaded, NULL when none */
     tgt t;              /* base with --as and --cache applied */
