@@ -82,7 +82,11 @@ int cli_tgt_resolve(cli_ctx *ctx, cli_tgt *o, const char *trace,
     } else if (dflt && *dflt) {
         /* A default from another file's header (samples): used when it is
          * there, as before targets were files. */
-        o->base = tgt_find(dflt);
+        char base[64];
+        tgt_header_base(dflt, base, sizeof base);
+        o->base = tgt_find(base);
+        if (o->base && !tgt_header_matches(o->base, dflt))
+            o->base = NULL; /* another file of that name */
     } else if (trace && required) {
         cli_error("%s: the trace names no target; give --target", trace);
         return CLI_FAIL;
