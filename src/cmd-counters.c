@@ -208,9 +208,10 @@ static int cmd_counters_fn(cli_ctx *ctx, int argc, char **argv)
         regs.hit = t->ctr_hit;
         regs.acc = t->ctr_acc;
         regs.flush = t->ctr_flush;
-        regs.flush_kind = t->ctr_flush ? PROBE_FLUSH_REG
-                          : !strcmp(t->name, "rp2350") ? PROBE_FLUSH_RP2350
-                                                       : PROBE_FLUSH_NONE;
+        regs.flush_kind = t->ctr_flush_by == TGT_FLUSH_REG ? PROBE_FLUSH_REG
+                          : t->ctr_flush_by == TGT_FLUSH_SETWAY
+                              ? PROBE_FLUSH_RP2350
+                              : PROBE_FLUSH_NONE;
     } else if (!have_base) {
         return cli_usage_error(ctx, "counters: give --target rp2040|rp2350 "
                                "(or --ctr-base ADDR)");

@@ -14,7 +14,7 @@
 enum {
     K_NAME, K_BOARD, K_CPU, K_CLOCK, K_CPI, K_CSIZE, K_CWAYS, K_CLINE,
     K_CREPL, K_CHIT, K_CMISS, K_ICACHE, K_FAST, K_CTRBASE, K_CTRFLUSH,
-    K_CTRHIT, K_CTRACC, K_PCSR, K_MEMORY, K_NKEYS
+    K_CTRHIT, K_CTRACC, K_CTRBY, K_PCSR, K_MEMORY, K_NKEYS
 };
 
 static const char *const keys[K_NKEYS] = {
@@ -35,6 +35,7 @@ static const char *const keys[K_NKEYS] = {
     [K_CTRFLUSH] = "counters.flush",
     [K_CTRHIT] = "counters.hit",
     [K_CTRACC] = "counters.acc",
+    [K_CTRBY] = "counters.flush_by",
     [K_PCSR] = "dwt_pcsr",
     [K_MEMORY] = "memory",
 };
@@ -306,6 +307,17 @@ static int one_key(pstate *p, int k, char *v)
     case K_CTRFLUSH: return reg(p, "counters.flush", v, &t->ctr_flush);
     case K_CTRHIT: return reg(p, "counters.hit", v, &t->ctr_hit);
     case K_CTRACC: return reg(p, "counters.acc", v, &t->ctr_acc);
+    case K_CTRBY:
+        if (!strcmp(v, "none"))
+            t->ctr_flush_by = TGT_FLUSH_NONE;
+        else if (!strcmp(v, "register"))
+            t->ctr_flush_by = TGT_FLUSH_REG;
+        else if (!strcmp(v, "setway"))
+            t->ctr_flush_by = TGT_FLUSH_SETWAY;
+        else
+            return perr(p, "counters.flush_by: '%s' is not none, register or "
+                        "setway", v);
+        return 0;
     case K_PCSR: return reg(p, "dwt_pcsr", v, &t->dwt_pcsr);
     case K_MEMORY: return memory_line(p, v);
     }
@@ -323,6 +335,12 @@ static int finish(pstate *p)
                         "docs/formats/target.md)", keys[required[i]]);
     if (!t->board)
         t->board = "";
+    if (!p->seen[K_CTRBY])
+        t->ctr_flush_by = t->ctr_flush ? TGT_FLUSH_REG : TGT_FLUSH_NONE;
+    if (t->ctr_flush_by == TGT_FLUSH_REG && !t->ctr_flush) {
+        p->ln = p->seen[K_CTRBY];
+        return perr(p, "counters.flush_by register needs counters.flush");
+    }
     const tgt_cache *c = &t->cache;
     p->ln = p->seen[K_CSIZE];
     uint64_t wl = (uint64_t)c->ways * c->line;

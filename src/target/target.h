@@ -44,6 +44,13 @@ typedef enum tgt_mem_kind {
     TGT_MEM_ROM,
 } tgt_mem_kind;
 
+enum tgt_flush_by {
+    TGT_FLUSH_NONE,   /* the cache cannot be flushed from outside */
+    TGT_FLUSH_REG,    /* write 1 to counters.base + counters.flush */
+    TGT_FLUSH_SETWAY, /* invalidate by set/way through the maintenance
+                         alias (RP2350) */
+};
+
 typedef struct tgt_mem {
     const char *name;    /* e.g. "flash", "sram", "itcm" */
     tgt_mem_kind kind;
@@ -68,6 +75,8 @@ typedef struct tgt {
                              reads from flash go through a separate D-cache) */
     /* Cache counters (0 when the chip has none). */
     uint32_t ctr_base, ctr_flush, ctr_hit, ctr_acc;
+    /* How a probe flushes the cache: TGT_FLUSH_*. */
+    int ctr_flush_by;
     /* Debug: address of DWT_PCSR. */
     uint32_t dwt_pcsr;
     /* Where it came from. */

@@ -53,6 +53,7 @@ static void parse_good(void)
     T_STREQ(t->fast_mem, "tcm");
     T_EQ(t->ctr_base, 0x40001000);
     T_EQ(t->ctr_flush, 0);
+    T_EQ(t->ctr_flush_by, TGT_FLUSH_NONE);
     T_EQ(t->dwt_pcsr, 0xe000101c);
     T_EQ(t->nmems, 4);
     T_STREQ(t->mems[0].ld_region, "FLASH");
@@ -140,6 +141,10 @@ static void parse_errors(void)
         {13, "cache.miss_cycles 1 2", "b.target:13: cache.miss_cycles: "
                                       "expected one value"},
         {14, "cpi 2", "b.target:14: 'cpi' is given twice (first on line 7)"},
+        {17, "counters.flush_by register", "b.target:17: counters.flush_by "
+                                           "register needs counters.flush"},
+        {17, "counters.flush_by magic", "b.target:17: counters.flush_by: "
+                                        "'magic' is not none"},
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
         char *text = edit(t[i].line, t[i].to);
@@ -193,6 +198,8 @@ static void load_and_as(void)
     T_ASSERT(r);
     T_ASSERT(tgt_load("rp2040", &e) == r);
     T_ASSERT(!r->by_path);
+    T_EQ(r->ctr_flush_by, TGT_FLUSH_REG);
+    T_EQ(tgt_load("rp2350", &e)->ctr_flush_by, TGT_FLUSH_SETWAY);
     T_ASSERT(strstr(r->path, "/targets/rp2040.target"));
     const tgt *a = tgt_load("mps2-an385", &e);
     T_ASSERT(a);
