@@ -51,7 +51,8 @@ static const cli_opt opts[] = {
     [O_ITERS] = {"per-iteration", 0, NULL, "with --info or --count-each: list "
                  "the instructions of every iteration"},
     [O_RECORDS] = {"records", 0, NULL, "with --info: print every record as "
-                   "text (fetch ADDR LEN NINSN [u], read ADDR LEN, mark N)"},
+                   "text (fetch ADDR LEN NINSN [u], read ADDR LEN, mark N, "
+                   "ctx N)"},
     [O_PARTIAL] = {"partial", 0, NULL, "with --info: read a file that was cut "
                    "short up to its last complete block"},
     [O_QEMU] = {"from-qemu", 0, "LOG", "convert a QEMU log (-d exec,nochain "
@@ -172,7 +173,8 @@ static void print_iters(FILE *o, const uint64_t *v, size_t n)
 static int dump_records(cli_ctx *ctx, const char *path, int partial)
 {
     cp_err err;
-    trc_reader *r = trc_open_ex(path, partial ? TRC_OPEN_PARTIAL : 0, &err);
+    trc_reader *r = trc_open_ex(path, TRC_OPEN_CONTEXT |
+                                (partial ? TRC_OPEN_PARTIAL : 0), &err);
     if (!r) {
         cli_error("%s", err.msg);
         return CLI_FAIL;
@@ -191,6 +193,8 @@ static int dump_records(cli_ctx *ctx, const char *path, int partial)
                     rec.ninsn, fl);
         else if (rec.kind == TRC_DREAD)
             fprintf(ctx->out, "read 0x%08x %u%s\n", rec.addr, rec.len, fl);
+        else if (rec.kind == TRC_CTX)
+            fprintf(ctx->out, "ctx %d\n", (int)rec.addr);
         else
             fprintf(ctx->out, "mark %u\n", rec.addr);
     }
@@ -360,7 +364,9 @@ static int do_qemu(cli_ctx *ctx, const char *log, const char *elf,
         img_free(im);
         return CLI_FAIL;
     }
-    trc_set_end(w, "done");
+    /* A log that ends before mark n: its last iteration is partial. */
+    int partial = mark && n && !st.all_done;
+    trc_set_end(w, partial ? "stopped" : "done");
     const trc_totals *tot = trc_writer_totals(w);
     uint64_t recs = tot->records;
     if (trc_finish(w, &err)) {
@@ -379,12 +385,16 @@ static int do_qemu(cli_ctx *ctx, const char *log, const char *elf,
                 cli_commas(b1, recs), log);
         fprintf(o, "instructions: %s (%s before the first iteration)\n",
                 cli_commas(b1, st.insns), cli_commas(b2, st.pre_insns));
-        fprintf(o, "iterations:   %llu (median %s, min %s", 
+        fprintf(o, "iterations:   %llu (median %s, min %s",
                 (unsigned long long)st.iterations, cli_commas(b1, s.median),
                 cli_commas(b2, s.min));
         fprintf(o, ", max %s instructions)\n", cli_commas(b3, s.max));
+        fprintf(o, "log:          %s Trace lines; dropped %s of blocks that "
+                "did not run, %s of rewound blocks\n",
+                cli_commas(b1, st.lines), cli_commas(b2, st.stopped),
+                cli_commas(b3, st.rewound));
     }
-    if (mark && n && !st.all_done)
+    if (partial)
         cli_warn("%s: the log ends after %llu of %llu iterations", log,
                  (unsigned long long)st.iterations, (unsigned long long)n);
     free(st.iter_insns);
