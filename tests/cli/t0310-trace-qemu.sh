@@ -75,6 +75,35 @@ test_expect_success 'trace --qemu on the irq fixture: contexts from the vector t
     python3 -c "import json; d=json.load(open(\"sim.json\")); assert len(d[\"iterations\"]) == 30, len(d[\"iterations\"])"
 '
 
+test_expect_success 'sim --by-context: the contexts add up to sim'"'"'s warm misses' '
+    timeout 60 $CODEPLACE trace -q --qemu mps2-an505 $FX/irq-an505.elf \
+        --target rp2040 --mark codeplace_mark -n 39 -o r.trace >out &&
+    grep -q "^contexts:     273 switches$" out &&
+    for g in 128,2,8 256,1,8 256,4,8,fifo; do
+        $CODEPLACE sim -q r.trace --cache $g --json >sim.json &&
+        $CODEPLACE sim r.trace --cache $g --by-context --json >ctx.json &&
+        python3 -c "
+import json
+s = json.load(open(\"sim.json\")); c = json.load(open(\"ctx.json\"))
+want = sum(i[\"misses\"] for i in s[\"iterations\"][1:])
+assert want > 0 and c[\"misses\"] == want, (c[\"misses\"], want)
+names = [x[\"name\"] for x in c[\"contexts\"]]
+assert names == [\"thread\", \"SVCall\", \"PendSV\", \"SysTick\", \"IRQ 3\"], names
+assert sum(x[\"misses\"] > 0 for x in c[\"contexts\"]) >= 3
+assert c[\"context_switches\"] == 7 * 38
+" || return 1
+    done &&
+    $CODEPLACE sim r.trace --cache 128,2,8 --by-context >txt &&
+    grep -q "^SysTick " txt && grep -q "^total " txt
+'
+
+test_expect_success 'sim --by-context on a trace without contexts warns' '
+    $CODEPLACE trace -q $FX/tr-m0.elf --target rp2040 --mark codeplace_mark -n 3 -o u.trace &&
+    $CODEPLACE sim u.trace --by-context >txt 2>err &&
+    grep -q "holds no exception contexts" err &&
+    grep -q "^thread " txt
+'
+
 test_expect_success 'trace --qemu: --timeout keeps a valid trace and stops QEMU by its pid' '
     test_exit 0 timeout 60 $CODEPLACE trace --qemu mps2-an385 $FOREVER \
         --mark codeplace_mark -n 100000000 --timeout 1 -o t.trace >out 2>err &&
