@@ -304,11 +304,27 @@ static void on_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
             fail(&e);
             return;
         }
-        size_t len = qemu_plugin_insn_size(insn);
+        /* The length from the encoding (ARMv7-M ARM A5.1: a first
+         * halfword of 0b11101, 0b11110 or 0b11111 starts a 32-bit
+         * instruction): QEMU 7.2 counts into the last instruction before a
+         * page end the halfword it reads to see whether the next one
+         * crosses the page, so qemu_plugin_insn_size can be 2 too large. */
+        size_t qlen = qemu_plugin_insn_size(insn);
+        const uint8_t *data = qemu_plugin_insn_data(insn);
+        size_t len = qlen >= 2 && (data[1] >> 3) >= 0x1d ? 4 : 2;
+        if (qlen < len) {
+            cp_err e;
+            snprintf(e.msg, sizeof e.msg, "instruction at 0x%08llx: %zu "
+                     "bytes from QEMU, %zu decoded",
+                     (unsigned long long)qemu_plugin_insn_vaddr(insn), qlen,
+                     len);
+            fail(&e);
+            return;
+        }
         p->addr = (uint32_t)qemu_plugin_insn_vaddr(insn);
         p->len = (uint8_t)len;
         p->flags = (uint8_t)fetch_flags(p->addr);
-        qp_insn d = qp_decode(qemu_plugin_insn_data(insn), len, p->addr);
+        qp_insn d = qp_decode(data, len, p->addr);
         p->flow = (uint8_t)d.flow;
         p->target = d.target;
         p->exc = handler_at(p->addr);

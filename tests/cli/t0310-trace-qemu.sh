@@ -39,6 +39,16 @@ test_expect_success 'trace --qemu: per-iteration counts equal the exec log (M7, 
     cat chk && ! grep -q "^#   0 runs" chk
 '
 
+if test -f $CP_ROOT/build/fw/demo-mps2-an500.elf; then
+test_expect_success 'demo firmware: every fetch run holds the instructions objdump finds (page ends too)' '
+    timeout 60 $CODEPLACE trace -q --qemu mps2-an500 $CP_ROOT/build/fw/demo-mps2-an500.elf \
+        --mark codeplace_mark -n 3 -o d.trace >out &&
+    $CODEPLACE trace --info d.trace --records >recs &&
+    python3 $CP_ROOT/tests/cli/check-trace.py $CP_ROOT/build/fw/demo-mps2-an500.elf recs >chk &&
+    cat chk && grep -q " 0 problems" chk
+'
+fi
+
 test_expect_success 'irq fixture, -singlestep: instructions and iterations equal the log; Stopped lines dropped' '
     timeout 60 qemu-system-arm -M mps2-an385 $QFLAGS -kernel $IRQ \
         -d exec,nochain -singlestep -D i.log &&
