@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/net.h"
 #include "bench/udp.h"
 #include "emu/emu.h"
 #include "image/image.h"
@@ -88,41 +89,115 @@ static void read_vectors(const img *im, trc_qemu_cfg *c, cli_ctx *ctx)
 
 /* ---- traffic ---- */
 
+/* Echo requests at a fixed rate on absolute deadlines (bench/net.h's
+ * clock), each carrying "CPQE" and its sequence number; a reply counts as
+ * answered when it is byte for byte the request. Counts are exact up to
+ * the moment QEMU stops: requests still in flight then are sent and not
+ * answered. */
 typedef struct traffic {
     pthread_t th;
-    int running;
-    nb_udp_cfg cfg;
-    double *rates;
+    int running, fd;
+    double rate;
+    size_t size;
     volatile sig_atomic_t stop;
     pthread_mutex_t lock;
-    uint64_t sent, answered, lost;
-    unsigned silent_steps; /* consecutive steps with no answer */
-    int interrupted;
-    cp_err err;
-    int rc;
+    uint64_t sent, answered, mismatched;
+    uint64_t last_answer_ns; /* nb_now_ns() of the last answer */
 } traffic;
 
-static void on_step(void *arg, const nb_udp_step *st)
+/* The sequence number of the probes sent while waiting for the guest
+ * (same size as the requests, so every echo does the same work). */
+#define PROBE_SEQ UINT64_MAX
+
+static void fill(uint8_t *b, size_t n, uint64_t seq)
 {
-    traffic *t = arg;
-    pthread_mutex_lock(&t->lock);
-    t->sent += st->sent;
-    t->answered += st->answered;
-    t->lost += st->lost;
-    t->silent_steps = st->answered ? 0 : t->silent_steps + 1;
-    pthread_mutex_unlock(&t->lock);
+    memcpy(b, "CPQE", 4);
+    for (int i = 0; i < 8; i++)
+        b[4 + i] = (uint8_t)(seq >> (8 * i));
+    for (size_t i = 12; i < n; i++)
+        b[i] = (uint8_t)(seq * 31 + i);
 }
 
 static void *traffic_main(void *arg)
 {
     traffic *t = arg;
-    t->rc = nb_udp_sweep(&t->cfg, &t->interrupted, &t->err);
+    uint8_t req[NB_UDP_MAX_SIZE], rep[NB_UDP_MAX_SIZE + 1], want[NB_UDP_MAX_SIZE];
+    uint64_t period = (uint64_t)(1e9 / t->rate), next = nb_now_ns(), seq = 0;
+    while (!t->stop) {
+        uint64_t now = nb_now_ns();
+        if (now >= next) {
+            fill(req, t->size, seq);
+            if (send(t->fd, req, t->size, 0) == (ssize_t)t->size) {
+                pthread_mutex_lock(&t->lock);
+                t->sent++;
+                pthread_mutex_unlock(&t->lock);
+            }
+            seq++;
+            next += period;
+            if (next < now) /* never catch up after a stall */
+                next = now + period;
+            continue;
+        }
+        int ms = (int)((next - now) / 1000000);
+        struct pollfd p = {t->fd, POLLIN, 0};
+        if (poll(&p, 1, ms > 20 ? 20 : ms) == 1) {
+            ssize_t r = recv(t->fd, rep, sizeof rep, 0);
+            if (r < 12)
+                continue;
+            uint64_t rs = 0;
+            for (int i = 0; i < 8; i++)
+                rs |= (uint64_t)rep[4 + i] << (8 * i);
+            if (rs == PROBE_SEQ)
+                continue; /* a late answer to a probe */
+            fill(want, t->size, rs);
+            int ok = (size_t)r == t->size && rs < seq &&
+                     !memcmp(rep, want, t->size);
+            pthread_mutex_lock(&t->lock);
+            if (ok) {
+                t->answered++;
+                t->last_answer_ns = nb_now_ns();
+            } else {
+                t->mismatched++;
+            }
+            pthread_mutex_unlock(&t->lock);
+        }
+    }
     return NULL;
 }
 
 /* Sends probes to 127.0.0.1:port until one is answered, QEMU ends or
  * wait_s passes. 1 answered, 0 not, -1 error. */
-static int wait_answer(unsigned port, pid_t qpid, double wait_s, cp_err *err)
+static int wait_answer(int fd, pid_t qpid, double wait_s, size_t size,
+                       cp_err *err)
+{
+    uint8_t probe[NB_UDP_MAX_SIZE];
+    fill(probe, size, PROBE_SEQ);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        double el = (double)(t1.tv_sec - t0.tv_sec) +
+                    (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+        if (el >= wait_s || q_interrupted)
+            return 0;
+        /* Until QEMU listens on the port, the host answers with ICMP port
+         * unreachable: ECONNREFUSED on the next call. */
+        if (send(fd, probe, size, 0) < 0 && errno != ECONNREFUSED)
+            return cp_seterr(err, "send: %s", strerror(errno));
+        struct pollfd p = {fd, POLLIN, 0};
+        if (poll(&p, 1, 100) == 1) {
+            char b[2048];
+            if (recv(fd, b, sizeof b, 0) > 0)
+                return 1;
+            struct timespec ts = {0, 100 * 1000 * 1000};
+            nanosleep(&ts, NULL);
+        }
+        if (waitpid(qpid, NULL, WNOHANG) == qpid)
+            return cp_seterr(err, "QEMU ended before the guest answered");
+    }
+}
+
+static int udp_socket(unsigned port, cp_err *err)
 {
     int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
@@ -136,54 +211,16 @@ static int wait_answer(unsigned port, pid_t qpid, double wait_s, cp_err *err)
         close(fd);
         return cp_seterr(err, "connect: %s", strerror(errno));
     }
-    int tries = (int)(wait_s / 0.1) + 1;
-    for (int i = 0; i < tries && !q_interrupted; i++) {
-        static const char probe[NB_UDP_HDR] = "CPNB probe";
-        if (send(fd, probe, sizeof probe, 0) < 0 && errno != ECONNREFUSED) {
-            close(fd);
-            return cp_seterr(err, "send: %s", strerror(errno));
-        }
-        struct pollfd p = {fd, POLLIN, 0};
-        if (poll(&p, 1, 100) == 1) {
-            char b[2048];
-            if (recv(fd, b, sizeof b, 0) > 0) {
-                close(fd);
-                return 1;
-            }
-        }
-        if (waitpid(qpid, NULL, WNOHANG) == qpid) {
-            close(fd);
-            return cp_seterr(err, "QEMU ended before the guest answered");
-        }
-    }
-    close(fd);
-    return 0;
+    return fd;
 }
 
-static int start_traffic(traffic *t, unsigned port, double rate,
-                         unsigned size, double seconds, cp_err *err)
+static int start_traffic(traffic *t, int fd, double rate, unsigned size,
+                         cp_err *err)
 {
-    size_t n = (size_t)(seconds > 0 ? seconds + 1 : 3600);
-    t->rates = malloc(n * sizeof *t->rates);
-    if (!t->rates)
-        return cp_seterr(err, "out of memory");
-    for (size_t i = 0; i < n; i++)
-        t->rates[i] = rate;
-    struct sockaddr_in *a = (struct sockaddr_in *)&t->cfg.peer;
-    a->sin_family = AF_INET;
-    a->sin_port = htons((uint16_t)port);
-    a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    t->cfg.peerlen = sizeof *a;
-    t->cfg.rates = t->rates;
-    t->cfg.nrates = n;
-    t->cfg.step_s = 1.0;
-    t->cfg.passes = 1;
-    t->cfg.size = size;
-    t->cfg.timeout_s = 0.5;
-    t->cfg.stop = &t->stop;
-    t->cfg.on_step = on_step;
-    t->cfg.arg = t;
-    pthread_mutex_init(&t->lock, NULL);
+    t->fd = fd;
+    t->rate = rate;
+    t->size = size;
+    t->last_answer_ns = nb_now_ns();
     if (pthread_create(&t->th, NULL, traffic_main, t))
         return cp_seterr(err, "cannot start the traffic thread");
     t->running = 1;
@@ -197,8 +234,6 @@ static void stop_traffic(traffic *t)
         pthread_join(t->th, NULL);
         t->running = 0;
     }
-    free(t->rates);
-    t->rates = NULL;
 }
 
 /* --run CMD: sh -c CMD in its own process group, with the port in its
@@ -323,6 +358,7 @@ static void report(cli_ctx *ctx, const trace_qemu_opts *o, const qsum *s,
         if (udp) {
             jw_key(&w, "echoes_sent"); jw_uint(&w, tr->sent);
             jw_key(&w, "echoes_answered"); jw_uint(&w, tr->answered);
+            jw_key(&w, "echoes_wrong"); jw_uint(&w, tr->mismatched);
         }
         jw_obj_end(&w);
         jw_finish(&w);
@@ -342,9 +378,9 @@ static void report(cli_ctx *ctx, const trace_qemu_opts *o, const qsum *s,
     fprintf(f, "flash reads:  %s\n", cli_commas(b1, s->dreads));
     fprintf(f, "contexts:     %s switches\n", cli_commas(b1, s->ctxs));
     if (udp)
-        fprintf(f, "echoes:       %s sent, %s answered (in whole seconds of "
-                "traffic)\n", cli_commas(b1, tr->sent),
-                cli_commas(b2, tr->answered));
+        fprintf(f, "echoes:       %s sent, %s answered, %s wrong replies "
+                "(after the guest first answered)\n", cli_commas(b1, tr->sent),
+                cli_commas(b2, tr->answered), cli_commas(b3, tr->mismatched));
     fprintf(f, "ended:        %s\n", s->end);
 }
 
@@ -381,6 +417,7 @@ int trace_qemu_run(cli_ctx *ctx, const trace_qemu_opts *o)
     int qst = 0, ended = 0;
     traffic tr;
     memset(&tr, 0, sizeof tr);
+    pthread_mutex_init(&tr.lock, NULL);
     trc_qemu_cfg c;
     memset(&c, 0, sizeof c);
     const img_func *mf = img_find(im, o->mark);
@@ -468,9 +505,13 @@ int trace_qemu_run(cli_ctx *ctx, const trace_qemu_opts *o)
     cli_info(ctx, "running %s on QEMU %s (pid %d), %llu iterations...",
              o->elf, m->name, (int)qpid, (unsigned long long)o->n);
     const char *why = NULL;
-    if (udp) {
-        int a = wait_answer(c.udp_host, qpid, o->timeout > 0 ? o->timeout : 60,
-                            &err);
+    int ufd = -1;
+    if (udp && (ufd = udp_socket(c.udp_host, &err)) < 0) {
+        cli_error("%s", err.msg);
+        why = "stopped";
+    } else if (udp) {
+        int a = wait_answer(ufd, qpid, o->timeout > 0 ? o->timeout : 60,
+                            o->size, &err);
         if (a < 0) {
             cli_error("%s", err.msg);
             why = "stopped";
@@ -485,8 +526,7 @@ int trace_qemu_run(cli_ctx *ctx, const trace_qemu_opts *o)
                 cli_error("--run: %s", err.msg);
                 why = "stopped";
             }
-        } else if (start_traffic(&tr, c.udp_host, o->rate, o->size,
-                                 o->timeout, &err)) {
+        } else if (start_traffic(&tr, ufd, o->rate, o->size, &err)) {
             cli_error("%s", err.msg);
             why = "stopped";
         } else {
@@ -521,9 +561,9 @@ int trace_qemu_run(cli_ctx *ctx, const trace_qemu_opts *o)
             why = "interrupted";
         } else if (tr.running) {
             pthread_mutex_lock(&tr.lock);
-            unsigned silent = tr.silent_steps;
+            uint64_t last = tr.last_answer_ns;
             pthread_mutex_unlock(&tr.lock);
-            if (silent >= 5)
+            if (nb_now_ns() - last > (uint64_t)5e9)
                 why = "no answers";
         } else if (cpid > 0 && waitpid(cpid, NULL, WNOHANG) == cpid) {
             cpid = -1;
@@ -540,6 +580,8 @@ int trace_qemu_run(cli_ctx *ctx, const trace_qemu_opts *o)
     clock_gettime(CLOCK_MONOTONIC, &t1);
     sigaction(SIGINT, &old, NULL);
     stop_traffic(&tr);
+    if (ufd >= 0)
+        close(ufd);
     if (cpid > 0) {
         kill(-cpid, SIGTERM);
         waitpid(cpid, NULL, 0);
