@@ -166,7 +166,7 @@ static void *traffic_main(void *arg)
 }
 
 /* Sends probes to 127.0.0.1:port until one is answered, QEMU ends or
- * wait_s passes. 1 answered, 0 not, -1 error. */
+ * wait_s passes. 1 answered, 0 not, 2 QEMU ended, -1 error. */
 static int wait_answer(int fd, pid_t qpid, double wait_s, size_t size,
                        cp_err *err)
 {
@@ -192,8 +192,9 @@ static int wait_answer(int fd, pid_t qpid, double wait_s, size_t size,
             struct timespec ts = {0, 100 * 1000 * 1000};
             nanosleep(&ts, NULL);
         }
-        if (waitpid(qpid, NULL, WNOHANG) == qpid)
-            return cp_seterr(err, "QEMU ended before the guest answered");
+        int st;
+        if (waitpid(qpid, &st, WNOHANG | WNOWAIT) == qpid)
+            return 2; /* QEMU ended: the caller reaps it */
     }
 }
 
@@ -515,6 +516,9 @@ int trace_qemu_run(cli_ctx *ctx, const trace_qemu_opts *o)
         if (a < 0) {
             cli_error("%s", err.msg);
             why = "stopped";
+        } else if (a == 2) {
+            cli_warn("QEMU ended before the guest answered on UDP port %u; "
+                     "no traffic was sent", o->udp_port);
         } else if (!a) {
             if (!q_interrupted)
                 cli_error("the guest did not answer on UDP port %u "
