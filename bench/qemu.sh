@@ -3,11 +3,11 @@
 # the execution-log path (-d exec,nochain -singlestep into a FIFO read by
 # trace --from-qemu), side by side on the same firmware and iterations, and
 # plain QEMU without recording. Speed in million instructions per second of
-# CPU time (user + system of every process of the run, best of 3); trace
+# CPU time (user + system of every process of the run; best of 3, the exec-log path once); trace
 # size in bytes per instruction next to the unicorn recorder's for the same
 # object code (demo-imxrt1062.elf is demo-mps2-an500.elf's code linked for
 # the i.MX RT1062 board).
-#   sh bench/qemu.sh [ITERATIONS]     (default 20; after make build/codeplace
+#   sh bench/qemu.sh [ITERATIONS]     (default 10; after make build/codeplace
 #                                      build/codeplace-qemu.so firmware)
 cd "$(dirname "$0")/.." || exit 2
 [ -f build/fw/demo-mps2-an500.elf ] || make --no-print-directory firmware >/dev/null || exit 1
@@ -15,7 +15,7 @@ make --no-print-directory build/codeplace build/codeplace-qemu.so >/dev/null || 
 command -v qemu-system-arm >/dev/null || { echo "qemu: qemu-system-arm missing"; exit 0; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-python3 - "$tmp" "${1:-20}" <<'PY'
+python3 - "$tmp" "${1:-10}" <<'PY'
 import json, os, resource, subprocess, sys
 tmp, n = sys.argv[1], int(sys.argv[2])
 elf = "build/fw/demo-mps2-an500.elf"
@@ -64,7 +64,7 @@ def info(path):
                                      check=True).stdout)
 
 tp, pj = best(plugin)
-tl, _ = best(execlog, 1 if n > 20 else 3)
+tl, _ = best(execlog, 1)
 pi, li = info(tmp + "/p.trace"), info(tmp + "/l.trace")
 same = pi["per_iteration"] == li["per_iteration"]
 ins = pi["instructions"]
