@@ -446,11 +446,14 @@ int trace_qemu_run(cli_ctx *ctx, const trace_qemu_opts *o)
     c.n = o->n;
     c.skip = o->skip;
     c.elf_hash = img_hash(im);
-    if (o->t) {
-        c.target = o->t->name;
-        c.cpu = o->t->cpu;
-        for (unsigned i = 0; i < o->t->nmems; i++) {
-            const tgt_mem *mm = &o->t->mems[i];
+    /* --target, or a preset named after the machine, gives the cached
+     * window; otherwise the machine's code memory. */
+    const tgt *t = o->t ? o->t : tgt_find(m->name);
+    if (t) {
+        c.target = t->name;
+        c.cpu = t->cpu;
+        for (unsigned i = 0; i < t->nmems; i++) {
+            const tgt_mem *mm = &t->mems[i];
             trc_qemu_win *w = NULL;
             if (mm->kind == TGT_MEM_FLASH && c.ncached < TRC_QEMU_MAX_WIN)
                 w = &c.cached[c.ncached++];
@@ -462,9 +465,9 @@ int trace_qemu_run(cli_ctx *ctx, const trace_qemu_opts *o)
                 w->size = mm->size;
             }
         }
-        if (!tgt_is_cached(o->t, c.mark))
-            cli_warn("--target %s: the marker 0x%08x is outside its cached "
-                     "window; on %s the code runs from 0x%08x", o->t->name,
+        if (!tgt_is_cached(t, c.mark))
+            cli_warn("target %s: the marker 0x%08x is outside its cached "
+                     "window; on %s the code runs from 0x%08x", t->name,
                      c.mark, m->name, m->code_base);
     } else {
         c.target = m->name;
