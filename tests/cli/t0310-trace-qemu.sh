@@ -145,6 +145,29 @@ test_expect_success 'trace --qemu: the firmware ending first is a failure with a
     grep -q "^ended:        stopped$" info
 '
 
+test_expect_success 'plugin: QEMU killed outright leaves a trace readable up to its last block' '
+    qemu-system-arm -M mps2-an385 $QFLAGS -kernel $FOREVER \
+        -plugin $PLUGIN,out=k.trace,mark=$(sym $FOREVER codeplace_mark) \
+        </dev/null >/dev/null 2>&1 &
+    qpid=$! &&
+    i=0; while test $(stat -c %s k.trace 2>/dev/null || echo 0) -lt 200000 && test $i -lt 300; do
+        sleep 0.1; i=$((i+1)); done &&
+    kill -9 $qpid && { wait $qpid; true; } &&
+    test_exit 1 $CODEPLACE trace --info k.trace 2>err &&
+    grep -q "truncated trace" err &&
+    $CODEPLACE trace --info k.trace --partial >info &&
+    grep -q "^ended:        truncated" info &&
+    grep -q "^iterations:   [1-9][0-9]* complete" info
+'
+
+test_expect_success 'make install: the installed binary finds the plugin in PREFIX/lib/codeplace' '
+    make -C $CP_ROOT --no-print-directory install PREFIX=$PWD/inst >/dev/null &&
+    test -x inst/lib/codeplace/codeplace-qemu.so &&
+    timeout 60 inst/bin/codeplace trace -q --qemu mps2-an385 $IRQ --mark codeplace_mark \
+        -n 5 -o inst.trace >out &&
+    grep -q "^ended:        done$" out
+'
+
 test_expect_success 'trace --qemu: usage errors' '
     test_exit 2 $CODEPLACE trace --qemu nope $IRQ --mark codeplace_mark -o x.trace 2>err &&
     grep -q "unknown machine" err &&
