@@ -48,7 +48,7 @@ FW_BOARDS := rp2040 imxrt1062 microbit mps2-an500
 FW_ELF    := $(FW_BOARDS:%=$(FW_OUT)/demo-%.elf)
 
 .PHONY: firmware relink
-firmware: $(FW_ELF) $(WS_ELF)
+firmware: $(FW_ELF)
 
 $(FW_OUT)/obj/m0/%.o: firmware/%.c $(FW_HDR) mk/firmware.mk
 	@mkdir -p $(dir $@)
@@ -85,6 +85,7 @@ WS_DEF_mps2-an385 := -DWS_BOARD_AN385
 WS_DEF_mps2-an500 := -DWS_BOARD_AN500
 WS_BOARDS := mps2-an385 mps2-an500
 WS_ELF    := $(WS_BOARDS:%=$(FW_OUT)/ws-%.elf)
+firmware: $(WS_ELF)
 
 # ws_link(board, placement dir, output prefix)
 ws_link = $(FW_CC) $(WS_CPU_$(1)) $(call FW_LDFLAGS,$(2)) \

@@ -34,6 +34,7 @@ static uint32_t period_cycles;       /* SYST_RVR + 1 */
 
 #define K_TICK_CYCLES (WS_SYSCLK_HZ / K_TICK_HZ)
 #define K_MAX_TICKS   64u            /* 64 * 250000 < 2^24 */
+#define K_MIN_CYCLES  256u
 #define CM_ICSR_PENDSTSET (1u << 26)
 #define CM_ICSR_PENDSTCLR (1u << 25)
 
@@ -103,7 +104,9 @@ void k_thread_create(struct k_thread *t, const char *name, uint8_t prio,
     /* the frame an exception return pops (ARMv7-M B1.5.6): r0-r3, r12,
      * lr, pc, xpsr; below it r4-r11 as PendSV saves them */
     *--sp = K_XPSR_THUMB;
-    *--sp = (uint32_t)(uintptr_t)entry;
+    /* a return address with bit 0 set is UNPREDICTABLE (B1.5.8): the
+     * Thumb state is in xPSR.T */
+    *--sp = (uint32_t)(uintptr_t)entry & ~1u;
     *--sp = (uint32_t)(uintptr_t)thread_exit;
     *--sp = 0;                               /* r12 */
     *--sp = 0;                               /* r3 */
@@ -178,8 +181,10 @@ static uint32_t clock_elapsed(int wrapped, int *pending)
     return cycles;
 }
 
-/* Brings tick_count up to now and reloads SysTick for the earliest
- * wake-up. Interrupts masked. */
+/* Reloads SysTick for the earliest wake-up, right after clock_advance()
+ * brought tick_count and rem_cycles up to now. A period is never shorter
+ * than K_MIN_CYCLES: SYST_RVR 0 would stop the counter (ARMv7-M B3.3.1),
+ * and a wake-up a few microseconds late is harmless. Interrupts masked. */
 static void clock_program(void)
 {
     struct k_thread *t;
@@ -193,6 +198,8 @@ static void clock_program(void)
             delta = d;
     }
     cycles = delta * K_TICK_CYCLES - rem_cycles;
+    if (cycles < K_MIN_CYCLES)
+        cycles = K_MIN_CYCLES;
     period_cycles = cycles;
     CM_SYST_RVR = cycles - 1u;
     CM_SYST_CVR = 0;             /* reload from RVR on the next clock */

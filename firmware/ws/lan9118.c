@@ -1,11 +1,14 @@
 /*
  * SMSC LAN9118 driver. Register map and formats from the SMSC LAN9118
- * datasheet (rev. 1.5), chapter 5 "Register Description" (system control
- * and status registers at the offsets below; MAC control and status
- * registers reached indirectly through MAC_CSR_CMD / MAC_CSR_DATA; the PHY
- * through the MAC's MII_ACC / MII_DATA), 3.12 "Transmit Data Path
- * Operation" (TX command A and B, TX status) and 3.13 "Receive Data Path
- * Operation" (RX status, RX data FIFO).
+ * datasheet, revision 1.5 (07-11-08): chapter 5 "Register Description"
+ * (system control and status registers at the offsets below; MAC control
+ * and status registers reached indirectly through MAC_CSR_CMD /
+ * MAC_CSR_DATA; the PHY through the MAC's MII_ACC / MII_DATA), 3.12
+ * "Transmit Data Path Operation" (3.12.2 TX command 'A' and 'B': first and
+ * last segment bits 13 and 12, buffer size bits 10:0, packet tag in B's
+ * bits 31:16; TX status, error status bit 15) and 3.13 "Receive Data Path
+ * Operation" (3.13.3 RX status format: packet length bits 29:16, error
+ * status bit 15; the RX data FIFO).
  *
  * What QEMU's hw/net/lan9118.c models, and so what this driver relies on:
  * 32-bit PIO through the FIFOs, RX status "packet length" including the

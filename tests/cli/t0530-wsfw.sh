@@ -109,6 +109,14 @@ for b in mps2-an385 mps2-an500; do
 done
 
 for b in mps2-an385 mps2-an500; do
+    test_expect_success "$b: bursts of 32 datagrams queued behind each other, all answered" "
+        timeout 120 $ECHO $b $FW/ws-$b.elf -n 320 --size 64 --burst 32 --timeout 90 >out &&
+        cat out &&
+        test \"\$(cat out)\" = '$b: 320 sent, 320 answered, 320 identical, 0 timeouts, qemu stopped'
+    "
+done
+
+for b in mps2-an385 mps2-an500; do
     test_expect_success "$b: ARP, ICMP echo, UDP echo and the drops, frame by frame" "
         timeout 90 python3 $CP_ROOT/tests/cli/wsfw-frames.py $b $FW/ws-$b.elf >out; rc=\$?
         cat out && test \$rc = 0 &&

@@ -23,6 +23,10 @@ at codeplace_mark's address to the next one. Each is one of:
   back-to-back  the next request was already there when the network
                 thread looked (no idle), e.g. when the host was slow
                 to run QEMU's vCPU thread
+  after back-to-back
+                an idle iteration right after a back-to-back one: the
+                interrupt of that request may have left the semaphore
+                given, which costs one more pass of the network loop
 
 The report gives, for the iterations between echo requests (the probes
 that wait for the guest to come up are left out): the instructions of each
@@ -117,6 +121,9 @@ class Counter:
                     lines.add((p + self.size(p) - 1) // self.line)
                 kind = "tick" if self._tick else \
                     "idle" if self._idle else "back-to-back"
+                if kind == "idle" and self.iters and \
+                        self.iters[-1][3] == "back-to-back":
+                    kind = "after back-to-back"
                 self.iters.append((self.marks, self._insns,
                                    frozenset(lines), kind, self._pcs))
             self.marks += 1
@@ -278,7 +285,9 @@ def main():
     reader = threading.Thread(target=read)
     reader.start()
     try:
+        t0 = time.monotonic()
         probes, sent, identical = traffic(port, a.n, a.size, a.gap, deadline)
+        elapsed = time.monotonic() - t0
         time.sleep(0.2)
     finally:
         killer.cancel()
@@ -307,17 +316,19 @@ def main():
     quiet = [it for it in its if it[3] == "idle"]
     ticked = [it for it in its if it[3] == "tick"]
     busy = [it for it in its if it[3] == "back-to-back"]
+    after = [it for it in its if it[3] == "after back-to-back"]
     print("machine:        %s" % a.machine)
     print("elf:            %s" % a.elf)
     print("exec log:       %d Trace lines, %d dropped (Stopped execution), "
           "%d dropped (rewound), %d unmatched"
           % (counter.trace_lines, counter.stopped, counter.rewound,
              counter.unmatched))
-    print("traffic:        %d probes, %d echoes of %d bytes, all identical"
-          % (probes, a.n, a.size))
+    print("traffic:        %d probes, %d echoes of %d bytes, all identical, "
+          "%.1f s" % (probes, a.n, a.size, elapsed))
     print("iterations:     %d (marks %d..%d): %d idle, %d tick, "
-          "%d back-to-back" % (len(its), first, last, len(quiet), len(ticked),
-                               len(busy)))
+          "%d back-to-back, %d after back-to-back"
+          % (len(its), first, last, len(quiet), len(ticked), len(busy),
+             len(after)))
     if counter.unmatched:
         print("wsfw-count: %d drop lines matched no Trace line"
               % counter.unmatched, file=sys.stderr)
@@ -350,7 +361,8 @@ def main():
     print("per echo:       %d instructions, %d lines of %d bytes (%d bytes), "
           "in all %d idle iterations"
           % (counts[0], n_lines, a.line, n_lines * a.line, len(quiet)))
-    for name, group in (("tick", ticked), ("back-to-back", busy)):
+    for name, group in (("tick", ticked), ("back-to-back", busy),
+                        ("after b-t-b", after)):
         if group:
             extra = {}
             for it in group:
