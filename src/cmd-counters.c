@@ -11,6 +11,7 @@
 
 #include "cli/cli.h"
 #include "cli/probeopt.h"
+#include "cli/tgtopt.h"
 #include "commands.h"
 #include "probe/counters.h"
 #include "probe/probe.h"
@@ -18,13 +19,15 @@
 #include "util/jw.h"
 
 enum {
-    O_GDB, O_OPENOCD, O_TARGET, O_WINDOW, O_LOAD, O_EVENTS, O_NO_IDLE,
+    O_GDB, O_OPENOCD, O_TARGET, O_CACHE, O_AS, O_WINDOW, O_LOAD, O_EVENTS, O_NO_IDLE,
     O_CTR_BASE, O_CORE, O_TIMEOUT, O_NOPT
 };
 
 static const cli_opt opts[] = {
     CLI_PROBE_OPTS(O_GDB, O_OPENOCD, O_CORE, O_TIMEOUT),
-    [O_TARGET] = {"target", 't', "NAME", "rp2040 or rp2350: where the "
+    [O_CACHE] = CLI_TGT_OPT_CACHE(0),
+    [O_AS] = CLI_TGT_OPT_AS,
+    [O_TARGET] = {"target", 't', "NAME|FILE", "rp2040 or rp2350 (or a file): where the "
                   "counters are and how to flush the cache"},
     [O_WINDOW] = {"window", 0, "SECONDS", "length of each window "
                   "(default 1)"},
@@ -132,7 +135,8 @@ static void text_window(FILE *o, const char *name, const probe_ctr_result *r)
 static int cmd_counters_fn(cli_ctx *ctx, int argc, char **argv)
 {
     char *pos[argc];
-    const char *arg, *tname = NULL, *load = NULL;
+    const char *arg, *load = NULL;
+    cli_tgt to = {0};
     double window = 1.0;
     uint64_t events = 0, base = 0;
     int no_idle = 0, have_window = 0, have_base = 0, rc;
@@ -152,7 +156,9 @@ static int cmd_counters_fn(cli_ctx *ctx, int argc, char **argv)
                                arg) < 0)
                 return CLI_USAGE;
             break;
-        case O_TARGET: tname = arg; break;
+        case O_TARGET: to.name = arg; break;
+        case O_CACHE: to.cache = arg; break;
+        case O_AS: to.as = arg; break;
         case O_LOAD: load = arg; break;
         case O_NO_IDLE: no_idle = 1; break;
         case O_WINDOW:
@@ -187,11 +193,10 @@ static int cmd_counters_fn(cli_ctx *ctx, int argc, char **argv)
         return cli_usage_error(ctx, "counters: --load sets the window; drop "
                                "--window");
     probe_ctr_regs regs = {0};
-    if (tname) {
-        const tgt *t = tgt_find(tname);
-        if (!t)
-            return cli_usage_error(ctx, "counters: no target preset '%s'",
-                                   tname);
+    if ((rc = cli_tgt_resolve(ctx, &to, NULL, NULL, 0)) != CLI_OK)
+        return rc;
+    if (to.base) {
+        const tgt *t = &to.t;
         if (!t->ctr_base)
             return cli_usage_error(ctx, "counters: %s has no cache counters "
                                    "(the Cortex-M7 has none; use the "
@@ -200,9 +205,10 @@ static int cmd_counters_fn(cli_ctx *ctx, int argc, char **argv)
         regs.hit = t->ctr_hit;
         regs.acc = t->ctr_acc;
         regs.flush = t->ctr_flush;
-        regs.flush_kind = t->ctr_flush ? PROBE_FLUSH_REG
-                          : !strcmp(t->name, "rp2350") ? PROBE_FLUSH_RP2350
-                                                       : PROBE_FLUSH_NONE;
+        regs.flush_kind = t->ctr_flush_by == TGT_FLUSH_REG ? PROBE_FLUSH_REG
+                          : t->ctr_flush_by == TGT_FLUSH_SETWAY
+                              ? PROBE_FLUSH_RP2350
+                              : PROBE_FLUSH_NONE;
     } else if (!have_base) {
         return cli_usage_error(ctx, "counters: give --target rp2040|rp2350 "
                                "(or --ctr-base ADDR)");

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/tgtopt.h"
 #include "commands.h"
 #include "image/image.h"
 #include "plan/emit.h"
@@ -12,7 +13,7 @@
 #include "util/jw.h"
 
 enum {
-    O_ELF, O_MAP, O_TRACE, O_TARGET, O_CACHE, O_BUDGET, O_STRATEGY, O_PAD,
+    O_ELF, O_MAP, O_TRACE, O_TARGET, O_CACHE, O_AS, O_UNCACHED, O_BUDGET, O_STRATEGY, O_PAD,
     O_EXCLUDE, O_NORAM, O_ITERS, O_PLAN_ITERS, O_SECONDS, O_SEED, O_LIST,
     O_LAYOUT, O_EMIT, O_COMPARE, O_NOPT
 };
@@ -23,9 +24,11 @@ static const cli_opt opts[] = {
                "input sections, names archives)"},
     [O_TRACE] = {"trace", 0, "FILE", "the evidence: a trace of this image "
                  "(codeplace trace)"},
-    [O_TARGET] = {"target", 't', "NAME", "target preset (rp2040, rp2350, "
-                  "imxrt1062)"},
-    [O_CACHE] = {"cache", 0, "SIZE,WAYS,LINE", "override the cache geometry"},
+    [O_TARGET] = CLI_TGT_OPT_TARGET('t', "target name or file (default: the "
+                                    "trace's)"),
+    [O_CACHE] = CLI_TGT_OPT_CACHE(0),
+    [O_AS] = CLI_TGT_OPT_AS,
+    [O_UNCACHED] = CLI_TGT_OPT_UNCACHED,
     [O_BUDGET] = {"budget", 'b', "BYTES", "fast memory (SRAM/ITCM) the plan may "
                   "fill, e.g. 16K (default 0: flash layout only)"},
     [O_STRATEGY] = {"strategy", 0, "NAME", "stock, hotblock, colour, ram, "
@@ -59,7 +62,7 @@ const cli_cmd cmd_plan = {
     .name = "plan",
     .fn = cmd_plan_fn,
     .summary = "choose functions for SRAM/ITCM and colour the hot code in flash",
-    .usage = "ELF --map MAP --trace TRACE --target NAME [--budget BYTES] "
+    .usage = "ELF --map MAP --trace TRACE [--target NAME|FILE] [--budget BYTES] "
              "[--list FILE] [--emit DIR]",
     .description =
         "Plans in input sections (what a linker can move) and names functions\n"
@@ -208,12 +211,30 @@ static int do_layout(FILE *f, void *a)
     return rc;
 }
 
+/* The budget must fit the fast memory plans fill. */
+static int check_budget(cli_ctx *ctx, const tgt *t, uint32_t budget)
+{
+    const tgt_mem *f = tgt_mem_named(t, t->fast_mem);
+    if (!f)
+        return cli_usage_error(ctx, "--budget: target %s has no fast memory "
+                               "'%s'", t->name, t->fast_mem);
+    if (budget > f->size) {
+        char b[32], s[32];
+        return cli_usage_error(ctx, "--budget %s bytes does not fit %s's %s "
+                               "(%s bytes at 0x%08x)", cli_commas(b, budget),
+                               t->name, f->name, cli_commas(s, f->size),
+                               f->base);
+    }
+    return CLI_OK;
+}
+
 /* What the command line asks for (parse_args fills it). */
 typedef struct plan_args {
     const char **excl, **noram;
     int nexcl, nnoram, compare;
     const char *elf, *map, *trace, *list, *layout, *emit;
-    const tgt *t;
+    cli_tgt to;
+    const tgt *t; /* &to.t once resolved */
     tgt_cache c;
     plan_strategy strategy;
     uint32_t budget, pad, iters, plan_iters, moves;
@@ -232,7 +253,7 @@ typedef struct plan_state {
 static int parse_args(cli_ctx *ctx, int argc, char **argv, char **pos,
                       plan_args *a)
 {
-    const char *target = NULL, *cache = NULL, *arg;
+    const char *arg;
     int rc;
     cli_parser p;
     cli_parser_init(&p, ctx, argc, argv, pos);
@@ -241,8 +262,10 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, char **pos,
         case O_ELF: a->elf = arg; break;
         case O_MAP: a->map = arg; break;
         case O_TRACE: a->trace = arg; break;
-        case O_TARGET: target = arg; break;
-        case O_CACHE: cache = arg; break;
+        case O_TARGET: a->to.name = arg; break;
+        case O_CACHE: a->to.cache = arg; break;
+        case O_AS: a->to.as = arg; break;
+        case O_UNCACHED: a->to.allow_uncached = 1; break;
         case O_BUDGET:
             if (cli_arg_u32(ctx, "budget", arg, 1, &a->budget) < 0)
                 return CLI_USAGE;
@@ -287,20 +310,15 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, char **pos,
         return CLI_USAGE;
     if (!a->elf || p.npos)
         return cli_usage_error(ctx, "plan: give one ELF file");
-    if (!target)
-        return cli_usage_error(ctx, "plan: --target is required (try "
-                               "'codeplace target')");
     if (!a->trace)
         return cli_usage_error(ctx, "plan: --trace is required (record one "
                                "with 'codeplace trace')");
-    if (!(a->t = tgt_find(target))) {
-        cli_error("no target '%s' (try 'codeplace target')", target);
-        return CLI_FAIL;
-    }
+    if ((rc = cli_tgt_resolve(ctx, &a->to, a->trace, NULL, 1)) != CLI_OK)
+        return rc;
+    a->t = &a->to.t;
     a->c = a->t->cache;
-    cp_err err;
-    if (cache && tgt_parse_cache(cache, &a->c, &err) < 0)
-        return cli_usage_error(ctx, "--cache: %s", err.msg);
+    if (a->budget && (rc = check_budget(ctx, a->t, a->budget)) != CLI_OK)
+        return rc;
     if (a->compare && (a->list || a->layout || a->emit))
         return cli_usage_error(ctx, "plan: --compare writes no artefacts; "
                                "plan one strategy for --list/--layout/--emit");
@@ -343,6 +361,8 @@ static int run_plan(cli_ctx *ctx, const plan_args *a, plan_state *st)
         cli_error("%s", err.msg);
         return -1;
     }
+    if (cli_tgt_check_trace(ctx, &a->to, a->trace, a->iters) != CLI_OK)
+        return -1;
     plan_model_set_plan_iters(m, a->plan_iters);
     plan_opts o = plan_opts_default(a->t);
     o.budget = a->budget;

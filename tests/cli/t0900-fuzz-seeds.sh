@@ -13,7 +13,8 @@ if have clang; then
         grep -q "^ok fuzz-samples regression" out &&
         grep -q "^ok fuzz-dump regression" out &&
         grep -q "^ok fuzz-names regression" out &&
-        grep -q "^ok fuzz-layout regression" out
+        grep -q "^ok fuzz-layout regression" out &&
+        grep -q "^ok fuzz-target regression" out
     '
 else
     test_skip 'fuzz harnesses pass their seed corpora' 'clang missing'
