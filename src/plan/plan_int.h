@@ -49,7 +49,11 @@ struct plan_model {
     unsigned niters;
     size_t citer;
     double *iter_insns;   /* instructions per iteration */
-    uint32_t last_unit;   /* for call detection */
+    uint32_t last_unit;   /* unit of the last access */
+    /* The last fetch run: where it ended and its last unit, for telling
+     * direct calls (BL / B.W, which may need a linker stub) from calls
+     * through a pointer. */
+    uint32_t last_fetch_end, last_fetch_unit;
 
     /* The stream for set-associative evaluation: each run of accesses to
      * one unit (no larger than a cache way) reduced to the byte ranges it
