@@ -93,11 +93,12 @@ static double cycles(const tgt *t, const tgt_cache *c, double insns,
     return insns * t->cpi + misses * c->miss_cycles;
 }
 
-static void row_text(FILE *o, const tgt *t, const tgt_cache *c,
-                     const char *name, const plan_result *r)
+static void row_text(FILE *o, const plan_model *m, const tgt *t,
+                     const tgt_cache *c, const char *name,
+                     const plan_result *r)
 {
     double cyc = cycles(t, c, r->insns, r->misses);
-    double stock = cycles(t, c, r->insns, r->stock_misses);
+    double stock = cycles(t, c, plan_model_insns(m), r->stock_misses);
     fprintf(o, "%-10s %8u %8u %10.1f %10.1f %10.0f %7.2fx\n", name,
             r->fast_bytes, r->pad_bytes, r->misses,
             r->conflict_after, cyc, cyc > 0 ? stock / cyc : 0.0);
@@ -121,8 +122,10 @@ static void result_json(jw *w, const plan_model *m, const tgt *t,
     jw_double(w, r->insns);
     jw_key(w, "est_cycles_per_iteration");
     jw_double(w, cycles(t, c, r->insns, r->misses));
+    jw_key(w, "stock_instructions_per_iteration");
+    jw_double(w, plan_model_insns(m));
     jw_key(w, "stock_est_cycles_per_iteration");
-    jw_double(w, cycles(t, c, r->insns, r->stock_misses));
+    jw_double(w, cycles(t, c, plan_model_insns(m), r->stock_misses));
     jw_key(w, "fast_bytes");
     jw_uint(w, r->fast_bytes);
     jw_key(w, "veneers");
@@ -393,13 +396,14 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
                 t->fast_mem);
         fprintf(out, "stock: %.1f misses per iteration (%.1f above a fully "
                 "associative cache), %.0f instructions\n\n",
-                best->stock_misses, best->conflict_before, best->insns);
+                best->stock_misses, best->conflict_before,
+                plan_model_insns(m));
         fprintf(out, "%-10s %8s %8s %10s %10s %10s %8s\n", "strategy",
                 "fast", "padding", "misses", "conflict", "est.cycles",
                 "speedup");
         for (int k = 0; k < PLAN_AUTO; k++)
             if (res[k])
-                row_text(out, t, &c, plan_strategy_name((plan_strategy)k),
+                row_text(out, m, t, &c, plan_strategy_name((plan_strategy)k),
                          res[k]);
         fprintf(out, "\nchosen: %s (%zu sections placed: ",
                 plan_strategy_name(best->strategy), best->nitems);

@@ -92,20 +92,31 @@ int plan_emit_layout(FILE *f, const plan_model *m, const plan_result *r,
     for (unsigned k = 0; k < info->t->nmems; k++)
         if (!strcmp(info->t->mems[k].name, info->t->fast_mem))
             fast = &info->t->mems[k];
-    uint32_t fast_off = 0;
+    /* Fast-memory addresses as GNU ld assigns them: the sections in the
+     * order codeplace_ram.ld names them (plan_emit_snippets writes the same
+     * order), each at its own input-section alignment; a fast memory at
+     * address 0 keeps its first 8 bytes free so that no function has the
+     * address of a null pointer (firmware/ld/imxrt1062.ld,
+     * __coderam_reserve). ld's veneers for calls back to flash go after
+     * the sections (.text.__stub at the end of .ramfunc). */
+    uint64_t cur = fast ? fast->base : 0;
+    if (fast && fast->base == 0)
+        cur = 8;
     for (size_t i = 0; i < r->nitems; i++) {
         const plan_item *it = &r->items[i];
         const plan_unit *u = plan_model_unit(m, it->unit);
         if (it->region != PLAN_FAST)
             continue;
+        uint32_t al = u->align ? u->align : 1;
+        cur = (cur + al - 1) & ~(uint64_t)(al - 1);
         for (unsigned k = 0; k < u->nfuncs; k++) {
             const img_func *fn = img_func_at(im, u->first_func + k);
-            fprintf(f, "%s %s 0x%08x %u fast-memory:saves-%.1f-misses\n",
+            fprintf(f, "%s %s 0x%08llx %u fast-memory:saves-%.1f-misses\n",
                     fn->name, info->t->fast_mem,
-                    (fast ? fast->base : 0) + fast_off + (fn->addr - u->addr),
+                    (unsigned long long)(cur + (fn->addr - u->addr)),
                     fn->size, it->saved > 0 ? it->saved : it->misses);
         }
-        fast_off = it->offset + u->size;
+        cur += u->size;
     }
     for (size_t i = 0; i < plan_model_nunits(m); i++) {
         const plan_unit *u = plan_model_unit(m, i);

@@ -508,6 +508,17 @@ size_t plan_model_exclude(plan_model *m, const char *pattern, int ram_only)
 
 void plan_model_set_plan_iters(plan_model *m, unsigned n) { m->plan_iters = n; }
 
+double plan_model_insns(const plan_model *m)
+{
+    if (!m->niters)
+        return 0;
+    unsigned first = m->niters > 1 ? 1 : 0;
+    double ins = 0;
+    for (unsigned i = first; i < m->niters; i++)
+        ins += m->iter_insns[i];
+    return ins / (m->niters - first);
+}
+
 uint32_t plan_model_text_end(const plan_model *m) { return m->text_end; }
 
 size_t plan_model_nunits(const plan_model *m) { return m->nunits; }

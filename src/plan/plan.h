@@ -78,6 +78,9 @@ size_t plan_model_exclude(plan_model *m, const char *pattern, int ram_only);
 void plan_model_set_plan_iters(plan_model *m, unsigned n);
 
 size_t plan_model_nunits(const plan_model *m);
+/* Instructions per warm iteration of the stock image as traced (the mean
+ * over the iterations after the first): no linker stubs in it. */
+double plan_model_insns(const plan_model *m);
 /* End of the text section the hot block goes into, in the traced image. */
 uint32_t plan_model_text_end(const plan_model *m);
 const plan_unit *plan_model_unit(const plan_model *m, size_t i);
