@@ -72,6 +72,7 @@ int plan_emit_layout(FILE *f, const plan_model *m, const plan_result *r,
         return cp_seterr(err, "out of memory");
     plan_layout_build(m, r->items, r->nitems, r->hot_base, r->block_end, &L,
                       NULL);
+    plan_layout_fix_stubs(m, &L);
     char *why = calloc(plan_model_nunits(m) ? plan_model_nunits(m) : 1, 1);
     if (!why) {
         plan_layout_free(&L);
@@ -87,6 +88,17 @@ int plan_emit_layout(FILE *f, const plan_model *m, const plan_result *r,
         /* What follows the text section (.rodata) moves with its end. */
         fprintf(f, "@shift 0x%08x %lld\n", (plan_model_text_end(m) + 7) & ~7u,
                 (long long)L.text_delta);
+    }
+    /* The stubs GNU ld adds for direct calls from flash into fast memory:
+     * sim --layout fetches them in front of their target. */
+    for (size_t t = 0; t < m->ntargets; t++) {
+        if (!L.stub[t])
+            continue;
+        const img_func *fn = img_lookup(im, m->targets[t].addr);
+        if (!fn || fn->addr != m->targets[t].addr)
+            continue;
+        fprintf(f, "@stub 0x%08x %u %u %s@0x%08x\n", L.stub[t], m->veneer_bytes,
+                m->veneer_insns, fn->name, fn->addr);
     }
     const tgt_mem *fast = NULL;
     for (unsigned k = 0; k < info->t->nmems; k++)
@@ -118,6 +130,31 @@ int plan_emit_layout(FILE *f, const plan_model *m, const plan_result *r,
         }
         cur += u->size;
     }
+    /* ld's veneers for direct calls from fast memory back to flash, one per
+     * target, after the sections: they cost instructions, never misses
+     * (their order in .text.__stub is ld's). */
+    cur = (cur + 7) & ~(uint64_t)7;
+    unsigned char *done = calloc(m->ntargets ? m->ntargets : 1, 1);
+    if (!done) {
+        free(why);
+        plan_layout_free(&L);
+        return cp_seterr(err, "out of memory");
+    }
+    for (size_t i = 0; fast && i < m->ncalls; i++) {
+        const plan_call *c = &m->calls[i];
+        const plan_target *tg = &m->targets[c->target];
+        if (done[c->target] || L.addr[c->caller] != PLAN_ADDR_FAST ||
+            L.addr[tg->unit] == PLAN_ADDR_FAST)
+            continue;
+        const img_func *fn = img_lookup(im, tg->addr);
+        if (!fn || fn->addr != tg->addr)
+            continue;
+        done[c->target] = 1;
+        fprintf(f, "@stub 0x%08llx %u %u %s@0x%08x\n", (unsigned long long)cur,
+                m->veneer_bytes, m->veneer_insns, fn->name, fn->addr);
+        cur += m->veneer_bytes;
+    }
+    free(done);
     for (size_t i = 0; i < plan_model_nunits(m); i++) {
         const plan_unit *u = plan_model_unit(m, i);
         if (L.addr[i] == PLAN_ADDR_FAST || L.addr[i] == u->addr)

@@ -288,6 +288,7 @@ void plan_model_free(plan_model *m)
     free(m->iter_insns);
     free(m->calls);
     free(m->targets);
+    free(m->stub_fixed);
     cp_pool_free(m->pool);
     free(m);
 }
@@ -529,3 +530,76 @@ const plan_unit *plan_model_unit(const plan_model *m, size_t i)
 unsigned plan_model_niters(const plan_model *m) { return m->niters; }
 const img *plan_model_image(const plan_model *m) { return m->im; }
 const tgt_cache *plan_model_cache(const plan_model *m) { return &m->cache; }
+
+long plan_model_refine_stubs(plan_model *m, const img *relinked, cp_err *err)
+{
+    free(m->stub_fixed);
+    m->stub_fixed = calloc(m->ntargets ? m->ntargets : 1, sizeof *m->stub_fixed);
+    if (!m->stub_fixed)
+        return cp_seterr(err, "out of memory");
+    long found = 0;
+    for (size_t i = 0; i < img_nfuncs(relinked); i++) {
+        const img_func *v = img_func_at(relinked, i);
+        size_t n = strlen(v->name);
+        /* GNU ld (elf32-arm.c) names a long-branch stub "__TARGET_veneer" */
+        if (n <= 9 || strncmp(v->name, "__", 2) ||
+            strcmp(v->name + n - 7, "_veneer") ||
+            !tgt_is_cached(m->t, v->addr & ~1u))
+            continue;
+        char name[512];
+        if (n - 9 >= sizeof name)
+            continue;
+        memcpy(name, v->name + 2, n - 9);
+        name[n - 9] = 0;
+        for (size_t t = 0; t < m->ntargets; t++) {
+            const img_func *f = img_lookup(m->im, m->targets[t].addr);
+            if (f && f->addr == m->targets[t].addr && !strcmp(f->name, name)) {
+                m->stub_fixed[t] = v->addr & ~1u;
+                found++;
+                break;
+            }
+        }
+    }
+    /* The relinked text section: where .rodata after it went. */
+    for (size_t k = 0; k < img_nsections(relinked); k++) {
+        const img_section *sec = img_section_at(relinked, k);
+        if (!strcmp(sec->name, m->text_name)) {
+            m->relinked_text_end = sec->addr + sec->size;
+            m->text_end_fixed = 1;
+        }
+    }
+    return found;
+}
+
+void plan_layout_fix_stubs(const plan_model *m, plan_layout *L)
+{
+    if (!m->stub_fixed)
+        return;
+    for (size_t t = 0; t < m->ntargets; t++)
+        if (L->stub[t] && m->stub_fixed[t])
+            L->stub[t] = m->stub_fixed[t];
+    if (m->text_end_fixed && L->text_delta)
+        L->text_delta = (int64_t)((m->relinked_text_end + 7) & ~7u) -
+                        (int64_t)((m->text_end + 7) & ~7u);
+}
+
+int plan_result_refine(plan_model *m, plan_result *r, cp_err *err)
+{
+    plan_layout L;
+    if (plan_layout_alloc(m, &L) < 0)
+        return cp_seterr(err, "out of memory");
+    plan_layout_build(m, r->items, r->nitems, r->hot_base, r->block_end, &L,
+                      NULL);
+    plan_layout_fix_stubs(m, &L);
+    plan_eval_out out = {0};
+    plan_eval(m, &L, 0, &out);
+    if (out.misses < 0) {
+        plan_layout_free(&L);
+        return cp_seterr(err, "out of memory");
+    }
+    double fa = plan_eval_fa(m, &L, 0);
+    r->misses = out.misses;
+    r->conflict_after = out.misses - fa;
+    plan_layout_free(&L);
+    return 0;
+}

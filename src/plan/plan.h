@@ -160,6 +160,18 @@ void plan_result_free(plan_result *r);
  * auto minimise. */
 double plan_result_cycles(const plan_model *m, const plan_result *r);
 
+/* Reads the long-branch stubs GNU ld made from an image relinked with a
+ * plan (its __NAME_veneer symbols in cached flash, one per target) and the
+ * end of its text section: later layouts of the model put the stubs of
+ * those targets there instead of where the model predicts them (the order
+ * ld lays its stubs out in is its hash table's). Returns the number of
+ * stubs found, or -1 (err filled) when the image is not one of this model's
+ * target. */
+long plan_model_refine_stubs(plan_model *m, const img *relinked, cp_err *err);
+/* Predicts r again with the stubs read back: updates r->misses and
+ * r->conflict_after. Returns 0, or -1 on OOM. */
+int plan_result_refine(plan_model *m, plan_result *r, cp_err *err);
+
 /* Evaluates a result on the model again (e.g. on more iterations). */
 double plan_result_eval(plan_model *m, const plan_result *r);
 

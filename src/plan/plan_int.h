@@ -69,6 +69,11 @@ struct plan_model {
     plan_target *targets;
     size_t ntargets, ctargets;
     unsigned plan_iters;  /* iterations strategies evaluate on */
+    /* Stub addresses read back from a relinked image (per target, 0: not
+     * known) and its text end (plan_model_refine_stubs). */
+    uint32_t *stub_fixed;
+    int text_end_fixed;
+    uint32_t relinked_text_end;
     uint32_t veneer_bytes; /* a long-call stub the linker adds */
     uint32_t veneer_insns; /* instructions one pass through it runs */
 };
@@ -152,5 +157,10 @@ int plan_layout_alloc(const plan_model *m, plan_layout *L);
 void plan_layout_free(plan_layout *L);
 
 uint32_t plan_hot_base(const plan_model *m);
+
+/* Puts the stubs where a relinked image had them (plan_model_refine_stubs),
+ * with what follows the text section moved to where it went: after
+ * plan_layout_make / plan_layout_build. Nothing when none was read. */
+void plan_layout_fix_stubs(const plan_model *m, plan_layout *L);
 
 #endif
