@@ -553,7 +553,14 @@ long plan_model_refine_stubs(plan_model *m, const img *relinked, cp_err *err)
         name[n - 9] = 0;
         for (size_t t = 0; t < m->ntargets; t++) {
             const img_func *f = img_lookup(m->im, m->targets[t].addr);
-            if (f && f->addr == m->targets[t].addr && !strcmp(f->name, name)) {
+            if (!f || f->addr != m->targets[t].addr)
+                continue;
+            /* ld names the stub after the symbol the call refers to,
+             * which may be an alias (__aeabi_dadd of __adddf3) */
+            int hit = !strcmp(f->name, name);
+            for (unsigned k = 0; !hit && k < f->nalias; k++)
+                hit = !strcmp(f->alias[k], name);
+            if (hit) {
                 m->stub_fixed[t] = v->addr & ~1u;
                 found++;
                 break;
