@@ -91,15 +91,15 @@ test_expect_success 'sim --layout: a bad @stub line names the file and line' "
 
 test_expect_success 'plan --refine-from: the flash stubs where ld put them, predicted again' "
     plan rp2040 ram 8K refined --refine-from $W/rp2040-ram.elf \
-        --refine-map $W/rp2040-ram.map --json -q -o refined.json &&
+        --refine-map $W/rp2040-ram.map --json -q -o $W/refined.json &&
     arm-none-eabi-nm $W/rp2040-ram.elf | awk '/_veneer\$/ && \$1 ~ /^10/ { print \$1 }' | sort >ld &&
     sed -n 's/^@stub 0x\(1[0-9a-f]*\) .*/\1/p' $W/refined.layout | sort >ours &&
     test -s ld && test_cmp ld ours &&
-    json refined.json \"d['results'][0]['misses_before_refine']\" >/dev/null &&
+    json $W/refined.json \"d['results'][0]['misses_before_refine']\" >/dev/null &&
     $CODEPLACE sim $W/rp2040.trace --elf $FW/demo-rp2040.elf --map $FW/demo-rp2040.map \
         --layout $W/refined.layout --json -q -o lay2.json &&
     test \"\$(json lay2.json \"round(d['warm']['misses_mean'], 3)\")\" = \
-         \"\$(json refined.json \"round(d['results'][0]['misses_per_iteration'], 3)\")\"
+         \"\$(json $W/refined.json \"round(d['results'][0]['misses_per_iteration'], 3)\")\"
 "
 
 test_expect_success 'plan --refine-from: usage and bad input' "
