@@ -79,14 +79,18 @@ test_expect_success 'sim --layout fetches the stubs: the plan prediction and the
 "
 
 test_expect_success 'sim --layout: a bad @stub line names the file and line' "
-    printf '# codeplace layout 1\n@stub 0x10000000 16 5 no_such_function\n' >bad.layout &&
+    printf '# codeplace layout 2\n@stub 0x10000000 16 5 no_such_function\n' >bad.layout &&
     test_must_fail $CODEPLACE sim $W/rp2040.trace --elf $FW/demo-rp2040.elf \
         --layout bad.layout 2>err &&
     grep -q 'bad.layout:2: stub target .no_such_function. is not a function' err &&
-    printf '# codeplace layout 1\n@stub 0x10000000 sixteen 5 vfprintf\n' >bad.layout &&
+    printf '# codeplace layout 2\n@stub 0x10000000 sixteen 5 vfprintf\n' >bad.layout &&
     test_must_fail $CODEPLACE sim $W/rp2040.trace --elf $FW/demo-rp2040.elf \
         --layout bad.layout 2>err &&
-    grep -q 'bad.layout:2: expected .@stub 0xADDR SIZE INSNS TARGET' err
+    grep -q 'bad.layout:2: expected .@stub 0xADDR SIZE INSNS TARGET' err &&
+    printf '# codeplace layout 1\n@stub 0x10000000 16 5 vfprintf\n' >old.layout &&
+    test_must_fail $CODEPLACE sim $W/rp2040.trace --elf $FW/demo-rp2040.elf \
+        --layout old.layout 2>err &&
+    grep -q 'old.layout:2: @stub lines need layout version 2' err
 "
 
 test_expect_success 'plan --refine-from: the flash stubs where ld put them, predicted again' "
