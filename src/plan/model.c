@@ -52,6 +52,8 @@ static int build_units(plan_model *m, cp_err *err)
             u.addr = s->addr;
             u.size = s->size;
             u.align = s->align ? s->align : align_of(s->addr);
+            if (!s->align)
+                m->align_guessed++;
             u.first_func = f;
             u.nfuncs = (unsigned)(g - f);
             if (u.nfuncs > 1)
@@ -521,6 +523,8 @@ double plan_model_insns(const plan_model *m)
 }
 
 uint32_t plan_model_text_end(const plan_model *m) { return m->text_end; }
+
+size_t plan_model_align_guessed(const plan_model *m) { return m->align_guessed; }
 
 size_t plan_model_nunits(const plan_model *m) { return m->nunits; }
 const plan_unit *plan_model_unit(const plan_model *m, size_t i)

@@ -117,4 +117,13 @@ test_expect_success 'plan --refine-from: usage and bad input' "
     grep -q 'not.elf' err
 "
 
+test_expect_success 'plan away from the link directory warns that alignments are guessed' "
+    $CODEPLACE plan $FW/demo-rp2040.elf --map $FW/demo-rp2040.map --trace $W/rp2040.trace \
+        --target rp2040 --strategy hotblock -q >/dev/null 2>err &&
+    grep -q 'sections: their object files .* alignment is guessed' err &&
+    (cd $CP_ROOT && $CODEPLACE plan $FW/demo-rp2040.elf --map $FW/demo-rp2040.map \
+        --trace $W/rp2040.trace --target rp2040 --strategy hotblock -q >/dev/null) 2>err2 &&
+    ! grep -q 'alignment is guessed' err2
+"
+
 test_done
