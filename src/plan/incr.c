@@ -24,6 +24,8 @@ struct plan_incr {
     const uint32_t **tm, **te;
     uint32_t *ln;
     size_t nscratch;
+    uint32_t *buf;        /* one set's lines in time order */
+    size_t cbuf;
     size_t nhot;
     /* Per hot unit: lines, and the times each line is touched. */
     uint32_t *nlines;
@@ -71,25 +73,36 @@ static void occ_del(plan_incr *x, uint32_t s, uint32_t k)
 }
 
 /* Simulates one set: a merge by time of its static list and the lists of
- * the hot lines in it, through the target's cache model (the set alone:
- * sets are independent under every policy). */
+ * the hot lines in it into one list of lines, then that list through the
+ * target's cache model (csim_cache_run on the set alone: sets are
+ * independent under every policy), a workload at a time. */
 static double sim_set(plan_incr *x, uint32_t s)
 {
     const uint32_t **tm = x->tm, **te = x->te;
     uint32_t *ln = x->ln;
     unsigned nl = 0;
+    size_t need = x->sstart[s + 1] - x->sstart[s];
     for (uint32_t i = 0; i < x->nocc[s] && nl < x->nscratch; i++) {
         const occ *o = &x->occ[s][i];
         tm[nl] = x->ltime[o->k] + x->lstart[o->k][o->l];
         te[nl] = x->ltime[o->k] + x->lstart[o->k][o->l + 1];
         ln[nl] = x->base[o->k] + o->l;
+        need += (size_t)(te[nl] - tm[nl]);
         if (tm[nl] < te[nl])
             nl++;
     }
-    size_t sp = x->sstart[s], se = x->sstart[s + 1];
-    double miss = 0;
-    unsigned wk = 0;
-    csim_cache_flush_set(x->c, s);
+    if (need > x->cbuf) {
+        uint32_t *b = realloc(x->buf, need * sizeof *b);
+        if (!b)
+            return -1;
+        x->buf = b;
+        x->cbuf = need;
+    }
+    /* cut[2k]: where workload k starts in buf; cut[2k+1]: its first
+     * counted access. */
+    size_t cut[2 * PLAN_MAX_WORK + 1];
+    unsigned wk = 0, ph = 0; /* next boundary: wstart or wwarm of wk */
+    size_t sp = x->sstart[s], se = x->sstart[s + 1], nb = 0;
     for (;;) {
         /* The earliest next access among the lists. */
         uint32_t best = UINT32_MAX, line = 0;
@@ -110,14 +123,30 @@ static double sim_set(plan_incr *x, uint32_t s)
             sp++;
         else
             tm[who]++;
-        if (best >= x->wstart[wk + 1]) {
-            /* The next workload: its cache starts empty. */
-            while (wk + 1 < x->nwork && best >= x->wstart[wk + 1])
+        while (wk < x->nwork &&
+               best >= (ph ? x->wwarm[wk] : x->wstart[wk])) {
+            cut[2 * wk + ph] = nb;
+            if (ph)
                 wk++;
-            csim_cache_flush_set(x->c, s);
+            ph ^= 1;
         }
-        if (!csim_cache_access(x->c, line) && best >= x->wwarm[wk])
-            miss += x->wscale[wk];
+        x->buf[nb++] = line;
+    }
+    while (wk < x->nwork) {
+        cut[2 * wk + ph] = nb;
+        if (ph)
+            wk++;
+        ph ^= 1;
+    }
+    cut[2 * x->nwork] = nb;
+    double miss = 0;
+    for (unsigned k = 0; k < x->nwork; k++) {
+        size_t a = cut[2 * k], b = cut[2 * k + 1], e = cut[2 * k + 2];
+        if (a == e)
+            continue;
+        csim_cache_flush_set(x->c, s);
+        csim_cache_run(x->c, x->buf + a, b - a);
+        miss += (double)csim_cache_run(x->c, x->buf + b, e - b) * x->wscale[k];
     }
     return miss;
 }
@@ -148,6 +177,7 @@ void plan_incr_free(plan_incr *x)
     free(x->tm);
     free(x->te);
     free(x->ln);
+    free(x->buf);
     csim_cache_free(x->c);
     free(x);
 }
@@ -278,7 +308,8 @@ plan_incr *plan_incr_new(const plan_model *m, const plan_layout *L,
                 goto fail;
     x->total = 0;
     for (uint32_t s = 0; s < x->sets; s++) {
-        x->miss[s] = sim_set(x, s);
+        if ((x->miss[s] = sim_set(x, s)) < 0)
+            goto fail;
         x->total += x->miss[s];
     }
     free(kof);
@@ -321,6 +352,8 @@ double plan_incr_move(plan_incr *x, size_t k, uint32_t addr)
     for (size_t i = 0; i < x->ntouched; i++) {
         uint32_t s = x->touched[i];
         double v = sim_set(x, s);
+        if (v < 0)
+            return -1;
         x->total += v - x->miss[s];
         x->miss[s] = v;
     }

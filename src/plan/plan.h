@@ -133,7 +133,9 @@ typedef struct plan_opts {
                                reached, and the result says so */
     uint64_t seed;
     int verbose;            /* progress callback use */
-    void (*progress)(void *ctx, const char *msg);
+    /* Progress: level 0 for what a terminal shows (the searches'
+     * progress), 1 for details. */
+    void (*progress)(void *ctx, int level, const char *msg);
     void *progress_ctx;
 } plan_opts;
 

@@ -82,18 +82,35 @@ static double now_s(void)
 
 #define NONE PLAN_NONE
 
-static void note(const run *r, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void note(const run *r, const char *fmt, ...)
+static void vnote(const run *r, int level, const char *fmt, va_list ap)
 {
     if (!r->o->progress)
         return;
     char buf[256];
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    r->o->progress(r->o->progress_ctx, level, buf);
+}
+
+/* A detail (shown with -v). */
+static void note(const run *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void note(const run *r, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    vnote(r, 1, fmt, ap);
     va_end(ap);
-    r->o->progress(r->o->progress_ctx, buf);
+}
+
+/* Progress (shown on the terminal unless -q). */
+static void say(const run *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void say(const run *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vnote(r, 0, fmt, ap);
+    va_end(ap);
 }
 
 static uint64_t rnd(run *r)
@@ -550,7 +567,7 @@ static double anneal(run *r, double share)
             temp = t_first * pow(t_last / t_first,
                                  (double)(tries - calib) / (double)(moves - calib));
         if (tries % report == 0)
-            note(r, "anneal: %lu of %lu moves, %.1f misses/iteration (best "
+            say(r, "anneal: %lu of %lu moves, %.1f misses/iteration (best "
                  "%.1f), %.1f s", tries, moves, cur, best, now_s() - t0);
         double r01 = (double)(rnd(r) >> 11) / 9007199254740992.0;
         size_t k = plan_incr_pick(x, r01, rnd(r));
@@ -645,7 +662,7 @@ static double anneal(run *r, double share)
         return HUGE_VAL;
     }
     double full = eval(r, 0);
-    note(r, "anneal: %lu moves (%lu accepted) in %.1f s%s: %.1f -> %.1f "
+    say(r, "anneal: %lu moves (%lu accepted) in %.1f s%s: %.1f -> %.1f "
          "misses/iteration (%.1f on all planning iterations)", tries,
          accepted, now_s() - t0, r->time_cut ? ", stopped by --time" : "",
          start, best, full);
