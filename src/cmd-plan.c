@@ -14,7 +14,8 @@
 enum {
     O_MAP, O_TRACE, O_TARGET, O_CACHE, O_BUDGET, O_STRATEGY, O_PAD,
     O_EXCLUDE, O_NORAM, O_ITERS, O_PLAN_ITERS, O_MOVES, O_TIME, O_SEED,
-    O_CACHE_SEED, O_LIST, O_LAYOUT, O_EMIT, O_COMPARE, O_NOPT
+    O_CACHE_SEED, O_LIST, O_LAYOUT, O_EMIT, O_COMPARE, O_REFINE, O_REFINE_MAP,
+    O_NOPT
 };
 
 static const cli_opt opts[] = {
@@ -56,6 +57,11 @@ static const cli_opt opts[] = {
                 "snippets into DIR"},
     [O_COMPARE] = {"compare", 'c', NULL, "plan with every strategy and print "
                    "them side by side"},
+    [O_REFINE] = {"refine-from", 0, "ELF", "the image relinked with this plan: "
+                   "read the linker's stub addresses back from it and predict "
+                   "again"},
+    [O_REFINE_MAP] = {"refine-map", 0, "FILE", "GNU ld map file of the "
+                      "--refine-from image"},
     [O_NOPT] = {0},
 };
 
@@ -130,24 +136,31 @@ static double cycles(const tgt *t, const tgt_cache *c, double insns,
     return insns * t->cpi + misses * c->miss_cycles;
 }
 
-static void row_text(FILE *o, const tgt *t, const tgt_cache *c,
-                     const char *name, const plan_result *r)
+static void row_text(FILE *o, const plan_model *m, const tgt *t,
+                     const tgt_cache *c, const char *name,
+                     const plan_result *r)
 {
     double cyc = cycles(t, c, r->insns, r->misses);
-    double stock = cycles(t, c, r->insns, r->stock_misses);
+    double stock = cycles(t, c, plan_model_insns(m), r->stock_misses);
     fprintf(o, "%-10s %8u %8u %10.1f %10.1f %10.0f %7.2fx\n", name,
             r->fast_bytes, r->pad_bytes, r->misses,
             r->conflict_after, cyc, cyc > 0 ? stock / cyc : 0.0);
 }
 
 static void result_json(jw *w, const plan_model *m, const tgt *t,
-                        const tgt_cache *c, const plan_result *r)
+                        const tgt_cache *c, const plan_result *r,
+                        double unrefined)
 {
     jw_obj_begin(w);
     jw_key(w, "strategy");
     jw_str(w, plan_strategy_name(r->strategy));
     jw_key(w, "misses_per_iteration");
     jw_double(w, r->misses);
+    if (unrefined >= 0) {
+        /* --refine-from: the prediction before the stubs were read back */
+        jw_key(w, "misses_before_refine");
+        jw_double(w, unrefined);
+    }
     jw_key(w, "stock_misses_per_iteration");
     jw_double(w, r->stock_misses);
     jw_key(w, "conflict_misses_before");
@@ -179,8 +192,10 @@ static void result_json(jw *w, const plan_model *m, const tgt *t,
     jw_arr_end(w);
     jw_key(w, "est_cycles_per_iteration");
     jw_double(w, cycles(t, c, r->insns, r->misses));
+    jw_key(w, "stock_instructions_per_iteration");
+    jw_double(w, plan_model_insns(m));
     jw_key(w, "stock_est_cycles_per_iteration");
-    jw_double(w, cycles(t, c, r->insns, r->stock_misses));
+    jw_double(w, cycles(t, c, plan_model_insns(m), r->stock_misses));
     jw_key(w, "fast_bytes");
     jw_uint(w, r->fast_bytes);
     jw_key(w, "veneers");
@@ -274,6 +289,8 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
     const char *traces[argc];
     int ntraces = 0;
     const char *list = NULL, *layout = NULL, *emit = NULL, *arg;
+    const char *refine = NULL, *refine_map = NULL;
+    double unrefined[PLAN_NSTRATEGIES] = {0};
     plan_strategy strategy = PLAN_AUTO;
     uint32_t budget = 0, pad = 8192, iters = 32, plan_iters = 3;
     uint64_t seed = 1, cache_seed = 1;
@@ -334,6 +351,8 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
         case O_LAYOUT: layout = arg; break;
         case O_EMIT: emit = arg; break;
         case O_COMPARE: compare = 1; break;
+        case O_REFINE: refine = arg; break;
+        case O_REFINE_MAP: refine_map = arg; break;
         }
     }
     if (rc != CLI_END)
@@ -363,6 +382,8 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
     cp_err err;
     if (cache && tgt_parse_cache(cache, &c, &err) < 0)
         return cli_usage_error(ctx, "--cache: %s", err.msg);
+    if (refine_map && !refine)
+        return cli_usage_error(ctx, "plan: --refine-map goes with --refine-from");
     if (compare && (list || layout || emit))
         return cli_usage_error(ctx, "plan: --compare writes no artefacts; "
                                "plan one strategy for --list/--layout/--emit");
@@ -442,6 +463,34 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
                      "plan may differ from run to run (--time 0 makes it "
                      "repeatable)", plan_strategy_name((plan_strategy)k),
                      time_limit, res[k]->moves);
+    if (refine) {
+        /* Second pass: the stubs where GNU ld really put them. */
+        img *rl = img_open(refine, refine_map, &err);
+        if (!rl) {
+            cli_error("%s", err.msg);
+            goto out;
+        }
+        long nst = plan_model_refine_stubs(m, rl, &err);
+        img_free(rl);
+        if (nst < 0) {
+            cli_error("%s: %s", refine, err.msg);
+            goto out;
+        }
+        if (nst == 0 && best->flash_stubs)
+            cli_warn("%s has none of the plan's %u linker stubs: is it the "
+                     "image relinked with this plan?", refine,
+                     best->flash_stubs);
+        for (int k = 0; k < PLAN_NSTRATEGIES; k++) {
+            if (!res[k])
+                continue;
+            unrefined[k] = res[k]->misses;
+            if (plan_result_refine(m, res[k], &err) < 0) {
+                cli_error("%s", err.msg);
+                goto out;
+            }
+        }
+        cli_info(ctx, "plan: %ld linker stubs read back from %s", nst, refine);
+    }
     plan_emit_info info = {t, plan_strategy_name(best->strategy), budget};
     emit_args ea = {m, best, &info};
     if (list && write_file(list, "name list", do_list, &ea) < 0)
@@ -479,7 +528,8 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
         jw_arr_begin(&w);
         for (int k = 0; k < PLAN_AUTO; k++)
             if (res[k])
-                result_json(&w, m, t, &c, res[k]);
+                result_json(&w, m, t, &c, res[k],
+                            refine ? unrefined[k] : -1);
         jw_arr_end(&w);
         jw_obj_end(&w);
         jw_finish(&w);
@@ -489,13 +539,14 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
                 t->fast_mem);
         fprintf(out, "stock: %.1f misses per iteration (%.1f above a fully "
                 "associative cache), %.0f instructions\n\n",
-                best->stock_misses, best->conflict_before, best->insns);
+                best->stock_misses, best->conflict_before,
+                plan_model_insns(m));
         fprintf(out, "%-10s %8s %8s %10s %10s %10s %8s\n", "strategy",
                 "fast", "padding", "misses", "conflict", "est.cycles",
                 "speedup");
         for (int k = 0; k < PLAN_AUTO; k++)
             if (res[k])
-                row_text(out, t, &c, plan_strategy_name((plan_strategy)k),
+                row_text(out, m, t, &c, plan_strategy_name((plan_strategy)k),
                          res[k]);
         fprintf(out, "\nchosen: %s (%zu sections placed: ",
                 plan_strategy_name(best->strategy), best->nitems);

@@ -477,7 +477,8 @@ static void report_csv(FILE *o, const simctx *c, int by)
 /* ---- loading ---- */
 
 static csim_stream *load(cli_ctx *ctx, const char *path, const img *im,
-                         const tgt *t, int dreads)
+                         const tgt *t, int dreads, const csim_stub *stubs,
+                         size_t nstubs, const uint8_t *fast)
 {
     cp_err err;
     trc_reader *rd = trc_open_ex(path, TRC_OPEN_PARTIAL, &err);
@@ -493,6 +494,12 @@ static csim_stream *load(cli_ctx *ctx, const char *path, const img *im,
     }
     if (dreads >= 0)
         csim_stream_set_dreads(s, dreads);
+    if (nstubs && csim_stream_set_stubs(s, stubs, nstubs, fast, &err) < 0) {
+        trc_close(rd);
+        csim_stream_free(s);
+        cli_error("%s", err.msg);
+        return NULL;
+    }
     trc_rec rec;
     int rc;
     uint64_t n = 0;
@@ -649,7 +656,7 @@ static int cmd_sim_fn(cli_ctx *ctx, int argc, char **argv)
     int status = CLI_FAIL;
     csim_map *m = NULL;
     csim_report r = {0};
-    csim_stream *s = load(ctx, c.trace, im, c.t, dreads);
+    csim_stream *s = load(ctx, c.trace, im, c.t, dreads, NULL, 0, NULL);
     if (!s)
         goto out;
     c.s = s;
@@ -662,6 +669,43 @@ static int cmd_sim_fn(cli_ctx *ctx, int argc, char **argv)
         if (csim_layout_apply(c.layout, s, m, &g, &c.lst, &err) < 0) {
             cli_error("%s", err.msg);
             goto out;
+        }
+        csim_stub *stubs = NULL;
+        size_t nstubs = 0;
+        if (csim_layout_stubs(c.layout, s, &stubs, &nstubs, &err) < 0) {
+            cli_error("%s", err.msg);
+            goto out;
+        }
+        if (nstubs) {
+            /* The layout's linker stubs: direct calls from cached flash
+             * into fast memory fetch them. Which functions are fast is
+             * known now; read the trace again with the stubs in it. */
+            size_t nimg = img_nfuncs(im);
+            uint8_t *fast = calloc(nimg ? nimg : 1, 1);
+            if (!fast) {
+                free(stubs);
+                cli_error("out of memory");
+                goto out;
+            }
+            for (size_t i = 0; i < nimg; i++)
+                fast[i] = csim_map_kind(m, i) == CSIM_UNCACHED;
+            csim_map_free(m);
+            m = NULL;
+            csim_stream_free(s);
+            c.s = s = load(ctx, c.trace, im, c.t, dreads, stubs, nstubs, fast);
+            free(fast);
+            free(stubs);
+            if (!s)
+                goto out;
+            m = csim_map_new(s);
+            if (!m) {
+                cli_error("out of memory");
+                goto out;
+            }
+            if (csim_layout_apply(c.layout, s, m, &g, &c.lst, &err) < 0) {
+                cli_error("%s", err.msg);
+                goto out;
+            }
         }
         if (c.lst.missing)
             cli_warn("%s: %zu functions are not in %s (first: %s); skipped",

@@ -72,6 +72,7 @@ int plan_emit_layout(FILE *f, const plan_model *m, const plan_result *r,
         return cp_seterr(err, "out of memory");
     plan_layout_build(m, r->items, r->nitems, r->hot_base, r->block_end, &L,
                       NULL);
+    plan_layout_fix_stubs(m, &L);
     char *why = calloc(plan_model_nunits(m) ? plan_model_nunits(m) : 1, 1);
     if (!why) {
         plan_layout_free(&L);
@@ -88,25 +89,72 @@ int plan_emit_layout(FILE *f, const plan_model *m, const plan_result *r,
         fprintf(f, "@shift 0x%08x %lld\n", (plan_model_text_end(m) + 7) & ~7u,
                 (long long)L.text_delta);
     }
+    /* The stubs GNU ld adds for direct calls from flash into fast memory:
+     * sim --layout fetches them in front of their target. */
+    for (size_t t = 0; t < m->ntargets; t++) {
+        if (!L.stub[t])
+            continue;
+        const img_func *fn = img_lookup(im, m->targets[t].addr);
+        if (!fn || fn->addr != m->targets[t].addr)
+            continue;
+        fprintf(f, "@stub 0x%08x %u %u %s@0x%08x\n", L.stub[t], m->veneer_bytes,
+                m->veneer_insns, fn->name, fn->addr);
+    }
     const tgt_mem *fast = NULL;
     for (unsigned k = 0; k < info->t->nmems; k++)
         if (!strcmp(info->t->mems[k].name, info->t->fast_mem))
             fast = &info->t->mems[k];
-    uint32_t fast_off = 0;
+    /* Fast-memory addresses as GNU ld assigns them: the sections in the
+     * order codeplace_ram.ld names them (plan_emit_snippets writes the same
+     * order), each at its own input-section alignment; a fast memory at
+     * address 0 keeps its first 8 bytes free so that no function has the
+     * address of a null pointer (firmware/ld/imxrt1062.ld,
+     * __coderam_reserve). ld's veneers for calls back to flash go after
+     * the sections (.text.__stub at the end of .ramfunc). */
+    uint64_t cur = fast ? fast->base : 0;
+    if (fast && fast->base == 0)
+        cur = 8;
     for (size_t i = 0; i < r->nitems; i++) {
         const plan_item *it = &r->items[i];
         const plan_unit *u = plan_model_unit(m, it->unit);
         if (it->region != PLAN_FAST)
             continue;
+        uint32_t al = u->align ? u->align : 1;
+        cur = (cur + al - 1) & ~(uint64_t)(al - 1);
         for (unsigned k = 0; k < u->nfuncs; k++) {
             const img_func *fn = img_func_at(im, u->first_func + k);
-            fprintf(f, "%s %s 0x%08x %u fast-memory:saves-%.1f-misses\n",
+            fprintf(f, "%s %s 0x%08llx %u fast-memory:saves-%.1f-misses\n",
                     fn->name, info->t->fast_mem,
-                    (fast ? fast->base : 0) + fast_off + (fn->addr - u->addr),
+                    (unsigned long long)(cur + (fn->addr - u->addr)),
                     fn->size, it->saved > 0 ? it->saved : it->misses);
         }
-        fast_off = it->offset + u->size;
+        cur += u->size;
     }
+    /* ld's veneers for direct calls from fast memory back to flash, one per
+     * target, after the sections: they cost instructions, never misses
+     * (their order in .text.__stub is ld's). */
+    cur = (cur + 7) & ~(uint64_t)7;
+    unsigned char *done = calloc(m->ntargets ? m->ntargets : 1, 1);
+    if (!done) {
+        free(why);
+        plan_layout_free(&L);
+        return cp_seterr(err, "out of memory");
+    }
+    for (size_t i = 0; fast && i < m->ncalls; i++) {
+        const plan_call *c = &m->calls[i];
+        const plan_target *tg = &m->targets[c->target];
+        if (done[c->target] || L.addr[c->caller] != PLAN_ADDR_FAST ||
+            L.addr[tg->unit] == PLAN_ADDR_FAST)
+            continue;
+        const img_func *fn = img_lookup(im, tg->addr);
+        if (!fn || fn->addr != tg->addr)
+            continue;
+        done[c->target] = 1;
+        fprintf(f, "@stub 0x%08llx %u %u %s@0x%08x\n", (unsigned long long)cur,
+                m->veneer_bytes, m->veneer_insns, fn->name, fn->addr);
+        cur += m->veneer_bytes;
+    }
+    free(done);
     for (size_t i = 0; i < plan_model_nunits(m); i++) {
         const plan_unit *u = plan_model_unit(m, i);
         if (L.addr[i] == PLAN_ADDR_FAST || L.addr[i] == u->addr)

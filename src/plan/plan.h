@@ -100,6 +100,10 @@ size_t plan_model_exclude(plan_model *m, const char *pattern, int ram_only);
 void plan_model_set_plan_iters(plan_model *m, unsigned n);
 
 size_t plan_model_nunits(const plan_model *m);
+/* Instructions per warm iteration of the stock image as traced (the mean
+ * over each workload's iterations after its first, weighted as the
+ * workloads are): no linker stubs in it. */
+double plan_model_insns(const plan_model *m);
 /* End of the text section the hot block goes into, in the traced image. */
 uint32_t plan_model_text_end(const plan_model *m);
 const plan_unit *plan_model_unit(const plan_model *m, size_t i);
@@ -196,6 +200,18 @@ double plan_time_share(plan_strategy s, uint32_t budget);
  * per instruction, plus misses times its miss cost. What strategies and
  * auto minimise. */
 double plan_result_cycles(const plan_model *m, const plan_result *r);
+
+/* Reads the long-branch stubs GNU ld made from an image relinked with a
+ * plan (its __NAME_veneer symbols in cached flash, one per target) and the
+ * end of its text section: later layouts of the model put the stubs of
+ * those targets there instead of where the model predicts them (the order
+ * ld lays its stubs out in is its hash table's). Returns the number of
+ * stubs found, or -1 (err filled) when the image is not one of this model's
+ * target. */
+long plan_model_refine_stubs(plan_model *m, const img *relinked, cp_err *err);
+/* Predicts r again with the stubs read back: updates r->misses and
+ * r->conflict_after. Returns 0, or -1 on OOM. */
+int plan_result_refine(plan_model *m, plan_result *r, cp_err *err);
 
 /* Evaluates a result on the model again (e.g. on more iterations). */
 double plan_result_eval(plan_model *m, const plan_result *r);

@@ -58,7 +58,11 @@ struct plan_model {
     unsigned niters;
     size_t citer;
     double *iter_insns;   /* instructions per iteration */
-    uint32_t last_unit;   /* for call detection */
+    uint32_t last_unit;   /* unit of the last access */
+    /* The last fetch run: where it ended and its last unit, for telling
+     * direct calls (BL / B.W, which may need a linker stub) from calls
+     * through a pointer. */
+    uint32_t last_fetch_end, last_fetch_unit;
     plan_work work[PLAN_MAX_WORK];
     unsigned nwork;
     int work_open;        /* the next iteration starts a new workload */
@@ -84,6 +88,11 @@ struct plan_model {
     plan_target *targets;
     size_t ntargets, ctargets;
     unsigned plan_iters;  /* iterations strategies evaluate on */
+    /* Stub addresses read back from a relinked image (per target, 0: not
+     * known) and its text end (plan_model_refine_stubs). */
+    uint32_t *stub_fixed;
+    int text_end_fixed;
+    uint32_t relinked_text_end;
     uint32_t veneer_bytes; /* a long-call stub the linker adds */
     uint32_t veneer_insns; /* instructions one pass through it runs */
 };
@@ -179,8 +188,7 @@ int plan_eval(const plan_model *m, const plan_layout *L, unsigned iters,
  * weighted misses per warm iteration in *misses. */
 int plan_eval_fa(const plan_model *m, const plan_layout *L, unsigned iters,
                  double *misses, cp_err *err);
-/* Instructions per warm iteration, the weighted mean over the workloads. */
-double plan_model_insns(const plan_model *m);
+
 
 /* Layout as the linker makes it: units in fast memory (fast[u]) leave
  * flash; hot units at hot_base + hot_off[u] (PLAN_NONE: not hot); the rest
@@ -200,5 +208,10 @@ int plan_layout_alloc(const plan_model *m, plan_layout *L);
 void plan_layout_free(plan_layout *L);
 
 uint32_t plan_hot_base(const plan_model *m);
+
+/* Puts the stubs where a relinked image had them (plan_model_refine_stubs),
+ * with what follows the text section moved to where it went: after
+ * plan_layout_make / plan_layout_build. Nothing when none was read. */
+void plan_layout_fix_stubs(const plan_model *m, plan_layout *L);
 
 #endif

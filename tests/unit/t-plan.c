@@ -476,6 +476,82 @@ static void failed_evaluation_is_an_error(void)
     img_free(im);
 }
 
+/* Only direct BL / B.W calls go through a linker stub: a stream that
+ * enters a function in fast memory once by its caller's BL and ten times
+ * from code that did not branch there (a call through a function pointer,
+ * BLX Rm) counts one stub call per iteration, not eleven. */
+static void stub_calls_only_from_direct_branches(void)
+{
+    img *im = open_m0();
+    T_ASSERT(im);
+    const tgt *t = tgt_find("rp2040");
+    cp_err e;
+    plan_model *m = plan_model_new(im, t, &t->cache, &e);
+    T_ASSERT(m);
+    /* A BL from unit A to the first byte of unit B. */
+    uint32_t ua = PLAN_NONE, ub = PLAN_NONE, bl = 0;
+    for (size_t i = 0; i < m->ncalls && ua == PLAN_NONE; i++) {
+        const plan_call *c = &m->calls[i];
+        const plan_target *tg = &m->targets[c->target];
+        const plan_unit *a = plan_model_unit(m, c->caller);
+        if (tg->addr != plan_model_unit(m, tg->unit)->addr)
+            continue;
+        for (uint32_t o = 0; o + 4 <= a->size; o += 2) {
+            uint8_t b[4];
+            T_EQ(img_read(im, a->addr + o, b, 4), 0);
+            uint32_t h1 = b[0] | b[1] << 8, h2 = b[2] | b[3] << 8;
+            if (h1 >> 11 != 0x1e || (h2 & 0xd000) != 0xd000)
+                continue;
+            uint32_t S = (h1 >> 10) & 1, I1 = !(((h2 >> 13) & 1) ^ S);
+            uint32_t I2 = !(((h2 >> 11) & 1) ^ S);
+            uint32_t imm = S << 24 | I1 << 23 | I2 << 22 |
+                           (h1 & 0x3ff) << 12 | (h2 & 0x7ff) << 1;
+            if (S)
+                imm |= 0xfe000000u;
+            if (a->addr + o + 4 + imm == tg->addr) {
+                ua = c->caller;
+                ub = tg->unit;
+                bl = a->addr + o;
+                break;
+            }
+        }
+    }
+    T_ASSERT(ua != PLAN_NONE);
+    const plan_unit *A = plan_model_unit(m, ua), *B = plan_model_unit(m, ub);
+    for (int it = 0; it < 3; it++) {
+        T_EQ(plan_model_begin_iteration(m), 0);
+        /* A runs up to and including its BL, then B's first bytes */
+        T_EQ(plan_model_add_access(m, A->addr, bl + 4 - A->addr, 4, 0), 0);
+        T_EQ(plan_model_add_access(m, B->addr, 2, 1, 0), 0);
+        for (int k = 0; k < 10; k++) {
+            /* A's first halfword (no branch to B), then B: a BLX Rm */
+            T_EQ(plan_model_add_access(m, A->addr, 2, 1, 0), 0);
+            T_EQ(plan_model_add_access(m, B->addr, 2, 1, 0), 0);
+        }
+    }
+    size_t n = plan_model_nunits(m);
+    uint32_t *off = malloc(n * sizeof *off);
+    unsigned char *fast = calloc(n, 1);
+    T_ASSERT(off && fast);
+    for (size_t i = 0; i < n; i++)
+        off[i] = PLAN_NONE;
+    fast[ub] = 1;
+    plan_layout L;
+    T_EQ(plan_layout_alloc(m, &L), 0);
+    plan_layout_make(m, off, fast, plan_hot_base(m), 0, &L);
+    T_ASSERT(L.nstubs >= 1);
+    plan_eval_out out = {0};
+    T_EQ(plan_eval(m, &L, 0, &out, NULL), 0);
+    if (fabs(out.stub_calls - 1.0) > 1e-9)
+        T_FAIL("%.2f stub calls per iteration, want 1 (one direct BL)",
+               out.stub_calls);
+    plan_layout_free(&L);
+    free(off);
+    free(fast);
+    plan_model_free(m);
+    img_free(im);
+}
+
 static const t_case cases[] = {
     {"incr_matches_full_every_policy", incr_matches_full_every_policy},
     {"failed_evaluation_is_an_error", failed_evaluation_is_an_error},
@@ -484,6 +560,7 @@ static const t_case cases[] = {
     {"ram_beats_rank_on_a_busy_loop", ram_beats_rank_on_a_busy_loop},
     {"patterns_and_names", patterns_and_names},
     {"exclusions", exclusions},
+    {"stub_calls_only_from_direct_branches", stub_calls_only_from_direct_branches},
     {NULL, NULL},
 };
 T_MAIN(cases)
