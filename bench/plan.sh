@@ -4,9 +4,10 @@
 # LRU misses of the stock stream; at 16 KiB combined against a density
 # ranking by misses per byte (the `density` strategy). The searches count
 # moves (--time 0), so every figure but the CPU seconds is the same on
-# every machine. MOVES sets the moves per search (default 200000).
+# every machine. MOVES sets the moves per search (default 200000); HEAVY=1
+# also plans the heavy workload (build/fw/heavy-rp2040.elf, 8 iterations).
 #
-#   sh bench/plan.sh            # or: MOVES=50000 sh bench/plan.sh
+#   sh bench/plan.sh            # or: MOVES=50000 HEAVY=1 sh bench/plan.sh
 set -eu
 cd "$(dirname "$0")/.."
 CP=build/codeplace
@@ -51,3 +52,23 @@ echo "16 KiB, density ranking by misses per byte: $d misses per iteration ($t s 
 t=$(cpu "$W/combined.json" $P --strategy combined --budget 16K --search-moves "$MOVES")
 b=$(json "$W/combined.json" "$M")
 echo "16 KiB, combined ($(json "$W/combined.json" "$N") moves in its three searches): $b misses per iteration, $(python3 -c "print(round($b / $d, 3))") x density ($t s CPU)"
+
+[ "${HEAVY:-0}" = 1 ] || exit 0
+HE=build/fw/heavy-rp2040.elf HM=build/fw/heavy-rp2040.map
+if [ ! -f "$W/heavy.trace" ] || [ "$HE" -nt "$W/heavy.trace" ]; then
+    $CP trace "$HE" --target rp2040 --init codeplace_init \
+        --iter codeplace_iteration -n 8 -q -o "$W/heavy.trace" >/dev/null
+fi
+$CP sim "$W/heavy.trace" --elf "$HE" --map "$HM" --json -q -o "$W/hstock.json"
+fa=$(json "$W/hstock.json" "d['warm']['sum']['fully_associative'] / d['warm']['iterations']")
+echo "heavy workload, 8 iterations: stock $(json "$W/hstock.json" "d['warm']['misses_mean']"), fully associative LRU $fa, ideal bound $(json "$W/hstock.json" "d['warm']['sum']['ideal'] / d['warm']['iterations']")"
+P="$CP plan $HE --map $HM --trace $W/heavy.trace --target rp2040 --time 0 --json -q"
+t=$(cpu "$W/hcolour.json" $P --strategy colour --search-moves "$MOVES")
+c=$(json "$W/hcolour.json" "$M")
+echo "heavy, budget 0, colour: $c misses per iteration, $(python3 -c "print(round($c / $fa, 3))") x fully associative ($t s CPU)"
+t=$(cpu "$W/hdensity.json" $P --strategy density --budget 16K)
+d=$(json "$W/hdensity.json" "$M")
+echo "heavy, 16 KiB, density: $d misses per iteration ($t s CPU)"
+t=$(cpu "$W/hcombined.json" $P --strategy combined --budget 16K --search-moves "$MOVES")
+b=$(json "$W/hcombined.json" "$M")
+echo "heavy, 16 KiB, combined: $b misses per iteration, $(python3 -c "print(round($b / $d, 3))") x density ($t s CPU)"
