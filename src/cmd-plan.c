@@ -403,6 +403,12 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
         cli_error("%s", err.msg);
         goto out;
     }
+    if (plan_model_align_guessed(m))
+        cli_warn("%zu of %zu sections: their object files (named in %s, "
+                 "relative to where the link ran) cannot be read from here; "
+                 "their alignment is guessed and planned addresses may differ "
+                 "from the linker's", plan_model_align_guessed(m),
+                 plan_model_nunits(m), map ? map : pos[0]);
     for (int i = 0; i < nexcl; i++)
         if (!plan_model_exclude(m, excl[i], 0))
             cli_warn("--exclude '%s' matches nothing", excl[i]);

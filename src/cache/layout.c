@@ -250,6 +250,7 @@ int csim_layout_apply_text(const char *path, const char *text, size_t len,
     uint8_t *seen = calloc(s->nfns ? s->nfns : 1, 1);
     unsigned ln = 0;
     int ok_header = 0, rc = -1;
+    unsigned version = 1;
     uint32_t shift_from[8];
     long long shift_by[8];
     unsigned nshift = 0;
@@ -270,14 +271,15 @@ int csim_layout_apply_text(const char *path, const char *text, size_t len,
             char extra;
             if (sscanf(p, "# codeplace layout %u%c", &ver, &extra) != 1) {
                 cp_seterr(err, "%s:1: not a layout file (expected '# codeplace "
-                          "layout 1')", path);
+                          "layout 2')", path);
                 goto out;
             }
-            if (ver != 1) {
+            if (ver != 1 && ver != 2) {
                 cp_seterr(err, "%s:1: layout version %u; this codeplace reads "
-                          "version 1", path, ver);
+                          "versions 1 and 2", path, ver);
                 goto out;
             }
+            version = ver;
             ok_header = 1;
             continue;
         }
@@ -307,6 +309,11 @@ int csim_layout_apply_text(const char *path, const char *text, size_t len,
         }
         if (!strncmp(p, "@stub", 5) && isspace((unsigned char)p[5])) {
             /* Fetched through the stream (csim_layout_stubs); checked here. */
+            if (version < 2) {
+                cp_seterr(err, "%s:%u: @stub lines need layout version 2 "
+                          "(the file says 1)", path, ln);
+                goto out;
+            }
             csim_stub stub;
             if (parse_stub(path, ln, p + 5, s, &stub, err) < 0)
                 goto out;

@@ -80,7 +80,7 @@ int plan_emit_layout(FILE *f, const plan_model *m, const plan_result *r,
     }
     for (size_t i = 0; i < r->nitems; i++)
         why[r->items[i].unit] = r->items[i].region == PLAN_FAST ? 'f' : 'h';
-    fputs("# codeplace layout 1\n", f);
+    fputs("# codeplace layout 2\n", f);
     fprintf(f, "# target: %s  image: %s  strategy: %s\n", info->t->name,
             img_hash(im), info->strategy);
     fputs("# name region place size reason\n", f);

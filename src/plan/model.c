@@ -52,6 +52,8 @@ static int build_units(plan_model *m, cp_err *err)
             u.addr = s->addr;
             u.size = s->size;
             u.align = s->align ? s->align : align_of(s->addr);
+            if (!s->align)
+                m->align_guessed++;
             u.first_func = f;
             u.nfuncs = (unsigned)(g - f);
             if (u.nfuncs > 1)
@@ -596,6 +598,8 @@ double plan_model_insns(const plan_model *m)
 
 uint32_t plan_model_text_end(const plan_model *m) { return m->text_end; }
 
+size_t plan_model_align_guessed(const plan_model *m) { return m->align_guessed; }
+
 size_t plan_model_nunits(const plan_model *m) { return m->nunits; }
 const plan_unit *plan_model_unit(const plan_model *m, size_t i)
 {
@@ -627,7 +631,14 @@ long plan_model_refine_stubs(plan_model *m, const img *relinked, cp_err *err)
         name[n - 9] = 0;
         for (size_t t = 0; t < m->ntargets; t++) {
             const img_func *f = img_lookup(m->im, m->targets[t].addr);
-            if (f && f->addr == m->targets[t].addr && !strcmp(f->name, name)) {
+            if (!f || f->addr != m->targets[t].addr)
+                continue;
+            /* ld names the stub after the symbol the call refers to,
+             * which may be an alias (__aeabi_dadd of __adddf3) */
+            int hit = !strcmp(f->name, name);
+            for (unsigned k = 0; !hit && k < f->nalias; k++)
+                hit = !strcmp(f->alias[k], name);
+            if (hit) {
                 m->stub_fixed[t] = v->addr & ~1u;
                 found++;
                 break;

@@ -106,6 +106,11 @@ size_t plan_model_nunits(const plan_model *m);
 double plan_model_insns(const plan_model *m);
 /* End of the text section the hot block goes into, in the traced image. */
 uint32_t plan_model_text_end(const plan_model *m);
+/* Input sections whose alignment could not be read from the object file or
+ * archive the map names (paths in a map are relative to where the link
+ * ran): their alignment is guessed from their address, and addresses the
+ * layout predicts after them may differ from the linker's. */
+size_t plan_model_align_guessed(const plan_model *m);
 const plan_unit *plan_model_unit(const plan_model *m, size_t i);
 unsigned plan_model_niters(const plan_model *m);
 const img *plan_model_image(const plan_model *m);

@@ -48,6 +48,7 @@ struct plan_model {
 
     plan_unit *units;
     size_t nunits;
+    size_t align_guessed; /* units whose object file could not be read */
     /* Units of the output section the hot block goes into. */
     const char *text_name;
     uint32_t text_start, text_end;

@@ -60,4 +60,70 @@ for t in rp2040 imxrt1062; do
     "
 done
 
+test_expect_success 'rp2040: the layout lists the stubs ld made (flash and fast memory)' "
+    grep '^@stub 0x1' $W/rp2040-ram.layout >flash &&
+    grep '^@stub 0x2' $W/rp2040-ram.layout >ram &&
+    test -s flash && test -s ram &&
+    test \$(arm-none-eabi-nm $W/rp2040-ram.elf | grep -c '_veneer\$') -eq \$(cat flash ram | wc -l)
+"
+
+test_expect_success 'sim --layout fetches the stubs: the plan prediction and the relinked instructions' "
+    $CODEPLACE trace $W/rp2040-ram.elf --target rp2040 $HARNESS -n 4 -q -o placed.trace >/dev/null &&
+    $CODEPLACE sim placed.trace --elf $W/rp2040-ram.elf --map $W/rp2040-ram.map --json -q -o real.json &&
+    $CODEPLACE sim $W/rp2040.trace --elf $FW/demo-rp2040.elf --map $FW/demo-rp2040.map \
+        --layout $W/rp2040-ram.layout --json -q -o lay.json &&
+    test \"\$(json lay.json \"round(d['warm']['sum']['instructions'] / d['warm']['iterations'], 1)\")\" = \
+         \"\$(json real.json \"round(d['warm']['sum']['instructions'] / d['warm']['iterations'], 1)\")\" &&
+    test \"\$(json lay.json \"round(d['warm']['misses_mean'], 3)\")\" = \
+         \"\$(json $W/rp2040-ram.json \"round(d['results'][0]['misses_per_iteration'], 3)\")\"
+"
+
+test_expect_success 'sim --layout: a bad @stub line names the file and line' "
+    printf '# codeplace layout 2\n@stub 0x10000000 16 5 no_such_function\n' >bad.layout &&
+    test_must_fail $CODEPLACE sim $W/rp2040.trace --elf $FW/demo-rp2040.elf \
+        --layout bad.layout 2>err &&
+    grep -q 'bad.layout:2: stub target .no_such_function. is not a function' err &&
+    printf '# codeplace layout 2\n@stub 0x10000000 sixteen 5 vfprintf\n' >bad.layout &&
+    test_must_fail $CODEPLACE sim $W/rp2040.trace --elf $FW/demo-rp2040.elf \
+        --layout bad.layout 2>err &&
+    grep -q 'bad.layout:2: expected .@stub 0xADDR SIZE INSNS TARGET' err &&
+    printf '# codeplace layout 1\n@stub 0x10000000 16 5 vfprintf\n' >old.layout &&
+    test_must_fail $CODEPLACE sim $W/rp2040.trace --elf $FW/demo-rp2040.elf \
+        --layout old.layout 2>err &&
+    grep -q 'old.layout:2: @stub lines need layout version 2' err
+"
+
+test_expect_success 'plan --refine-from: the flash stubs where ld put them, predicted again' "
+    plan rp2040 ram 8K refined --refine-from $W/rp2040-ram.elf \
+        --refine-map $W/rp2040-ram.map --json -q -o $W/refined.json &&
+    arm-none-eabi-nm $W/rp2040-ram.elf | awk '/_veneer\$/ && \$1 ~ /^10/ { print \$1 }' | sort >ld &&
+    sed -n 's/^@stub 0x\(1[0-9a-f]*\) .*/\1/p' $W/refined.layout | sort >ours &&
+    test -s ld && test_cmp ld ours &&
+    json $W/refined.json \"d['results'][0]['misses_before_refine']\" >/dev/null &&
+    $CODEPLACE sim $W/rp2040.trace --elf $FW/demo-rp2040.elf --map $FW/demo-rp2040.map \
+        --layout $W/refined.layout --json -q -o lay2.json &&
+    test \"\$(json lay2.json \"round(d['warm']['misses_mean'], 3)\")\" = \
+         \"\$(json $W/refined.json \"round(d['results'][0]['misses_per_iteration'], 3)\")\"
+"
+
+test_expect_success 'plan --refine-from: usage and bad input' "
+    test_exit 2 $CODEPLACE plan $FW/demo-rp2040.elf --trace $W/rp2040.trace --target rp2040 \
+        --refine-map x.map 2>err &&
+    grep -q 'refine-map goes with --refine-from' err &&
+    echo nope >not.elf &&
+    test_must_fail $CODEPLACE plan $FW/demo-rp2040.elf --map $FW/demo-rp2040.map \
+        --trace $W/rp2040.trace --target rp2040 --strategy ram --budget 1K \
+        --refine-from not.elf 2>err &&
+    grep -q 'not.elf' err
+"
+
+test_expect_success 'plan away from the link directory warns that alignments are guessed' "
+    $CODEPLACE plan $FW/demo-rp2040.elf --map $FW/demo-rp2040.map --trace $W/rp2040.trace \
+        --target rp2040 --strategy hotblock -q >/dev/null 2>err &&
+    grep -q 'sections: their object files .* alignment is guessed' err &&
+    (cd $CP_ROOT && $CODEPLACE plan $FW/demo-rp2040.elf --map $FW/demo-rp2040.map \
+        --trace $W/rp2040.trace --target rp2040 --strategy hotblock -q >/dev/null) 2>err2 &&
+    ! grep -q 'alignment is guessed' err2
+"
+
 test_done
