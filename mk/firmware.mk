@@ -14,8 +14,14 @@
 #                              (Cortex-M3 running the rp2040 object code) and
 #                              mps2-an500
 #
+#   ws-mps2-an385.elf/.map     whole-system echo firmware (firmware/ws/):
+#   ws-mps2-an500.elf/.map     kernel, LAN9118 driver, ARP/IPv4/ICMP/UDP
+#                              echo; QEMU mps2-an385 (Cortex-M3) and
+#                              mps2-an500 (Cortex-M7, soft float)
+#
 #   make firmware
 #   make -f mk/firmware.mk relink TARGET=rp2040 PLACE=plan-dir OUT=build/fw/placed/demo-rp2040
+#        (TARGET=ws-mps2-an385 or ws-mps2-an500 for the echo firmware)
 #        (or firmware/relink.sh rp2040 plan-dir build/fw/placed/demo-rp2040)
 #   make -f mk/firmware.mk relink WORKLOAD=heavy TARGET=rp2040 PLACE=plan-dir OUT=...
 FW_OUT   := build/fw
@@ -125,6 +131,36 @@ $(FW_OUT)/heavy-$(1).elf: $$(HV_OBJ_$$(FW_CPUOF_$(1))) $$(HV_EXTRA_$(1)) $$(FW_L
 endef
 $(foreach b,$(HV_BOARDS),$(eval $(call HV_BOARD_RULE,$(b))))
 
+# Whole-system echo firmware: one set of objects per board (the LAN9118
+# is at another address on each, firmware/ws/board.h).
+WS_SRC    := $(sort $(wildcard firmware/ws/*.c))
+WS_HDR    := $(wildcard firmware/ws/*.h)
+WS_CFLAGS := -std=c99 -Os -g -Wall -Wextra -Werror -Wmissing-prototypes \
+	-Wshadow -ffunction-sections -fdata-sections --specs=picolibc.specs \
+	-Ifirmware/ws
+WS_CPU_mps2-an385 := -mcpu=cortex-m3 -mthumb
+WS_CPU_mps2-an500 := -mcpu=cortex-m7 -mthumb -mfloat-abi=soft
+WS_DEF_mps2-an385 := -DWS_BOARD_AN385
+WS_DEF_mps2-an500 := -DWS_BOARD_AN500
+WS_BOARDS := mps2-an385 mps2-an500
+WS_ELF    := $(WS_BOARDS:%=$(FW_OUT)/ws-%.elf)
+firmware: $(WS_ELF)
+
+# ws_link(board, placement dir, output prefix)
+ws_link = $(FW_CC) $(WS_CPU_$(1)) $(call FW_LDFLAGS,$(2)) \
+	-T firmware/ld/$(1).ld -Wl,-Map=$(3).map -o $(3).elf $(WS_OBJ_$(1))
+
+define WS_BOARD_RULE
+WS_OBJ_$(1) := $$(WS_SRC:firmware/ws/%.c=$(FW_OUT)/obj/ws-$(1)/%.o)
+.SECONDARY: $$(WS_OBJ_$(1))
+$(FW_OUT)/obj/ws-$(1)/%.o: firmware/ws/%.c $$(WS_HDR) mk/firmware.mk
+	@mkdir -p $$(dir $$@)
+	$$(FW_CC) $$(WS_CPU_$(1)) $$(WS_DEF_$(1)) $$(WS_CFLAGS) -c -o $$@ $$<
+$(FW_OUT)/ws-$(1).elf: $$(WS_OBJ_$(1)) $$(FW_LD)
+	$$(call ws_link,$(1),firmware/ld/default,$(FW_OUT)/ws-$(1))
+endef
+$(foreach b,$(WS_BOARDS),$(eval $(call WS_BOARD_RULE,$(b))))
+
 # Relink one board with a plan's codeplace_flash.ld / codeplace_ram.ld:
 # PLACE's files come before firmware/ld/default/ in the search path.
 # WORKLOAD is demo (default) or heavy.
@@ -134,12 +170,26 @@ FW_LINK_demo  := fw_link
 FW_LINK_heavy := hv_link
 FW_RELINK_DEPS_demo  = $(FW_OBJ_$(FW_CPUOF_$(TARGET))) $(FW_EXTRA_$(TARGET))
 FW_RELINK_DEPS_heavy = $(HV_OBJ_$(FW_CPUOF_$(TARGET))) $(HV_EXTRA_$(TARGET))
+WS_TARGET := $(patsubst ws-%,%,$(filter ws-%,$(TARGET)))
+relink_usage = @test -n "$(PLACE)" -a -n "$(OUT)" || { echo "usage: make -f mk/firmware.mk relink [WORKLOAD=demo|heavy] TARGET=board PLACE=dir OUT=prefix" >&2; exit 2; }
+relink_unknown = { echo "relink: unknown TARGET '$(TARGET)' (one of: $(FW_BOARDS) $(WS_BOARDS:%=ws-%))" >&2; exit 2; }
+relink_place = @test -d "$(PLACE)" || { echo "relink: no directory '$(PLACE)'" >&2; exit 2; }
+ifneq ($(WS_TARGET),)
+# the whole-system echo firmware: TARGET=ws-mps2-an385 or ws-mps2-an500
+relink: $(WS_OBJ_$(WS_TARGET))
+	$(relink_usage)
+	@test -n "$(WS_OBJ_$(WS_TARGET))" || $(relink_unknown)
+	$(relink_place)
+	@mkdir -p $(dir $(OUT))
+	$(call ws_link,$(WS_TARGET),$(PLACE),$(OUT))
+else
 relink: $(FW_RELINK_DEPS_$(WORKLOAD))
-	@test -n "$(PLACE)" -a -n "$(OUT)" || { echo "usage: make -f mk/firmware.mk relink [WORKLOAD=demo|heavy] TARGET=board PLACE=dir OUT=prefix" >&2; exit 2; }
+	$(relink_usage)
 	@test -n "$(FW_LINK_$(WORKLOAD))" || { echo "relink: unknown WORKLOAD '$(WORKLOAD)' (demo or heavy)" >&2; exit 2; }
-	@test -n "$(FW_CPUOF_$(TARGET))" || { echo "relink: unknown TARGET '$(TARGET)' (one of: $(FW_BOARDS))" >&2; exit 2; }
-	@test -d "$(PLACE)" || { echo "relink: no directory '$(PLACE)'" >&2; exit 2; }
+	@test -n "$(FW_CPUOF_$(TARGET))" || $(relink_unknown)
+	$(relink_place)
 	@mkdir -p $(dir $(OUT))
 	$(call $(FW_LINK_$(WORKLOAD)),$(TARGET),$(PLACE),$(OUT))
+endif
 
 CHECK_DEPS += firmware
