@@ -13,25 +13,27 @@
 #include "util/jw.h"
 
 enum {
-    O_MAP, O_TRACE, O_TARGET, O_CACHE, O_AS, O_UNCACHED, O_BUDGET, O_STRATEGY, O_PAD,
-    O_EXCLUDE, O_NORAM, O_ITERS, O_PLAN_ITERS, O_SECONDS, O_SEED, O_LIST,
-    O_LAYOUT, O_EMIT, O_COMPARE, O_REFINE, O_REFINE_MAP, O_NOPT
+    O_MAP, O_TRACE, O_TARGET, O_CACHE, O_AS, O_UNCACHED, O_BUDGET, O_STRATEGY,
+    O_PAD, O_EXCLUDE, O_NORAM, O_ITERS, O_PLAN_ITERS, O_MOVES, O_TIME, O_SEED,
+    O_CACHE_SEED, O_LIST, O_LAYOUT, O_EMIT, O_COMPARE, O_REFINE, O_REFINE_MAP,
+    O_NOPT
 };
 
 static const cli_opt opts[] = {
     [O_MAP] = {"map", 'm', "FILE", "GNU ld map file of the same build (plans "
                "input sections, names archives)"},
-    [O_TRACE] = {"trace", 't', "FILE", "the evidence: a trace of this image "
-                 "(codeplace trace)"},
+    [O_TRACE] = {"trace", 't', "FILE[:WEIGHT]", "the evidence: a trace of "
+                 "this image (codeplace trace); repeat for several workloads, "
+                 "each weighted (default 1)"},
     [O_TARGET] = CLI_TGT_OPT_TARGET('T', "target name or file (default: the "
-                                    "trace's)"),
+                                    "first trace's)"),
     [O_CACHE] = CLI_TGT_OPT_CACHE(0),
     [O_AS] = CLI_TGT_OPT_AS,
     [O_UNCACHED] = CLI_TGT_OPT_UNCACHED,
     [O_BUDGET] = {"budget", 'b', "BYTES", "fast memory (SRAM/ITCM) the plan may "
                   "fill, e.g. 16K (default 0: flash layout only)"},
     [O_STRATEGY] = {"strategy", 's', "NAME", "stock, hotblock, colour, ram, "
-                    "combined, rank or auto (default: auto)"},
+                    "combined, rank, density or auto (default: auto)"},
     [O_PAD] = {"pad-limit", 0, "BYTES", "padding the hot block may add to "
                "flash (default 8K)"},
     [O_EXCLUDE] = {"exclude", 'x', "GLOB", "never move functions or sections "
@@ -42,9 +44,14 @@ static const cli_opt opts[] = {
                  "(default 32; 0: all)"},
     [O_PLAN_ITERS] = {"plan-iterations", 0, "N", "iterations each candidate "
                       "is evaluated on while searching (default 3)"},
-    [O_SECONDS] = {"search-moves", 0, "N", "local-search moves tried per "
-                   "layout (default 40000; each re-simulates the sets it changes)"},
-    [O_SEED] = {"seed", 0, "N", "seed of the local search (default 1)"},
+    [O_MOVES] = {"search-moves", 0, "N", "annealing moves per search (default "
+                 "200000; each re-simulates the sets it changes)"},
+    [O_TIME] = {"time", 0, "SECONDS", "wall-clock limit of the searches "
+                "(default 60; 0: none); a search it stops early is reported"},
+    [O_SEED] = {"seed", 0, "N", "seed of the search (default 1): the same "
+                "inputs and seed give the same plan"},
+    [O_CACHE_SEED] = {"cache-seed", 0, "N", "seed of the random replacement "
+                      "policy, as codeplace sim --seed (default 1)"},
     [O_LIST] = {"list", 'l', "FILE", "write the name list"},
     [O_LAYOUT] = {"layout", 'L', "FILE", "write the layout file (for "
                   "codeplace sim --layout)"},
@@ -76,10 +83,12 @@ const cli_cmd cmd_plan = {
         "  hotblock  the hot sections contiguous at the start of .text, in the\n"
         "            order the code first runs\n"
         "  colour    each hot section at a chosen cache set (with padding),\n"
-        "            from a temporal relationship graph, then a local search\n"
+        "            from a temporal relationship graph, then simulated\n"
+        "            annealing on exact re-simulation\n"
         "  ram       fast memory filled by re-simulated misses saved per byte\n"
-        "  combined  ram, then colour of the rest\n"
+        "  combined  colour, ram on that layout, colour of the rest again\n"
         "  rank      baseline: fast memory filled by instructions per byte\n"
+        "  density   baseline: fast memory filled by stock misses per byte\n"
         "  auto      all of the above; the one with the fewest misses\n\n"
         "example:\n"
         "  codeplace trace fw.elf --target rp2040 -n 50 -o run.trace\n"
@@ -89,10 +98,38 @@ const cli_cmd cmd_plan = {
     .globals = CLI_G_JSON | CLI_G_OUT | CLI_G_VERB,
 };
 
-static void progress(void *c, const char *msg)
+static void progress(void *c, int level, const char *msg)
 {
     cli_ctx *ctx = c;
-    cli_debug(ctx, "plan: %s", msg);
+    if (level == 0)
+        cli_info(ctx, "plan: %s", msg);
+    else
+        cli_debug(ctx, "plan: %s", msg);
+}
+
+/* "FILE" or "FILE:WEIGHT" (a positive number after the last colon). */
+static int parse_trace_arg(cli_ctx *ctx, const char *arg, char *path,
+                           size_t cap, double *weight)
+{
+    const char *colon = strrchr(arg, ':');
+    *weight = 1;
+    size_t n = strlen(arg);
+    if (colon && colon[1]) {
+        char *end;
+        double w = strtod(colon + 1, &end);
+        if (*end == 0) {
+            if (!(w > 0) || w > 1e6)
+                return cli_usage_error(ctx, "--trace %s: the weight must be a "
+                                       "positive number", arg), -1;
+            *weight = w;
+            n = (size_t)(colon - arg);
+        }
+    }
+    if (n == 0 || n >= cap)
+        return cli_usage_error(ctx, "--trace '%s': no file name", arg), -1;
+    memcpy(path, arg, n);
+    path[n] = 0;
+    return 0;
 }
 
 static double cycles(const tgt *t, const tgt_cache *c, double insns,
@@ -134,6 +171,27 @@ static void result_json(jw *w, const plan_model *m, const tgt *t,
     jw_double(w, r->conflict_after);
     jw_key(w, "instructions_per_iteration");
     jw_double(w, r->insns);
+    jw_key(w, "search_moves");
+    jw_uint(w, r->moves);
+    jw_key(w, "stopped_by_time");
+    jw_bool(w, r->time_cut);
+    jw_key(w, "workloads");
+    jw_arr_begin(w);
+    for (unsigned k = 0; k < r->nwork; k++) {
+        double wt;
+        const char *name = plan_model_workload(m, k, &wt);
+        jw_obj_begin(w);
+        jw_key(w, "trace");
+        jw_str(w, name);
+        jw_key(w, "weight");
+        jw_double(w, wt);
+        jw_key(w, "misses_per_iteration");
+        jw_double(w, r->work_misses[k]);
+        jw_key(w, "stock_misses_per_iteration");
+        jw_double(w, r->work_stock[k]);
+        jw_obj_end(w);
+    }
+    jw_arr_end(w);
     jw_key(w, "est_cycles_per_iteration");
     jw_double(w, cycles(t, c, r->insns, r->misses));
     jw_key(w, "stock_instructions_per_iteration");
@@ -246,21 +304,24 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
     char *pos[argc];
     const char *excl[argc], *noram[argc];
     int nexcl = 0, nnoram = 0, compare = 0, rc;
-    const char *map = NULL, *trace = NULL;
+    const char *map = NULL;
+    const char *traces[argc];
+    int ntraces = 0;
     cli_tgt to = {0};
     const char *list = NULL, *layout = NULL, *emit = NULL, *arg;
     const char *refine = NULL, *refine_map = NULL;
     double unrefined[PLAN_NSTRATEGIES] = {0};
     plan_strategy strategy = PLAN_AUTO;
     uint32_t budget = 0, pad = 8192, iters = 32, plan_iters = 3;
-    uint64_t seed = 1;
-    uint32_t moves = 40000;
+    uint64_t seed = 1, cache_seed = 1;
+    uint32_t moves = 200000;
+    double time_limit = 60;
     cli_parser p;
     cli_parser_init(&p, ctx, argc, argv, pos);
     while ((rc = cli_next(&p, &arg)) >= 0) {
         switch (rc) {
         case O_MAP: map = arg; break;
-        case O_TRACE: trace = arg; break;
+        case O_TRACE: traces[ntraces++] = arg; break;
         case O_TARGET: to.name = arg; break;
         case O_CACHE: to.cache = arg; break;
         case O_AS: to.as = arg; break;
@@ -289,12 +350,23 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
             if (cli_arg_u32(ctx, "plan-iterations", arg, 0, &plan_iters) < 0)
                 return CLI_USAGE;
             break;
-        case O_SECONDS:
+        case O_MOVES:
             if (cli_arg_u32(ctx, "search-moves", arg, 0, &moves) < 0)
                 return CLI_USAGE;
             break;
+        case O_TIME:
+            if (cli_arg_double(ctx, "time", arg, &time_limit) < 0)
+                return CLI_USAGE;
+            if (time_limit < 0)
+                return cli_usage_error(ctx, "--time %s: not a number of seconds",
+                                       arg);
+            break;
         case O_SEED:
             if (cli_arg_u64(ctx, "seed", arg, 0, &seed) < 0)
+                return CLI_USAGE;
+            break;
+        case O_CACHE_SEED:
+            if (cli_arg_u64(ctx, "cache-seed", arg, 0, &cache_seed) < 0)
                 return CLI_USAGE;
             break;
         case O_LIST: list = arg; break;
@@ -309,10 +381,18 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
         return cli_parse_exit(rc);
     if (p.npos != 1)
         return cli_usage_error(ctx, "plan: give one ELF file");
-    if (!trace)
+    if (!ntraces)
         return cli_usage_error(ctx, "plan: --trace is required (record one "
                                "with 'codeplace trace')");
-    if ((rc = cli_tgt_resolve(ctx, &to, trace, NULL, 1)) != CLI_OK)
+    if (ntraces > PLAN_MAX_WORK)
+        return cli_usage_error(ctx, "plan: at most %d traces", PLAN_MAX_WORK);
+    char tpath[PLAN_MAX_WORK][1024];
+    double tweight[PLAN_MAX_WORK];
+    for (int i = 0; i < ntraces; i++)
+        if (parse_trace_arg(ctx, traces[i], tpath[i], sizeof tpath[i],
+                            &tweight[i]) < 0)
+            return CLI_USAGE;
+    if ((rc = cli_tgt_resolve(ctx, &to, tpath[0], NULL, 1)) != CLI_OK)
         return rc;
     const tgt *t = &to.t;
     tgt_cache c = t->cache;
@@ -352,18 +432,27 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
     for (int i = 0; i < nnoram; i++)
         if (!plan_model_exclude(m, noram[i], 1))
             cli_warn("--no-ram '%s' matches nothing", noram[i]);
-    cli_info(ctx, "plan: reading %s", trace);
-    if (plan_model_add_trace(m, trace, iters, &err) < 0) {
-        cli_error("%s", err.msg);
-        goto out;
+    for (int i = 0; i < ntraces; i++) {
+        cli_info(ctx, "plan: reading %s", tpath[i]);
+        if (plan_model_add_workload(m, tpath[i], tweight[i], iters, &err) < 0) {
+            cli_error("%s", err.msg);
+            goto out;
+        }
     }
-    if (cli_tgt_check_trace(ctx, &to, trace, iters) != CLI_OK)
-        goto out;
+    for (int i = 0; i < ntraces; i++)
+        if (cli_tgt_check_trace(ctx, &to, tpath[i], iters) != CLI_OK)
+            goto out;
     plan_model_set_plan_iters(m, plan_iters);
+    plan_model_set_cache_seed(m, cache_seed);
+    /* Testing: make evaluations fail after the first N. */
+    const char *fail = getenv("CODEPLACE_PLAN_FAIL_AFTER");
+    if (fail && *fail)
+        plan_model_fail_after(m, strtoul(fail, NULL, 10));
     plan_opts o = plan_opts_default(t);
     o.budget = budget;
     o.pad_limit = pad;
     o.search_moves = moves;
+    o.time_limit = time_limit;
     o.seed = seed;
     o.progress = progress;
     o.progress_ctx = ctx;
@@ -371,11 +460,13 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
     plan_result *best = NULL;
     if (compare || strategy == PLAN_AUTO) {
         for (int k = 0; k < PLAN_AUTO; k++) {
-            if ((k == PLAN_RAM || k == PLAN_COMBINED || k == PLAN_RANK) &&
-                budget == 0)
+            if ((k == PLAN_RAM || k == PLAN_COMBINED || k == PLAN_RANK ||
+                 k == PLAN_DENSITY) && budget == 0)
                 continue;
             cli_info(ctx, "plan: %s ...", plan_strategy_name((plan_strategy)k));
-            res[k] = plan_run(m, (plan_strategy)k, &o, &err);
+            plan_opts ok = o;
+            ok.time_limit = time_limit * plan_time_share((plan_strategy)k, budget);
+            res[k] = plan_run(m, (plan_strategy)k, &ok, &err);
             if (!res[k]) {
                 cli_error("%s", err.msg);
                 goto out;
@@ -392,6 +483,12 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
         }
         best = res[strategy];
     }
+    for (int k = 0; k < PLAN_AUTO; k++)
+        if (res[k] && res[k]->time_cut)
+            cli_warn("%s: --time %g stopped the search after %lu moves: the "
+                     "plan may differ from run to run (--time 0 makes it "
+                     "repeatable)", plan_strategy_name((plan_strategy)k),
+                     time_limit, res[k]->moves);
     if (refine) {
         /* Second pass: the stubs where GNU ld really put them. */
         img *rl = img_open(refine, refine_map, &err);
@@ -484,6 +581,17 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
             nf += best->items[i].region == PLAN_FAST;
         fprintf(out, "%zu in %s, %zu in the hot block)\n", nf, t->fast_mem,
                 best->nitems - nf);
+        if (plan_model_nworkloads(m) > 1) {
+            fprintf(out, "\nworkloads (warm misses per iteration):\n");
+            fprintf(out, "%-32s %7s %10s %10s\n", "trace", "weight", "stock",
+                    best->strategy == PLAN_STOCK ? "stock" : "planned");
+            for (unsigned k = 0; k < best->nwork; k++) {
+                double wt;
+                const char *name = plan_model_workload(m, k, &wt);
+                fprintf(out, "%-32s %7.2f %10.1f %10.1f\n", name ? name : "-",
+                        wt, best->work_stock[k], best->work_misses[k]);
+            }
+        }
     }
     status = CLI_OK;
 out:

@@ -78,6 +78,10 @@ csim_cache *csim_cache_new(const tgt_cache *g, uint64_t seed, cp_err *err);
 void csim_cache_free(csim_cache *c);
 /* Empties every set and reseeds the random policy. */
 void csim_cache_flush(csim_cache *c);
+/* Empties one set and reseeds its generator, exactly as csim_cache_flush
+ * leaves it: a set simulated alone after this sees what it sees in a
+ * whole-cache run (sets are independent under every policy here). */
+void csim_cache_flush_set(csim_cache *c, uint32_t set);
 uint32_t csim_cache_nsets(const csim_cache *c);
 /* One access (a line number, maybe | CSIM_NOALLOC): 1 hit, 0 miss. */
 int csim_cache_access(csim_cache *c, uint32_t line);

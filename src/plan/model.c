@@ -261,6 +261,7 @@ plan_model *plan_model_new(const img *im, const tgt *t, const tgt_cache *c,
     m->last_unit = PLAN_FIXED;
     m->last_fetch_unit = PLAN_FIXED;
     m->plan_iters = 0;
+    m->cache_seed = 1;
     /* GNU ld's Thumb long-branch stubs: ARMv6-M has no ldr.w pc, so its
      * stub loads through r0 and ip (16 bytes); ARMv7-M and v8-M use
      * "ldr.w pc, [pc]" and a literal (8 bytes). */
@@ -321,7 +322,7 @@ int plan_model_compress(plan_model *m)
         size_t k = m->iter_start[it], end = m->iter_start[it + 1];
         while (k < end) {
             uint32_t u = m->acc[k].unit;
-            if (u >= m->nunits || m->units[u].size > way) {
+            if (u >= m->nunits || m->units[u].size + m->cache.line > way) {
                 m->zacc[n++] = m->acc[k++];
                 continue;
             }
@@ -351,8 +352,40 @@ int plan_model_compress(plan_model *m)
     return 0;
 }
 
+int plan_model_new_workload(plan_model *m, const char *name, double weight,
+                            cp_err *err)
+{
+    if (m->nwork >= PLAN_MAX_WORK)
+        return cp_seterr(err, "at most %d workloads (traces) per plan",
+                         PLAN_MAX_WORK);
+    if (!(weight > 0) || weight > 1e9)
+        return cp_seterr(err, "workload weight %g: not a positive number",
+                         weight);
+    plan_work *w = &m->work[m->nwork];
+    w->name = name ? cp_pool_str(m->pool, name) : NULL;
+    w->weight = weight;
+    w->first = m->niters;
+    w->n = 0;
+    m->work_open = 1;
+    m->last_unit = PLAN_FIXED;
+    m->last_fetch_unit = PLAN_FIXED;
+    m->last_fetch_end = 0;
+    return 0;
+}
+
 int plan_model_begin_iteration(plan_model *m)
 {
+    if (m->nwork == 0 && !m->work_open &&
+        plan_model_new_workload(m, NULL, 1, NULL) < 0)
+        return -1;
+    if (m->work_open) {
+        m->work_open = 0;
+        m->nwork++;
+        m->work_wsum = 0;
+        for (unsigned k = 0; k < m->nwork; k++)
+            m->work_wsum += m->work[k].weight;
+    }
+    m->work[m->nwork - 1].n++;
     m->compressed = 0;
     if (cp_grow((void **)&m->iter_start, &m->citer, m->niters + 2,
                 sizeof *m->iter_start) < 0)
@@ -381,8 +414,8 @@ int plan_model_add_access(plan_model *m, uint32_t addr, uint32_t len,
                           uint32_t ninsn, int uncached)
 {
     m->compressed = 0;
-    if (m->niters == 0)
-        return 0; /* before the first iteration: start-up, not planned */
+    if (m->niters == 0 || m->work_open)
+        return 0; /* before a trace's first iteration: start-up, not planned */
     m->iter_insns[m->niters - 1] += ninsn;
     if (uncached || len == 0)
         return 0;
@@ -448,6 +481,15 @@ int plan_model_add_access(plan_model *m, uint32_t addr, uint32_t len,
 int plan_model_add_trace(plan_model *m, const char *path, unsigned max_iters,
                          cp_err *err)
 {
+    return plan_model_add_workload(m, path, 1, max_iters, err);
+}
+
+int plan_model_add_workload(plan_model *m, const char *path, double weight,
+                            unsigned max_iters, cp_err *err)
+{
+    if (m->nwork >= PLAN_MAX_WORK)
+        return cp_seterr(err, "'%s': at most %d traces per plan", path,
+                         PLAN_MAX_WORK);
     trc_reader *r = trc_open(path, err);
     if (!r)
         return -1;
@@ -455,6 +497,10 @@ int plan_model_add_trace(plan_model *m, const char *path, unsigned max_iters,
     if (h->elf_hash[0] && strcmp(h->elf_hash, img_hash(m->im))) {
         cp_seterr(err, "'%s' is a trace of another image (%s, not %s of "
                   "'%s')", path, h->elf_hash, img_hash(m->im), img_path(m->im));
+        trc_close(r);
+        return -1;
+    }
+    if (plan_model_new_workload(m, path, weight, err) < 0) {
         trc_close(r);
         return -1;
     }
@@ -481,8 +527,10 @@ int plan_model_add_trace(plan_model *m, const char *path, unsigned max_iters,
     trc_close(r);
     if (rc < 0)
         return -1;
-    if (m->niters == 0)
+    if (m->work_open) {
+        m->work_open = 0;
         return cp_seterr(err, "'%s': no iterations (no iteration marks)", path);
+    }
     return 0;
 oom:
     trc_close(r);
@@ -511,15 +559,41 @@ size_t plan_model_exclude(plan_model *m, const char *pattern, int ram_only)
 
 void plan_model_set_plan_iters(plan_model *m, unsigned n) { m->plan_iters = n; }
 
+void plan_model_set_cache_seed(plan_model *m, uint64_t seed)
+{
+    m->cache_seed = seed;
+}
+
+void plan_model_fail_after(plan_model *m, unsigned long n)
+{
+    m->fail_after = n;
+    m->nevals = 0;
+}
+
+unsigned plan_model_nworkloads(const plan_model *m) { return m->nwork; }
+
+const char *plan_model_workload(const plan_model *m, unsigned k,
+                                double *weight)
+{
+    if (k >= m->nwork)
+        return NULL;
+    if (weight)
+        *weight = m->work[k].weight;
+    return m->work[k].name;
+}
+
 double plan_model_insns(const plan_model *m)
 {
-    if (!m->niters)
-        return 0;
-    unsigned first = m->niters > 1 ? 1 : 0;
-    double ins = 0;
-    for (unsigned i = first; i < m->niters; i++)
-        ins += m->iter_insns[i];
-    return ins / (m->niters - first);
+    double sum = 0;
+    for (unsigned k = 0; k < m->nwork; k++) {
+        const plan_work *w = &m->work[k];
+        unsigned first = w->first + (w->n > 1);
+        double ins = 0;
+        for (unsigned i = first; i < w->first + w->n; i++)
+            ins += m->iter_insns[i];
+        sum += ins * plan_work_scale(m, k, 0);
+    }
+    return sum;
 }
 
 uint32_t plan_model_text_end(const plan_model *m) { return m->text_end; }
@@ -603,14 +677,15 @@ int plan_result_refine(plan_model *m, plan_result *r, cp_err *err)
                       NULL);
     plan_layout_fix_stubs(m, &L);
     plan_eval_out out = {0};
-    plan_eval(m, &L, 0, &out);
-    if (out.misses < 0) {
-        plan_layout_free(&L);
-        return cp_seterr(err, "out of memory");
-    }
-    double fa = plan_eval_fa(m, &L, 0);
+    double fa = 0;
+    int rc = plan_eval(m, &L, 0, &out, err) < 0 ||
+             plan_eval_fa(m, &L, 0, &fa, err) < 0 ? -1 : 0;
+    plan_layout_free(&L);
+    if (rc < 0)
+        return -1;
     r->misses = out.misses;
     r->conflict_after = out.misses - fa;
-    plan_layout_free(&L);
+    for (unsigned k = 0; k < r->nwork && k < m->nwork; k++)
+        r->work_misses[k] = out.work_misses[k];
     return 0;
 }

@@ -57,10 +57,32 @@ plan_model *plan_model_new(const img *im, const tgt *t, const tgt_cache *c,
                            cp_err *err);
 void plan_model_free(plan_model *m);
 
-/* Reads up to max_iters iterations (0: all) of a trace of this image.
- * Fails when the trace names another image (hash) or has no iterations. */
+/* At most this many workloads (traces) per model. */
+#define PLAN_MAX_WORK 16
+
+/* Reads up to max_iters iterations (0: all) of a trace of this image as a
+ * workload of weight 1. Fails when the trace names another image (hash)
+ * or has no iterations. */
 int plan_model_add_trace(plan_model *m, const char *path, unsigned max_iters,
                          cp_err *err);
+/* The same with a weight (> 0): plans minimise the weighted mean of the
+ * workloads' warm misses per iteration. Each call adds one workload. */
+int plan_model_add_workload(plan_model *m, const char *path, double weight,
+                            unsigned max_iters, cp_err *err);
+unsigned plan_model_nworkloads(const plan_model *m);
+/* The trace (or NULL) and the weight of workload k. */
+const char *plan_model_workload(const plan_model *m, unsigned k,
+                                double *weight);
+/* Starts a new workload of the given weight: the next
+ * plan_model_begin_iteration opens it (the building block of
+ * add_workload). Fails past PLAN_MAX_WORK. */
+int plan_model_new_workload(plan_model *m, const char *name, double weight,
+                            cp_err *err);
+/* The seed of the random replacement policy (as sim --seed; default 1). */
+void plan_model_set_cache_seed(plan_model *m, uint64_t seed);
+/* Testing: every evaluation after the first n fails as out of memory
+ * (0: never), so that a failed evaluation can be seen to stop a plan. */
+void plan_model_fail_after(plan_model *m, unsigned long n);
 
 /* Building blocks of add_trace, for tests and other evidence sources:
  * start a new iteration, then add what the cache sees in order. */
@@ -79,7 +101,8 @@ void plan_model_set_plan_iters(plan_model *m, unsigned n);
 
 size_t plan_model_nunits(const plan_model *m);
 /* Instructions per warm iteration of the stock image as traced (the mean
- * over the iterations after the first): no linker stubs in it. */
+ * over each workload's iterations after its first, weighted as the
+ * workloads are): no linker stubs in it. */
 double plan_model_insns(const plan_model *m);
 /* End of the text section the hot block goes into, in the traced image. */
 uint32_t plan_model_text_end(const plan_model *m);
@@ -100,6 +123,7 @@ typedef enum plan_strategy {
     PLAN_RAM,       /* RAM selection by misses saved per byte, rest stock */
     PLAN_COMBINED,  /* RAM selection, then colouring of the rest */
     PLAN_RANK,      /* baseline: RAM filled by instructions per byte */
+    PLAN_DENSITY,   /* baseline: RAM filled by stock misses per byte */
     PLAN_AUTO,      /* every candidate above; keep the best */
     PLAN_NSTRATEGIES
 } plan_strategy;
@@ -111,10 +135,16 @@ typedef struct plan_opts {
     uint32_t budget;        /* bytes of fast memory to fill (0: flash only) */
     uint32_t pad_limit;     /* bytes of padding the flash block may add */
     uint32_t veneer_bytes;  /* bytes one long-call veneer costs */
-    unsigned search_moves;  /* local-search moves tried per layout */
+    unsigned search_moves;  /* annealing moves per search (a plan runs up to
+                               three searches) */
+    double time_limit;      /* seconds the searches of one plan_run may take
+                               (0: no limit); they stop early when it is
+                               reached, and the result says so */
     uint64_t seed;
     int verbose;            /* progress callback use */
-    void (*progress)(void *ctx, const char *msg);
+    /* Progress: level 0 for what a terminal shows (the searches'
+     * progress), 1 for details. */
+    void (*progress)(void *ctx, int level, const char *msg);
     void *progress_ctx;
 } plan_opts;
 
@@ -152,6 +182,13 @@ typedef struct plan_result {
     double misses, stock_misses;
     double conflict_before, conflict_after; /* misses above fully assoc. */
     double insns;         /* instructions per iteration (mean) */
+    unsigned nwork;       /* workloads, and each one's predicted and stock
+                             warm misses per iteration */
+    double work_misses[PLAN_MAX_WORK], work_stock[PLAN_MAX_WORK];
+    unsigned long moves;  /* annealing moves made */
+    int time_cut;         /* the time limit stopped a search before its
+                             moves were done: the plan may differ between
+                             runs */
     plan_item *items;     /* placed units: fast first, then hot by offset */
     size_t nitems;
 } plan_result;
@@ -159,6 +196,10 @@ typedef struct plan_result {
 plan_result *plan_run(plan_model *m, plan_strategy s, const plan_opts *o,
                       cp_err *err);
 void plan_result_free(plan_result *r);
+
+/* The part of a plan's time limit strategy s gets when every strategy
+ * runs (auto, compare) with this budget. */
+double plan_time_share(plan_strategy s, uint32_t budget);
 
 /* Estimated cycles per iteration: instructions times the target's cycles
  * per instruction, plus misses times its miss cost. What strategies and

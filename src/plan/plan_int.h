@@ -29,6 +29,15 @@ typedef struct plan_call {
     uint32_t caller, target;
 } plan_call;
 
+/* A workload: the iterations of one trace, with the weight the plan gives
+ * it. Each starts with an empty cache (its first iteration is cold) and
+ * counts its misses from its second iteration on. */
+typedef struct plan_work {
+    const char *name;     /* the trace, or NULL */
+    double weight;
+    unsigned first, n;    /* iterations [first, first + n) */
+} plan_work;
+
 struct plan_model {
     const img *im;
     const tgt *t;
@@ -55,11 +64,21 @@ struct plan_model {
      * direct calls (BL / B.W, which may need a linker stub) from calls
      * through a pointer. */
     uint32_t last_fetch_end, last_fetch_unit;
+    plan_work work[PLAN_MAX_WORK];
+    unsigned nwork;
+    int work_open;        /* the next iteration starts a new workload */
+    double work_wsum;     /* sum of the weights */
+    uint64_t cache_seed;  /* the random replacement policy's seed */
+    /* Testing: evaluations after the first fail_after fail as out of
+     * memory (0: never). */
+    unsigned long fail_after, nevals;
 
     /* The stream for set-associative evaluation: each run of accesses to
-     * one unit (no larger than a cache way) reduced to the byte ranges it
-     * touches. In a set-associative LRU cache such a run touches at most
-     * one line per set, so order inside it does not change the outcome. */
+     * one unit (at least a line smaller than a cache way) reduced to the
+     * byte ranges it touches. Such a run touches at most one line per set,
+     * so what it does to each set is one line accessed one or more times
+     * in a row: a hit after the first access changes no state under LRU,
+     * FIFO, random or tree-PLRU, and order across sets does not matter. */
     plan_acc *zacc;
     size_t nzacc;
     size_t *ziter_start;
@@ -122,8 +141,35 @@ static inline int plan_acc_lines(const plan_model *m, const plan_layout *L,
     return 1;
 }
 
+/* Iterations of workload k the evaluation simulates when asked for
+ * `iters` (0: all): its first iters ones. */
+static inline unsigned plan_work_iters(const plan_model *m, unsigned k,
+                                       unsigned iters)
+{
+    unsigned n = m->work[k].n;
+    return iters && iters < n ? iters : n;
+}
+
+/* The factor that turns one counted miss of workload k into its share of
+ * the weighted mean per warm iteration; the first counted iteration. */
+static inline double plan_work_scale(const plan_model *m, unsigned k,
+                                     unsigned iters)
+{
+    unsigned n = plan_work_iters(m, k, iters);
+    double counted = n > 1 ? n - 1 : 1;
+    return m->work[k].weight / (m->work_wsum * counted);
+}
+
+static inline unsigned plan_work_warm(const plan_model *m, unsigned k,
+                                      unsigned iters)
+{
+    return m->work[k].first + (plan_work_iters(m, k, iters) > 1);
+}
+
 typedef struct plan_eval_out {
-    double misses;        /* per warm iteration (mean) */
+    double misses;        /* per warm iteration (weighted mean over the
+                             workloads) */
+    double work_misses[PLAN_MAX_WORK]; /* each workload's own figure */
     double accesses;
     double stub_calls;    /* calls through linker stubs per warm iteration */
     double *unit_misses;  /* per unit per warm iteration, if not NULL */
@@ -132,13 +178,18 @@ typedef struct plan_eval_out {
 /* Builds the compressed stream (idempotent; after the evidence is in). */
 int plan_model_compress(plan_model *m);
 
-/* Simulates iterations [0, iters) (0: all the model has) of the layout
- * through the set-associative cache; misses of iteration 0 are not counted
- * unless it is the only one. */
-void plan_eval(const plan_model *m, const plan_layout *L, unsigned iters,
-               plan_eval_out *out);
-/* The same through a fully associative LRU cache of equal capacity. */
-double plan_eval_fa(const plan_model *m, const plan_layout *L, unsigned iters);
+/* Simulates the first iters iterations (0: all) of each workload under the
+ * layout through the target's cache (its replacement policy, seeded with
+ * the model's cache seed): the cache is empty at each workload's start,
+ * whose first iteration is not counted unless it is the only one. Returns
+ * 0, or -1 with err filled (out of memory). */
+int plan_eval(const plan_model *m, const plan_layout *L, unsigned iters,
+              plan_eval_out *out, cp_err *err);
+/* The same through a fully associative LRU cache of equal capacity: the
+ * weighted misses per warm iteration in *misses. */
+int plan_eval_fa(const plan_model *m, const plan_layout *L, unsigned iters,
+                 double *misses, cp_err *err);
+
 
 /* Layout as the linker makes it: units in fast memory (fast[u]) leave
  * flash; hot units at hot_base + hot_off[u] (PLAN_NONE: not hot); the rest

@@ -12,8 +12,10 @@ field() { # LINE KEY
     echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"
 }
 
+# Searches counted in moves (repeatable, and bounded in time under ASan).
 run_loop() { # TARGET STRATEGY BUDGET -> sets $line
-    line=$(CODEPLACE=$CODEPLACE sh "$CP_ROOT/scripts/plan-loop" "$1" "$2" "$3" "$W" $N)
+    line=$(CODEPLACE=$CODEPLACE PLAN_ARGS="--search-moves 20000 --time 0" \
+        sh "$CP_ROOT/scripts/plan-loop" "$1" "$2" "$3" "$W" $N)
 }
 
 check() { # python condition over the fields of $line
