@@ -2,6 +2,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "commands.h"
@@ -10,6 +12,8 @@
 #include "plan/plan.h"
 #include "target/target.h"
 #include "util/jw.h"
+#include "util/sig.h"
+#include "util/wfile.h"
 
 enum {
     O_MAP, O_TRACE, O_TARGET, O_CACHE, O_BUDGET, O_STRATEGY, O_PAD,
@@ -81,10 +85,51 @@ const cli_cmd cmd_plan = {
     .globals = CLI_G_JSON | CLI_G_OUT | CLI_G_VERB,
 };
 
+/* Progress of the long phases: every note with -v; on a terminal, the
+ * latest one on a line of its own, redrawn at most five times a second. */
+static int progress_shown;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 static void progress(void *c, const char *msg)
 {
     cli_ctx *ctx = c;
-    cli_debug(ctx, "plan: %s", msg);
+    static double last;
+    if (ctx->verbose > 0) {
+        cli_debug(ctx, "plan: %s", msg);
+        return;
+    }
+    if (ctx->verbose < 0 || !isatty(STDERR_FILENO))
+        return;
+    double t = now_s();
+    if (t - last < 0.2)
+        return;
+    last = t;
+    fprintf(stderr, "\r\033[Kplan: %.150s", msg);
+    progress_shown = 1;
+}
+
+static void progress_end(void)
+{
+    if (progress_shown)
+        fputs("\r\033[K", stderr);
+    progress_shown = 0;
+}
+
+/* After a stop signal: no artefact of an unfinished search is written. */
+static int stopped(void)
+{
+    if (!cp_sig_stop)
+        return 0;
+    progress_end();
+    cli_error("interrupted by %s: the search did not finish; nothing written",
+              cp_sig_name(cp_sig_last()));
+    return 1;
 }
 
 static double cycles(const tgt *t, const tgt_cache *c, double insns,
@@ -172,14 +217,19 @@ static void result_json(jw *w, const plan_model *m, const tgt *t,
 static int write_file(const char *path, const char *what,
                       int (*fn)(FILE *, void *), void *arg)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        cli_error("cannot create '%s': %m", path);
+    cp_wfile w;
+    cp_err err;
+    if (cp_wfile_open(&w, path, &err) < 0) {
+        cli_error("%s", err.msg);
         return -1;
     }
-    int rc = fn(f, arg);
-    if (fclose(f) != 0 || rc < 0) {
+    if (fn(w.f, arg) < 0) {
+        cp_wfile_abort(&w);
         cli_error("cannot write %s '%s'", what, path);
+        return -1;
+    }
+    if (cp_wfile_commit(&w, &err) < 0) {
+        cli_error("%s %s", what, err.msg);
         return -1;
     }
     return 0;
@@ -292,6 +342,7 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
         cli_error("%s", err.msg);
         return CLI_FAIL;
     }
+    cp_sig_catch(); /* Ctrl-C, SIGTERM, SIGHUP: stop, write nothing */
     if (!map)
         cli_warn("no --map: assuming each function has its own section "
                  "(.text.NAME, -ffunction-sections)");
@@ -321,6 +372,7 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
     o.seed = seed;
     o.progress = progress;
     o.progress_ctx = ctx;
+    o.stop = &cp_sig_stop;
 
     plan_result *best = NULL;
     if (compare || strategy == PLAN_AUTO) {
@@ -330,6 +382,8 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
                 continue;
             cli_info(ctx, "plan: %s ...", plan_strategy_name((plan_strategy)k));
             res[k] = plan_run(m, (plan_strategy)k, &o, &err);
+            if (stopped())
+                goto out;
             if (!res[k]) {
                 cli_error("%s", err.msg);
                 goto out;
@@ -340,12 +394,15 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
         }
     } else {
         res[strategy] = plan_run(m, strategy, &o, &err);
+        if (stopped())
+            goto out;
         if (!res[strategy]) {
             cli_error("%s", err.msg);
             goto out;
         }
         best = res[strategy];
     }
+    progress_end();
     plan_emit_info info = {t, plan_strategy_name(best->strategy), budget};
     emit_args ea = {m, best, &info};
     if (list && write_file(list, "name list", do_list, &ea) < 0)
@@ -411,6 +468,8 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
     }
     status = CLI_OK;
 out:
+    progress_end();
+    cp_sig_restore();
     for (int k = 0; k < PLAN_NSTRATEGIES; k++)
         plan_result_free(res[k]);
     plan_model_free(m);

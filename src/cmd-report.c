@@ -14,6 +14,7 @@
 #include "samples/samples.h"
 #include "target/target.h"
 #include "trace/trace.h"
+#include "util/wfile.h"
 
 enum {
     O_ELF, O_MAP, O_TRACE, O_TARGET, O_TOP, O_SORT, O_LIB, O_FUNC, O_ALL,
@@ -144,19 +145,19 @@ static int write_file(const char *path, rep_profile *p, const rep_view *v,
                       int (*fn)(FILE *, rep_profile *, const rep_view *,
                                 cp_err *))
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        cli_error("cannot create '%s': %s", path, strerror(errno));
+    cp_wfile w;
+    cp_err err;
+    if (cp_wfile_open(&w, path, &err) < 0) {
+        cli_error("%s", err.msg);
         return -1;
     }
-    cp_err err;
-    int rc = fn(f, p, v, &err);
-    if (fclose(f) != 0 && rc == 0) {
-        rc = -1;
-        snprintf(err.msg, sizeof err.msg, "write error");
-    }
-    if (rc < 0) {
+    if (fn(w.f, p, v, &err) < 0) {
+        cp_wfile_abort(&w);
         cli_error("cannot write '%s': %s", path, err.msg);
+        return -1;
+    }
+    if (cp_wfile_commit(&w, &err) < 0) {
+        cli_error("%s", err.msg);
         return -1;
     }
     return 0;

@@ -12,6 +12,7 @@
 #include "target/target.h"
 #include "trace/trace.h"
 #include "util/jw.h"
+#include "util/wfile.h"
 
 enum {
     O_ELF, O_MAP, O_TARGET, O_CACHE, O_LAYOUT, O_SEED, O_TOP, O_BY, O_SVG,
@@ -675,12 +676,21 @@ static int cmd_sim_fn(cli_ctx *ctx, int argc, char **argv)
     }
     c.r = &r;
     if (svg) {
-        FILE *f = fopen(svg, "w");
+        cp_wfile wf;
         char title[256];
         snprintf(title, sizeof title, "%s: hot lines per cache set (%s)",
                  cp_basename(c.trace), c.t->name);
-        if (!f || csim_heat_svg(f, &r, title) < 0 || fclose(f)) {
+        if (cp_wfile_open(&wf, svg, &err) < 0) {
+            cli_error("%s", err.msg);
+            goto out;
+        }
+        if (csim_heat_svg(wf.f, &r, title) < 0) {
+            cp_wfile_abort(&wf);
             cli_error("cannot write '%s'", svg);
+            goto out;
+        }
+        if (cp_wfile_commit(&wf, &err) < 0) {
+            cli_error("%s", err.msg);
             goto out;
         }
     }

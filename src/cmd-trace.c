@@ -14,6 +14,7 @@
 #include "trace/qemu.h"
 #include "trace/trace.h"
 #include "util/jw.h"
+#include "util/sig.h"
 
 enum {
     O_TARGET, O_MAP, O_INIT, O_ITER, O_N, O_MARK, O_ENTRY, O_SP, O_PERIPH,
@@ -88,14 +89,6 @@ const cli_cmd cmd_trace = {
     .opts = opts,
     .globals = CLI_G_JSON | CLI_G_OUT | CLI_G_VERB,
 };
-
-static volatile sig_atomic_t interrupted;
-
-static void on_sigint(int sig)
-{
-    (void)sig;
-    interrupted = 1;
-}
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -481,7 +474,7 @@ static int do_run(cli_ctx *ctx, const run_opts *ro)
     emu_cfg cfg = {
         .im = im, .t = ro->t, .periph = ro->periph, .nperiph = ro->nperiph,
         .insn_limit = ro->max_insns, .time_limit = ro->timeout,
-        .interrupt = &interrupted, .count_each = ro->count_each,
+        .interrupt = &cp_sig_stop, .count_each = ro->count_each,
     };
     e = emu_new(&cfg, &err);
     if (!e) {
@@ -514,11 +507,7 @@ static int do_run(cli_ctx *ctx, const run_opts *ro)
             goto out;
         }
     }
-    interrupted = 0;
-    struct sigaction sa, old;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_sigint;
-    sigaction(SIGINT, &sa, &old);
+    cp_sig_catch(); /* Ctrl-C, SIGTERM and SIGHUP end the run cleanly */
     cli_info(ctx, "running %s on %s (%s), %s mode, %llu iterations...",
              ro->elf, ro->t->name, ro->t->cpu, ro->iter ? "harness" : "free-run",
              (unsigned long long)ro->n);
@@ -533,7 +522,7 @@ static int do_run(cli_ctx *ctx, const run_opts *ro)
         rc = emu_run_free(e, w, entry, sp, mark, ro->n, &err);
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    sigaction(SIGINT, &old, NULL);
+    cp_sig_restore();
     double secs = (double)(t1.tv_sec - t0.tv_sec) +
                   (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     const emu_stats *st = emu_get_stats(e);
@@ -591,7 +580,8 @@ static int do_run(cli_ctx *ctx, const run_opts *ro)
         status = CLI_OK;
         break;
     case EMU_END_INTERRUPTED:
-        cli_warn("interrupted after %llu iterations%s",
+        cli_warn("interrupted by %s after %llu iterations%s",
+                 cp_sig_name(cp_sig_last()),
                  (unsigned long long)st->iterations, kept);
         status = CLI_OK;
         break;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "util/util.h"
+#include "util/wfile.h"
 
 /* The global options, in the order help lists them. */
 static const struct {
@@ -319,17 +320,35 @@ int cli_arg_double(cli_ctx *ctx, const char *opt, const char *s, double *out)
     return 0;
 }
 
+/* The -o file of this process: written to a temporary file and renamed
+ * by cli_out_close; removed at exit when a command fails before that. */
+static cp_wfile out_w;
+static int out_w_atexit;
+
+static void out_w_cleanup(void)
+{
+    if (out_w.f)
+        cp_wfile_abort(&out_w);
+}
+
 int cli_out_open(cli_ctx *ctx)
 {
     if (!ctx->out_path || !strcmp(ctx->out_path, "-")) {
         ctx->out = stdout;
         return 0;
     }
-    ctx->out = fopen(ctx->out_path, "w");
-    if (!ctx->out) {
-        cli_error("cannot create '%s': %s", ctx->out_path, strerror(errno));
+    cp_err err;
+    if (out_w.f)
+        cp_wfile_abort(&out_w);
+    if (cp_wfile_open(&out_w, ctx->out_path, &err) < 0) {
+        cli_error("%s", err.msg);
         return -1;
     }
+    if (!out_w_atexit) {
+        atexit(out_w_cleanup);
+        out_w_atexit = 1;
+    }
+    ctx->out = out_w.f;
     return 0;
 }
 
@@ -339,6 +358,14 @@ int cli_out_close(cli_ctx *ctx)
         return 0;
     FILE *f = ctx->out;
     ctx->out = NULL;
+    if (f == out_w.f) {
+        cp_err err;
+        if (cp_wfile_commit(&out_w, &err) < 0) {
+            cli_error("%s", err.msg);
+            return -1;
+        }
+        return 0;
+    }
     int bad = fflush(f) != 0 || ferror(f);
     int e = errno;
     if (f != stdout && fclose(f) != 0 && !bad) {

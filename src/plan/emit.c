@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "plan/plan_int.h"
+#include "util/wfile.h"
 
 static const char *region_name(const plan_emit_info *info, plan_region r)
 {
@@ -135,25 +136,25 @@ int plan_unit_pattern(const plan_unit *u, char *buf, size_t n)
     return k < 0 || (size_t)k >= n ? -1 : 0;
 }
 
+/* Each snippet is written whole or not at all (util/wfile.h): one is open
+ * at a time. */
+static cp_wfile cur;
+
 static FILE *create(const char *dir, const char *name, cp_err *err)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    if (!f)
-        cp_seterr(err, "cannot create '%s': %s", path, strerror(errno));
-    return f;
+    if (cp_wfile_open(&cur, path, err) < 0)
+        return NULL;
+    return cur.f;
 }
 
 static int finish(FILE *f, const char *dir, const char *name, cp_err *err)
 {
-    int bad = ferror(f) != 0;
-    if (fclose(f) != 0)
-        bad = 1;
-    if (bad)
-        return cp_seterr(err, "cannot write '%s/%s': %s", dir, name,
-                         strerror(errno));
-    return 0;
+    (void)f;
+    (void)dir;
+    (void)name;
+    return cp_wfile_commit(&cur, err);
 }
 
 /* The input-section statements of one region; with hot offsets when

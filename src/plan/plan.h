@@ -20,6 +20,7 @@
 #ifndef CP_PLAN_H
 #define CP_PLAN_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -108,6 +109,9 @@ typedef struct plan_opts {
     int verbose;            /* progress callback use */
     void (*progress)(void *ctx, const char *msg);
     void *progress_ctx;
+    /* When set (by a signal handler), the search stops early: the result
+     * is then not a finished plan. May be NULL. */
+    volatile sig_atomic_t *stop;
 } plan_opts;
 
 plan_opts plan_opts_default(const tgt *t);

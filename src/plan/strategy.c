@@ -446,6 +446,11 @@ static double local_search(run *r, double cur)
     double start = cur;
     unsigned tries = 0, accepted = 0;
     while (tries < r->o->search_moves) {
+        if (r->o->stop && *r->o->stop)
+            break;
+        if (tries && !(tries & 4095))
+            note(r, "local search: %u of %u moves, %.1f misses/iteration",
+                 tries, r->o->search_moves, cur);
         tries++;
         double r01 = (double)(rnd(r) >> 11) / 9007199254740992.0;
         size_t k = plan_incr_pick(x, r01, rnd(r));
@@ -633,7 +638,7 @@ static double select_fast(run *r, double cur, vstate *vs)
         size_t pick = NONE;
         double pick_score = 0, pick_val = cur;
         for (size_t i = 0; i < nc && i < MAX; i++) {
-            if (i >= FIRST && pick != NONE)
+            if ((i >= FIRST && pick != NONE) || (r->o->stop && *r->o->stop))
                 break;
             size_t u = c[i].u;
             uint32_t old = r->off[u];
