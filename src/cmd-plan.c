@@ -364,6 +364,10 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
         cli_error("%s", err.msg);
         goto out;
     }
+    if (plan_model_dropped(m))
+        cli_warn("%s: the recording ended inside its last iteration: 1 "
+                 "unfinished iteration dropped, complete iterations only",
+                 trace);
     plan_model_set_plan_iters(m, plan_iters);
     plan_opts o = plan_opts_default(t);
     o.budget = budget;

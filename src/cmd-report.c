@@ -96,6 +96,13 @@ static int trace_misses(cli_ctx *ctx, rep_profile *prof, const img *im,
         cli_error("%s", err.msg);
         return -1;
     }
+    if (csim_stream_cut(s))
+        cli_warn("%s: the recording was cut short; using its complete "
+                 "blocks", trace);
+    if (csim_stream_dropped(s))
+        cli_warn("%s: the recording ended inside its last iteration: 1 "
+                 "unfinished iteration dropped, complete iterations only",
+                 trace);
     csim_map *m = csim_map_new(s);
     csim_report r;
     memset(&r, 0, sizeof r);
@@ -125,12 +132,22 @@ static int trace_misses(cli_ctx *ctx, rep_profile *prof, const img *im,
         cli_error("%s", err.msg);
         goto out;
     }
-    char b[32];
+    char b[32], which[96];
+    if (r.from >= r.niter || r.niter < 2) {
+        cli_warn("%s: %zu complete iteration%s: no warm iteration, the "
+                 "misses are those of a cold cache", trace, r.niter,
+                 r.niter == 1 ? "" : "s");
+        snprintf(which, sizeof which, "%zu complete iteration%s, no warm "
+                 "iteration (cold misses)", r.niter, r.niter == 1 ? "" : "s");
+    } else {
+        snprintf(which, sizeof which, "warm iterations %zu..%zu", r.from,
+                 r.niter - 1);
+    }
     snprintf(desc, ndesc, "the %s cache (%s bytes, %u-way, %u-byte lines, "
-             "%s), warm iterations %zu..%zu of %s", tg->name,
+             "%s), %s of %s", tg->name,
              cli_commas(b, tg->cache.size), (unsigned)tg->cache.ways,
-             (unsigned)tg->cache.line, tgt_repl_name(tg->cache.repl), r.from,
-             r.niter ? r.niter - 1 : 0, trace);
+             (unsigned)tg->cache.line, tgt_repl_name(tg->cache.repl), which,
+             trace);
     rc = 0;
 out:
     free(mm);

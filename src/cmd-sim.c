@@ -179,8 +179,9 @@ static void report_text(FILE *o, const simctx *c)
     const csim_report *r = c->r;
     const csim_iter *c0 = &r->iter[0], *w = &r->warm_sum;
     char b1[48], b2[48], b3[48];
-    fprintf(o, "trace:      %s (%zu iterations; %s records before the first "
-               "mark)\n", c->trace, r->niter,
+    fprintf(o, "trace:      %s (%zu complete iterations%s; %s records "
+               "before the first mark)\n", c->trace, r->niter,
+            csim_stream_dropped(c->s) ? ", 1 unfinished dropped" : "",
             cli_commas(b1, csim_stream_prologue(c->s)));
     if (c->elf)
         fprintf(o, "image:      %s\n", c->elf);
@@ -323,6 +324,8 @@ static void report_json(FILE *o, const simctx *c)
     jw_uint(&w, r->clock_hz);
     jw_key(&w, "prologue_records");
     jw_uint(&w, csim_stream_prologue(c->s));
+    jw_key(&w, "dropped_iterations");
+    jw_uint(&w, csim_stream_dropped(c->s));
     jw_key(&w, "iterations");
     jw_arr_begin(&w);
     for (size_t k = 0; k < r->niter; k++)
@@ -497,7 +500,7 @@ static csim_stream *load(cli_ctx *ctx, const char *path, const img *im,
     trc_rec rec;
     int rc;
     uint64_t n = 0;
-    while ((rc = trc_next(rd, &rec, &err)) == 1) {
+    while ((rc = trc_next_complete(rd, &rec, &err)) == 1) {
         if (csim_stream_add(s, &rec, &err) < 0) {
             rc = -1;
             break;
@@ -509,6 +512,18 @@ static csim_stream *load(cli_ctx *ctx, const char *path, const img *im,
     if (rc == 0 && trc_truncated(rd))
         cli_warn("%s: the recording was cut short; using its %llu complete "
                  "records", path, (unsigned long long)n);
+    if (rc == 0) {
+        uint64_t drecs;
+        uint64_t d = trc_dropped(rd, &drecs);
+        csim_stream_set_dropped(s, d, trc_truncated(rd));
+        if (d)
+            cli_warn("%s: the recording ended (%s) inside its last "
+                     "iteration: %llu unfinished iteration dropped (%llu "
+                     "records), complete iterations only", path,
+                     trc_truncated(rd) ? "cut short"
+                                       : trc_get_totals(rd)->end,
+                     (unsigned long long)d, (unsigned long long)drecs);
+    }
     trc_close(rd);
     if (rc < 0 || csim_stream_finish(s, &err) < 0) {
         cli_error("%s", err.msg);

@@ -83,6 +83,8 @@ size_t plan_model_nunits(const plan_model *m);
 uint32_t plan_model_text_end(const plan_model *m);
 const plan_unit *plan_model_unit(const plan_model *m, size_t i);
 unsigned plan_model_niters(const plan_model *m);
+/* Unfinished last iterations of interrupted traces, left out. */
+unsigned plan_model_dropped(const plan_model *m);
 const img *plan_model_image(const plan_model *m);
 const tgt_cache *plan_model_cache(const plan_model *m);
 
