@@ -18,7 +18,7 @@
 enum {
     O_MAP, O_TRACE, O_TARGET, O_CACHE, O_BUDGET, O_STRATEGY, O_PAD,
     O_EXCLUDE, O_NORAM, O_ITERS, O_PLAN_ITERS, O_SECONDS, O_SEED, O_LIST,
-    O_LAYOUT, O_EMIT, O_COMPARE, O_NOPT
+    O_LAYOUT, O_EMIT, O_COMPARE, O_UNVERIFIED, O_NOPT
 };
 
 static const cli_opt opts[] = {
@@ -53,6 +53,9 @@ static const cli_opt opts[] = {
                 "snippets into DIR"},
     [O_COMPARE] = {"compare", 'c', NULL, "plan with every strategy and print "
                    "them side by side"},
+    [O_UNVERIFIED] = {"unverified", 0, NULL, "plan even when the map "
+                      "disagrees with the ELF (the prediction is marked "
+                      "unverified)"},
     [O_NOPT] = {0},
 };
 
@@ -261,7 +264,7 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
 {
     char *pos[argc];
     const char *excl[argc], *noram[argc];
-    int nexcl = 0, nnoram = 0, compare = 0, rc;
+    int nexcl = 0, nnoram = 0, compare = 0, allow_unverified = 0, rc;
     const char *map = NULL, *trace = NULL, *target = NULL, *cache = NULL;
     const char *list = NULL, *layout = NULL, *emit = NULL, *arg;
     plan_strategy strategy = PLAN_AUTO;
@@ -312,6 +315,7 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
         case O_LAYOUT: layout = arg; break;
         case O_EMIT: emit = arg; break;
         case O_COMPARE: compare = 1; break;
+        case O_UNVERIFIED: allow_unverified = 1; break;
         }
     }
     if (rc != CLI_END)
@@ -342,10 +346,34 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
         cli_error("%s", err.msg);
         return CLI_FAIL;
     }
+    /* The map and the ELF must agree, or nothing says that the sections
+     * the plan moves exist (docs/plan.md). */
+    for (size_t i = 0; i < img_nwarnings(im); i++)
+        cli_warn("%s", img_warning(im, i));
+    char why[512];
+    const char *unverified = NULL;
+    if (!map) {
+        snprintf(why, sizeof why, "no --map: each function is assumed to "
+                 "have its own section (.text.NAME); objects built without "
+                 "-ffunction-sections have none, and ld ignores a pattern "
+                 "that matches nothing");
+        unverified = why;
+        cli_warn("%s: the prediction is unverified", why);
+    } else if (img_map_unplaced(im)) {
+        snprintf(why, sizeof why, "the map '%s' disagrees with '%s': %zu "
+                 "function(s) lie in no input section it lists (a map of "
+                 "another build, or cut short)", map, pos[0],
+                 img_map_unplaced(im));
+        unverified = why;
+        if (!allow_unverified) {
+            cli_error("%s; give the map of this build (or --unverified to "
+                      "plan anyway)", why);
+            img_free(im);
+            return CLI_FAIL;
+        }
+        cli_warn("%s: the prediction is unverified", why);
+    }
     cp_sig_catch(); /* Ctrl-C, SIGTERM, SIGHUP: stop, write nothing */
-    if (!map)
-        cli_warn("no --map: assuming each function has its own section "
-                 "(.text.NAME, -ffunction-sections)");
     int status = CLI_FAIL;
     plan_result *res[PLAN_NSTRATEGIES] = {0};
     plan_model *m = plan_model_new(im, t, &c, &err);
@@ -407,7 +435,8 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
         best = res[strategy];
     }
     progress_end();
-    plan_emit_info info = {t, plan_strategy_name(best->strategy), budget};
+    plan_emit_info info = {t, plan_strategy_name(best->strategy), budget,
+                           unverified};
     emit_args ea = {m, best, &info};
     if (list && write_file(list, "name list", do_list, &ea) < 0)
         goto out;
@@ -440,6 +469,12 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
         jw_uint(&w, plan_model_niters(m));
         jw_key(&w, "best");
         jw_str(&w, plan_strategy_name(best->strategy));
+        jw_key(&w, "verified");
+        jw_bool(&w, !unverified);
+        if (unverified) {
+            jw_key(&w, "unverified_because");
+            jw_str(&w, unverified);
+        }
         jw_key(&w, "results");
         jw_arr_begin(&w);
         for (int k = 0; k < PLAN_AUTO; k++)
@@ -469,6 +504,8 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
             nf += best->items[i].region == PLAN_FAST;
         fprintf(out, "%zu in %s, %zu in the hot block)\n", nf, t->fast_mem,
                 best->nitems - nf);
+        if (unverified)
+            fprintf(out, "UNVERIFIED prediction: %s\n", unverified);
     }
     status = CLI_OK;
 out:

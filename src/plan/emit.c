@@ -28,6 +28,8 @@ static void header(FILE *f, const char *what, const plan_model *m,
             info->budget, info->t->fast_mem);
     fprintf(f, "%s predicted: %.1f misses per iteration (stock %.1f), %.0f "
             "instructions\n", c, r->misses, r->stock_misses, r->insns);
+    if (info->unverified)
+        fprintf(f, "%s UNVERIFIED prediction: %s\n", c, info->unverified);
 }
 
 int plan_emit_list(FILE *f, const plan_model *m, const plan_result *r,
@@ -83,6 +85,8 @@ int plan_emit_layout(FILE *f, const plan_model *m, const plan_result *r,
     fputs("# codeplace layout 1\n", f);
     fprintf(f, "# target: %s  image: %s  strategy: %s\n", info->t->name,
             img_hash(im), info->strategy);
+    if (info->unverified)
+        fprintf(f, "# UNVERIFIED prediction: %s\n", info->unverified);
     fputs("# name region place size reason\n", f);
     if (L.text_delta) {
         /* What follows the text section (.rodata) moves with its end. */
