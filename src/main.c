@@ -27,6 +27,7 @@ static const cli_cmd *const commands[] = {
     &cmd_trace,
     &cmd_sim,
     &cmd_plan,
+    &cmd_verify,
     &cmd_target,
     &cmd_samples,
     &cmd_report,

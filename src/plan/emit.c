@@ -87,6 +87,13 @@ int plan_emit_layout(FILE *f, const plan_model *m, const plan_result *r,
             img_hash(im), info->strategy);
     if (info->unverified)
         fprintf(f, "# UNVERIFIED prediction: %s\n", info->unverified);
+    /* What `codeplace verify` checks the relinked image's stubs against:
+     * ld's long-branch stubs, 16 bytes each on ARMv6-M and 8 on ARMv7-M
+     * (see plan_opts_default), end the text section. */
+    fprintf(f, "# stubs: flash %u fast %u bytes %u text_end 0x%08x "
+            "fast_bytes %u\n", r->flash_stubs, r->veneers,
+            strcmp(info->t->cpu, "cortex-m0plus") ? 8u : 16u, r->text_end,
+            r->fast_bytes);
     fputs("# name region place size reason\n", f);
     if (L.text_delta) {
         /* What follows the text section (.rodata) moves with its end. */
@@ -97,20 +104,20 @@ int plan_emit_layout(FILE *f, const plan_model *m, const plan_result *r,
     for (unsigned k = 0; k < info->t->nmems; k++)
         if (!strcmp(info->t->mems[k].name, info->t->fast_mem))
             fast = &info->t->mems[k];
-    uint32_t fast_off = 0;
     for (size_t i = 0; i < r->nitems; i++) {
         const plan_item *it = &r->items[i];
         const plan_unit *u = plan_model_unit(m, it->unit);
         if (it->region != PLAN_FAST)
             continue;
+        /* At its offset in the fast block, alignment included (what
+         * `codeplace verify` compares with the relinked image). */
         for (unsigned k = 0; k < u->nfuncs; k++) {
             const img_func *fn = img_func_at(im, u->first_func + k);
             fprintf(f, "%s %s 0x%08x %u fast-memory:saves-%.1f-misses\n",
                     fn->name, info->t->fast_mem,
-                    (fast ? fast->base : 0) + fast_off + (fn->addr - u->addr),
+                    (fast ? fast->base : 0) + it->offset + (fn->addr - u->addr),
                     fn->size, it->saved > 0 ? it->saved : it->misses);
         }
-        fast_off = it->offset + u->size;
     }
     for (size_t i = 0; i < plan_model_nunits(m); i++) {
         const plan_unit *u = plan_model_unit(m, i);
