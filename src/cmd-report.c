@@ -227,6 +227,11 @@ static int cmd_report_fn(cli_ctx *ctx, int argc, char **argv)
     if (ctx->json + ctx->csv + folded + speedscope > 1)
         return cli_usage_error(ctx, "report: choose one of --json, --csv, "
                                "--folded, --speedscope");
+    if ((v.sort == REP_SORT_MISSES || v.sort == REP_SORT_MISS_DENSITY) &&
+        !trace)
+        return cli_usage_error(ctx, "--sort %s needs the misses: give "
+                               "--trace", v.sort == REP_SORT_MISSES
+                                              ? "misses" : "miss-density");
     rep_table table;
     if (!strcmp(by, "func"))
         table = REP_TABLE_FUNCS;

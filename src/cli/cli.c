@@ -282,11 +282,29 @@ int cli_parse_exit(int rc)
     return rc == CLI_HELPED ? CLI_OK : CLI_USAGE;
 }
 
+/* The option as a user types it, whichever way a command names it to the
+ * helpers below ("iterations", "-n" or "--sp"): "--iterations", "--sp". */
+static const char *opt_label(const cli_ctx *ctx, const char *opt, char *buf,
+                             size_t n)
+{
+    opt += strspn(opt, "-");
+    if (opt[0] && !opt[1] && ctx && ctx->cmd && ctx->cmd->opts)
+        for (const cli_opt *o = ctx->cmd->opts; o->name; o++)
+            if (o->shrt == opt[0]) {
+                snprintf(buf, n, "--%s", o->name);
+                return buf;
+            }
+    snprintf(buf, n, "--%s", opt);
+    return buf;
+}
+
 int cli_arg_u64(cli_ctx *ctx, const char *opt, const char *s, int suffix,
                 uint64_t *out)
 {
+    char lb[64];
+    opt = opt_label(ctx, opt, lb, sizeof lb);
     if (cp_parse_u64(s, suffix, out) < 0) {
-        cli_usage_error(ctx, "option '--%s': '%s' is not a valid number%s",
+        cli_usage_error(ctx, "option '%s': '%s' is not a valid number%s",
                         opt, s, suffix ? " (suffixes K, M, G allowed)" : "");
         return -1;
     }
@@ -297,10 +315,12 @@ int cli_arg_u32(cli_ctx *ctx, const char *opt, const char *s, int suffix,
                 uint32_t *out)
 {
     uint64_t v;
+    char lb[64];
     if (cli_arg_u64(ctx, opt, s, suffix, &v) < 0)
         return -1;
     if (v > UINT32_MAX) {
-        cli_usage_error(ctx, "option '--%s': %s is too large", opt, s);
+        cli_usage_error(ctx, "option '%s': %s is too large",
+                        opt_label(ctx, opt, lb, sizeof lb), s);
         return -1;
     }
     *out = (uint32_t)v;
@@ -313,7 +333,9 @@ int cli_arg_double(cli_ctx *ctx, const char *opt, const char *s, double *out)
     errno = 0;
     double v = strtod(s, &end);
     if (errno || end == s || *end || !isfinite(v)) {
-        cli_usage_error(ctx, "option '--%s': '%s' is not a number", opt, s);
+        char lb[64];
+        cli_usage_error(ctx, "option '%s': '%s' is not a number",
+                        opt_label(ctx, opt, lb, sizeof lb), s);
         return -1;
     }
     *out = v;
