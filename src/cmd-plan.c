@@ -1,4 +1,5 @@
 /* codeplace plan: choose where the hot code goes, write it in every form. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,9 +227,12 @@ static int write_file(const char *path, const char *what,
         cli_error("%s", err.msg);
         return -1;
     }
+    errno = 0;
     if (fn(w.f, arg) < 0) {
+        int e = errno;
         cp_wfile_abort(&w);
-        cli_error("cannot write %s '%s'", what, path);
+        cli_error("cannot write %s '%s': %s", what, path,
+                  e ? strerror(e) : "write error");
         return -1;
     }
     if (cp_wfile_commit(&w, &err) < 0) {
