@@ -221,7 +221,8 @@ static int do_info(cli_ctx *ctx, const char *path, int per_iter, int partial)
         it[nit++] = cur;
     const trc_header *h = trc_get_header(r);
     spread s = spread_of(it, nit);
-    if (!nit)
+    /* A recording without marks that ended normally is one stretch. */
+    if (!nit && (t->marks || trc_truncated(r) || strcmp(t->end, "done")))
         cli_warn("%s: no complete iteration (ended: %s)", path,
                  trc_truncated(r) ? "truncated" : t->end);
     if (cli_out_open(ctx) < 0) {
