@@ -12,6 +12,12 @@ static struct sigaction saved[NSIGS];
 
 static void on_stop(int sig)
 {
+    if (cp_sig_stop) {
+        /* A second stop signal: the user does not want to wait. */
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return;
+    }
     last_sig = sig;
     cp_sig_stop = 1;
 }

@@ -1,7 +1,8 @@
 /* sig: the one way a long command stops cleanly. SIGINT (Ctrl-C), SIGTERM
  * (timeout, CI, systemd) and SIGHUP (a closed terminal) all set the same
  * flag; the command notices it, finishes what it writes and exits as after
- * Ctrl-C. */
+ * Ctrl-C. A second stop signal ends the process at once (the default
+ * action). */
 #ifndef CP_SIG_H
 #define CP_SIG_H
 
