@@ -345,9 +345,11 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
         return cli_usage_error(ctx, "plan: --compare writes no artefacts; "
                                "plan one strategy for --list/--layout/--emit");
 
+    cp_sig_catch(); /* Ctrl-C, SIGTERM, SIGHUP: stop, write nothing */
     img *im = img_open(pos[0], map, &err);
     if (!im) {
         cli_error("%s", err.msg);
+        cp_sig_restore();
         return CLI_FAIL;
     }
     /* The map and the ELF must agree, or nothing says that the sections
@@ -373,11 +375,11 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
             cli_error("%s; give the map of this build (or --unverified to "
                       "plan anyway)", why);
             img_free(im);
+            cp_sig_restore();
             return CLI_FAIL;
         }
         cli_warn("%s: the prediction is unverified", why);
     }
-    cp_sig_catch(); /* Ctrl-C, SIGTERM, SIGHUP: stop, write nothing */
     int status = CLI_FAIL;
     plan_result *res[PLAN_NSTRATEGIES] = {0};
     plan_model *m = plan_model_new(im, t, &c, &err);
