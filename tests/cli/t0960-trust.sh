@@ -116,6 +116,10 @@ test_expect_success 'report warns of a trace with no warm iteration' '
 test_expect_success 'plan: a cut map is refused, --unverified flags every output' '
     $CODEPLACE trace -q $FW/demo-rp2040.elf --target rp2040 $HARNESS -n 2 -o d.trace >/dev/null &&
     head -n 900 $FW/demo-rp2040.map >cut.map &&
+    for m in other moved; do
+        test_exit 1 $CODEPLACE plan $FX/m0.elf --map $FX/bad/$m.map --trace d.trace \
+            --target rp2040 2>err && grep -q "does not match" err || return 1
+    done &&
     test_exit 1 $CODEPLACE plan $FW/demo-rp2040.elf --map cut.map --trace d.trace \
         --target rp2040 -s hotblock >out 2>err &&
     grep -q "warning: map file .cut.map.: [0-9]* function(s) of .*lie in no input section" err &&
