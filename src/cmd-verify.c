@@ -29,15 +29,15 @@ const cli_cmd cmd_verify = {
     .description =
         "Checks that every function the layout places is where the layout\n"
         "says (flash: at its address; fast memory: in that memory, whose\n"
-        "fetches never reach the cache), that every input-section pattern of the\n"
-        "GNU ld snippets in --emit DIR matched a section of the relinked map\n"
-        "in the memory it was meant for (ld silently ignores one that\n"
-        "matches nothing), and that ld's long-branch stubs are as many as\n"
-        "the plan expects, at the end of .text. Prints what differs; exit 0\n"
-        "when nothing does, 1 otherwise.\n\n"
+        "fetches never reach the cache), that every input-section pattern\n"
+        "of the GNU ld snippets in --emit DIR matched a section of the\n"
+        "relinked map in the memory it was meant for (ld silently ignores a\n"
+        "pattern that matches nothing), and that ld's long-branch stubs are\n"
+        "as many as the plan expects, at the end of .text. Prints what\n"
+        "differs; exit 0 when nothing does, 1 otherwise.\n\n"
         "example:\n"
-        "  codeplace plan fw.elf --map fw.map --trace run.trace --budget 16K \\\n"
-        "      --layout plan.layout --emit place/\n"
+        "  codeplace plan fw.elf --map fw.map --trace run.trace --target rp2040 \\\n"
+        "      --budget 16K --layout plan.layout --emit place/\n"
         "  (relink with place/codeplace_flash.ld and place/codeplace_ram.ld)\n"
         "  codeplace verify plan.layout relinked.elf --map relinked.map --emit place/",
     .opts = opts,
