@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static const char *const names[PLAN_NSTRATEGIES] = {
     "stock", "hotblock", "colour", "ram", "combined", "rank", "auto"};
@@ -79,6 +80,15 @@ static void note(const run *r, const char *fmt, ...)
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
     r->o->progress(r->o->progress_ctx, buf);
+}
+
+/* Seconds on a monotonic clock: progress notes of long loops at most
+ * twice a second, whatever the cost of one step. */
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 static uint64_t rnd(run *r)
@@ -443,14 +453,16 @@ static double local_search(run *r, double cur)
         return eval(r, 0);
     }
     cur = plan_incr_total(x);
-    double start = cur;
+    double start = cur, last_note = now_s();
     unsigned tries = 0, accepted = 0;
     while (tries < r->o->search_moves) {
         if (r->o->stop && *r->o->stop)
             break;
-        if (tries && !(tries & 4095))
+        if (tries && !(tries & 63) && now_s() - last_note >= 0.5) {
+            last_note = now_s();
             note(r, "local search: %u of %u moves, %.1f misses/iteration",
                  tries, r->o->search_moves, cur);
+        }
         tries++;
         double r01 = (double)(rnd(r) >> 11) / 9007199254740992.0;
         size_t k = plan_incr_pick(x, r01, rnd(r));
@@ -618,6 +630,7 @@ static double select_fast(run *r, double cur, vstate *vs)
     plan_model *m = r->m;
     enum { FIRST = 12, MAX = 48 };
     cand *c = malloc((r->nhot ? r->nhot : 1) * sizeof *c);
+    double last_note = now_s();
     if (!c)
         return cur;
     for (;;) {
@@ -640,6 +653,12 @@ static double select_fast(run *r, double cur, vstate *vs)
         for (size_t i = 0; i < nc && i < MAX; i++) {
             if ((i >= FIRST && pick != NONE) || (r->o->stop && *r->o->stop))
                 break;
+            if (now_s() - last_note >= 0.5) {
+                last_note = now_s();
+                note(r, "fast memory: trying candidate %zu of %zu (%u bytes "
+                     "used), %.1f misses/iteration", i + 1,
+                     nc < MAX ? nc : (size_t)MAX, fast_used(r, vs), cur);
+            }
             size_t u = c[i].u;
             uint32_t old = r->off[u];
             r->fast[u] = 1;
