@@ -54,6 +54,16 @@ test_expect_success 'harness mode: returns reported, --expect fails on a mismatc
     grep -q "expect goes with --iter" err
 '
 
+test_expect_success 'a run that fails before its first iteration ends as a fault, not done' '
+    test_exit 1 $CODEPLACE trace -q $FX/tr-m7.elf --target rp2350 $HARNESS -n 2 \
+        --periph 0x60000000:0x100000 -o pf.trace >out 2>err &&
+    grep -q "segment 0x6[0-9a-f]*+0x[0-9a-f]* is not in memory" err &&
+    grep -q "^ended:        fault$" out &&
+    $CODEPLACE trace --info pf.trace >info 2>err &&
+    grep -q "^ended:        fault$" info &&
+    grep -q "warning: pf.trace: no complete iteration (ended: fault)" err
+'
+
 test_expect_success 'free run: a --mark never reached says so' '
     test_exit 1 $CODEPLACE trace -q $FX/thumb2-m0.elf --target imxrt1062 --mark bad_load \
         --max-insns 1000 -n 3 -o m.trace >out 2>err &&
