@@ -882,7 +882,7 @@ static int bench_sink_fn(cli_ctx *ctx, int argc, char **argv)
     if (nb_resolve_listen(listen_s, 5001, SOCK_STREAM, &cfg.addr, &cfg.addrlen,
                    &err) < 0)
         return cli_usage_error(ctx, "option '--listen': %s", err.msg);
-    if (cli_out_open(ctx) < 0)
+    if (cli_out_open_stream(ctx) < 0)
         return CLI_FAIL;
     catch_stop();
     if (nb_sink_run(&cfg, &err) < 0) {

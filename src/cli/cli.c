@@ -374,6 +374,20 @@ int cli_out_open(cli_ctx *ctx)
     return 0;
 }
 
+int cli_out_open_stream(cli_ctx *ctx)
+{
+    if (!ctx->out_path || !strcmp(ctx->out_path, "-")) {
+        ctx->out = stdout;
+        return 0;
+    }
+    ctx->out = fopen(ctx->out_path, "w");
+    if (!ctx->out) {
+        cli_error("cannot create '%s': %s", ctx->out_path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 int cli_out_close(cli_ctx *ctx)
 {
     if (!ctx->out)
