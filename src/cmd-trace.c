@@ -509,6 +509,7 @@ typedef struct run_progress {
     const run_opts *ro;
     trc_writer *w;
     uint64_t avail;   /* bytes free where the trace goes (0: unknown) */
+    uint64_t flushed_at; /* iterations at the last flush for a projection */
     int shown;
 } run_progress;
 
@@ -534,12 +535,28 @@ static int on_progress(void *arg, emu *e)
     run_progress *rp = arg;
     const emu_stats *st = emu_get_stats(e);
     double secs = emu_elapsed(e);
+    /* After iteration 1, 2, 4, 8... (the calls that do not depend on the
+     * clock, so the file stays the same from run to run), what is buffered
+     * goes out as a block: the bytes are then those of every record so far
+     * (a write error shows at the end). */
+    uint64_t k = st->iterations;
+    if (rp->w && k && !(k & (k - 1)) && k != rp->flushed_at) {
+        cp_err ferr;
+        trc_flush(rp->w, &ferr);
+        rp->flushed_at = k;
+    }
     uint64_t bytes = rp->w ? trc_writer_bytes(rp->w) : 0;
-    /* Projected from the bytes per complete iteration so far. */
+    /* Projected from the bytes so far, less the start-up's share (by
+     * instructions), per complete iteration. */
     uint64_t proj = 0;
-    if (rp->w && st->iterations && rp->ro->n > st->iterations)
-        proj = (uint64_t)((double)bytes / (double)st->iterations *
-                          (double)rp->ro->n);
+    if (rp->w && st->iterations >= 4 && rp->ro->n > st->iterations &&
+        bytes && st->insns > st->pre_insns) {
+        double per_iter = (double)bytes *
+                          (double)(st->insns - st->pre_insns) /
+                          (double)st->insns / (double)st->iterations;
+        proj = bytes + (uint64_t)(per_iter *
+                                  (double)(rp->ro->n - st->iterations));
+    }
     if (rp->ctx->verbose >= 0 && isatty(STDERR_FILENO)) {
         char b1[32], b2[32], b3[32];
         fprintf(stderr, "\r\033[Ktrace: %.1f M instructions/s, %s of %s "

@@ -377,6 +377,12 @@ static int push_iter(emu *e)
         return -1;
     e->iters[e->st.iterations++] = e->iter_insns;
     e->st.iter_insns = e->iters;
+    /* Progress also after iteration 1, 2, 4, 8...: a fast run learns early
+     * whether its trace will fit, before the first timed call. */
+    uint64_t k = e->st.iterations;
+    if (e->cfg.progress && !(k & (k - 1)) &&
+        e->cfg.progress(e->cfg.progress_arg, e))
+        stop(e, EMU_END_STOPPED);
     return 0;
 }
 
@@ -998,6 +1004,10 @@ int emu_run_harness(emu *e, trc_writer *w, uint32_t init, uint32_t iter,
             }
             if (push_iter(e))
                 return cp_seterr(err, "out of memory");
+            /* Stopped between iterations (progress): a closing mark shows
+             * readers that the last one finished. */
+            if (e->st.end == EMU_END_STOPPED)
+                emit_mark(e, i + 1);
         }
     }
     return wr_ok(e, err);

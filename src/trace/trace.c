@@ -754,11 +754,12 @@ int trc_next_complete(trc_reader *r, trc_rec *rec, cp_err *err)
                 r->hflush = r->nheld;
                 continue;
             }
-            if (r->nheld) {
+            /* A closing mark with nothing after it drops nothing. */
+            if (r->nheld > 1) {
                 r->dropped_iters = 1;
                 r->dropped_recs = r->nheld;
-                r->nheld = 0;
             }
+            r->nheld = 0;
             return 0;
         }
         if (x.kind == TRC_MARK) {
