@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/tgtopt.h"
 #include "commands.h"
 #include "probe/counters.h"
 #include "probe/probe.h"
@@ -18,7 +19,7 @@
 #include "util/sig.h"
 
 enum {
-    O_GDB, O_OPENOCD, O_TARGET, O_WINDOW, O_LOAD, O_EVENTS, O_NO_IDLE,
+    O_GDB, O_OPENOCD, O_TARGET, O_CACHE, O_AS, O_WINDOW, O_LOAD, O_EVENTS, O_NO_IDLE,
     O_CTR_BASE, O_CORE, O_TIMEOUT, O_NOPT
 };
 
@@ -27,7 +28,9 @@ static const cli_opt opts[] = {
                "halted briefly to zero and to read the counters)"},
     [O_OPENOCD] = {"openocd", 0, "HOST:PORT", "OpenOCD's Tcl RPC port "
                    "(default port 6666)"},
-    [O_TARGET] = {"target", 't', "NAME", "rp2040 or rp2350: where the "
+    [O_CACHE] = CLI_TGT_OPT_CACHE(0),
+    [O_AS] = CLI_TGT_OPT_AS,
+    [O_TARGET] = {"target", 't', "NAME|FILE", "rp2040 or rp2350 (or a file): where the "
                   "counters are and how to flush the cache"},
     [O_WINDOW] = {"window", 'w', "SECONDS", "length of each window "
                   "(default 1)"},
@@ -136,7 +139,8 @@ static void text_window(FILE *o, const char *name, const probe_ctr_result *r)
 static int cmd_counters_fn(cli_ctx *ctx, int argc, char **argv)
 {
     char *pos[argc];
-    const char *arg, *gdb = NULL, *ocd = NULL, *tname = NULL, *load = NULL;
+    const char *arg, *gdb = NULL, *ocd = NULL, *load = NULL;
+    cli_tgt to = {0};
     double window = 1.0;
     uint64_t events = 0, base = 0;
     uint32_t timeout = 3000;
@@ -148,7 +152,9 @@ static int cmd_counters_fn(cli_ctx *ctx, int argc, char **argv)
         switch (rc) {
         case O_GDB: gdb = arg; break;
         case O_OPENOCD: ocd = arg; break;
-        case O_TARGET: tname = arg; break;
+        case O_TARGET: to.name = arg; break;
+        case O_CACHE: to.cache = arg; break;
+        case O_AS: to.as = arg; break;
         case O_LOAD: load = arg; break;
         case O_NO_IDLE: no_idle = 1; break;
         case O_CORE: po.core = arg; break;
@@ -191,11 +197,10 @@ static int cmd_counters_fn(cli_ctx *ctx, int argc, char **argv)
     if (po.core && !ocd)
         return cli_usage_error(ctx, "counters: --core goes with --openocd");
     probe_ctr_regs regs = {0};
-    if (tname) {
-        const tgt *t = tgt_find(tname);
-        if (!t)
-            return cli_usage_error(ctx, "counters: no target preset '%s'",
-                                   tname);
+    if ((rc = cli_tgt_resolve(ctx, &to, NULL, NULL, 0)) != CLI_OK)
+        return rc;
+    if (to.base) {
+        const tgt *t = &to.t;
         if (!t->ctr_base)
             return cli_usage_error(ctx, "counters: %s has no cache counters "
                                    "(the Cortex-M7 has none; use the "
@@ -204,9 +209,10 @@ static int cmd_counters_fn(cli_ctx *ctx, int argc, char **argv)
         regs.hit = t->ctr_hit;
         regs.acc = t->ctr_acc;
         regs.flush = t->ctr_flush;
-        regs.flush_kind = t->ctr_flush ? PROBE_FLUSH_REG
-                          : !strcmp(t->name, "rp2350") ? PROBE_FLUSH_RP2350
-                                                       : PROBE_FLUSH_NONE;
+        regs.flush_kind = t->ctr_flush_by == TGT_FLUSH_REG ? PROBE_FLUSH_REG
+                          : t->ctr_flush_by == TGT_FLUSH_SETWAY
+                              ? PROBE_FLUSH_RP2350
+                              : PROBE_FLUSH_NONE;
     } else if (!have_base) {
         return cli_usage_error(ctx, "counters: give --target rp2040|rp2350 "
                                "(or --ctr-base ADDR)");
