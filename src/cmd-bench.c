@@ -23,27 +23,21 @@
 #include "commands.h"
 #include "report/svg.h"
 #include "util/jw.h"
+#include "util/sig.h"
+#include "util/wfile.h"
 
 /* ---- stop on Ctrl-C / SIGTERM, keeping what was measured ---- */
 
-static volatile sig_atomic_t stop_flag;
-
-static void on_stop(int sig)
+static void on_alarm(int sig)
 {
     (void)sig;
-    stop_flag = 1;
+    cp_sig_stop = 1;
 }
 
 static void catch_stop(void)
 {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    cp_sig_catch(); /* SIGINT, SIGTERM, SIGHUP (util/sig.h) */
     signal(SIGPIPE, SIG_IGN);
-    stop_flag = 0;
 }
 
 static int arg_seconds(cli_ctx *ctx, const char *opt, const char *s, double *v)
@@ -275,11 +269,13 @@ static void udp_json(FILE *o, const udp_run *r, const char *peer,
  * rate itself as a dashed reference (y = x). */
 static int udp_svg(const char *path, const udp_run *r, const char *label)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        cli_error("cannot create '%s': %s", path, strerror(errno));
+    cp_wfile wf;
+    cp_err werr;
+    if (cp_wfile_open(&wf, path, &werr) < 0) {
+        cli_error("%s", werr.msg);
         return -1;
     }
+    FILE *f = wf.f;
     enum { MAXS = 16 };
     rep_svg_series s[MAXS + 1];
     char names[MAXS][32];
@@ -288,7 +284,7 @@ static int udp_svg(const char *path, const udp_run *r, const char *label)
     if (!x || !y) {
         free(x);
         free(y);
-        fclose(f);
+        cp_wfile_abort(&wf);
         cli_error("out of memory");
         return -1;
     }
@@ -325,8 +321,13 @@ static int udp_svg(const char *path, const udp_run *r, const char *label)
     }
     free(x);
     free(y);
-    if (fclose(f) != 0 || rc < 0) {
+    if (rc < 0) {
+        cp_wfile_abort(&wf);
         cli_error("cannot write '%s'", path);
+        return -1;
+    }
+    if (cp_wfile_commit(&wf, &werr) < 0) {
+        cli_error("%s", werr.msg);
         return -1;
     }
     return 0;
@@ -376,7 +377,7 @@ static int bench_udp_fn(cli_ctx *ctx, int argc, char **argv)
     nb_udp_cfg cfg = {.rates = rates, .nrates = nrates, .step_s = step,
                       .passes = passes, .size = size,
                       .timeout_s = timeout_ms / 1000.0, .spin_us = spin,
-                      .gap_s = gap_ms / 1000.0, .stop = &stop_flag,
+                      .gap_s = gap_ms / 1000.0, .stop = &cp_sig_stop,
                       .on_step = udp_on_step, .realtime = realtime};
     for (size_t i = 0; i < nrates; i++)
         if (rates[i] * step > 50e6) {
@@ -658,7 +659,7 @@ static int bench_latency_fn(cli_ctx *ctx, int argc, char **argv)
     if (icmp) {
         nb_ping_cfg pc = {.peer = addr, .peerlen = alen, .count = count,
                           .interval_s = interval / 1000.0, .size = size,
-                          .timeout_s = timeout / 1000.0, .stop = &stop_flag};
+                          .timeout_s = timeout / 1000.0, .stop = &cp_sig_stop};
         nb_ping_result pr;
         if (nb_ping(&pc, &pr, &err) < 0) {
             cli_error("bench latency: %s: %s", peer, err.msg);
@@ -677,7 +678,7 @@ static int bench_latency_fn(cli_ctx *ctx, int argc, char **argv)
         nb_udp_cfg uc = {.peer = addr, .peerlen = alen, .rates = &rate,
                          .nrates = 1, .step_s = count / rate, .passes = 1,
                          .size = size, .timeout_s = timeout / 1000.0,
-                         .spin_us = 30, .stop = &stop_flag,
+                         .spin_us = 30, .stop = &cp_sig_stop,
                          .on_step = lat_on_step, .arg = &pair,
                          .on_rtts = lat_on_rtts};
         int interrupted = 0;
@@ -875,13 +876,13 @@ static int bench_sink_fn(cli_ctx *ctx, int argc, char **argv)
         return cli_usage_error(ctx, "option '--interval': at least 0.01 s");
     nb_sink_cfg cfg = {.interval_s = interval, .duration_s = duration,
                        .idle_s = idle, .max_conns = conns,
-                       .per_conn = per_conn, .stop = &stop_flag,
+                       .per_conn = per_conn, .stop = &cp_sig_stop,
                        .on_event = sink_event, .arg = ctx};
     cp_err err;
     if (nb_resolve_listen(listen_s, 5001, SOCK_STREAM, &cfg.addr, &cfg.addrlen,
                    &err) < 0)
         return cli_usage_error(ctx, "option '--listen': %s", err.msg);
-    if (cli_out_open(ctx) < 0)
+    if (cli_out_open_stream(ctx) < 0)
         return CLI_FAIL;
     catch_stop();
     if (nb_sink_run(&cfg, &err) < 0) {
@@ -960,13 +961,13 @@ static int bench_echo_fn(cli_ctx *ctx, int argc, char **argv)
         alarm((unsigned)ceil(duration));
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop;
+    sa.sa_handler = on_alarm;
     sigaction(SIGALRM, &sa, NULL);
     socklen_t sl = sizeof a;
     getsockname(fd, (struct sockaddr *)&a, &sl);
     cli_info(ctx, "echoing on %s", nb_addr_str(&a, buf, sizeof buf));
     uint64_t n = 0;
-    rc = nb_udp_echo_serve(fd, &stop_flag, &n, &err);
+    rc = nb_udp_echo_serve(fd, &cp_sig_stop, &n, &err);
     close(fd);
     cli_info(ctx, "echoed %llu datagrams", (unsigned long long)n);
     if (rc < 0) {
@@ -1073,7 +1074,7 @@ static int bench_usbmon_fn(cli_ctx *ctx, int argc, char **argv)
     if (live) {
         catch_stop();
         cli_info(ctx, "capturing on %s for %g s", live, duration);
-        rc = nb_usbmon_live(u, live, duration, &stop_flag, &err);
+        rc = nb_usbmon_live(u, live, duration, &cp_sig_stop, &err);
     } else {
         rc = nb_usbmon_read(u, pos[0], &err);
     }
@@ -1428,11 +1429,13 @@ out:
 /* Peak reply rate per image: mean with +- SD error bars. */
 static int compare_svg(const char *path, const group *g, size_t ng)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        cli_error("cannot create '%s': %s", path, strerror(errno));
+    cp_wfile wf;
+    cp_err werr;
+    if (cp_wfile_open(&wf, path, &werr) < 0) {
+        cli_error("%s", werr.msg);
         return -1;
     }
+    FILE *f = wf.f;
     rep_svg_bar *bars = calloc(ng ? ng : 1, sizeof *bars);
     int rc = -1;
     if (bars) {
@@ -1453,8 +1456,13 @@ static int compare_svg(const char *path, const group *g, size_t ng)
         }
     }
     free(bars);
-    if (fclose(f) != 0 || rc < 0) {
+    if (rc < 0) {
+        cp_wfile_abort(&wf);
         cli_error("cannot write '%s'", path);
+        return -1;
+    }
+    if (cp_wfile_commit(&wf, &werr) < 0) {
+        cli_error("%s", werr.msg);
         return -1;
     }
     return 0;
@@ -1515,8 +1523,8 @@ static int bench_compare_fn(cli_ctx *ctx, int argc, char **argv)
             memcpy(g[i].name, runs[i], (size_t)(eq - runs[i]));
         }
         catch_stop();
-        for (uint32_t round = 0; round < times && !stop_flag && ret == CLI_OK; round++)
-            for (size_t i = 0; i < nruns && !stop_flag; i++) {
+        for (uint32_t round = 0; round < times && !cp_sig_stop && ret == CLI_OK; round++)
+            for (size_t i = 0; i < nruns && !cp_sig_stop; i++) {
                 const char *cmd = strchr(runs[i], '=') + 1;
                 int status = -1;
                 char *out = run_capture(cmd, &status);
@@ -1551,7 +1559,7 @@ static int bench_compare_fn(cli_ctx *ctx, int argc, char **argv)
                 g[i].n++;
                 cli_info(ctx, "round %u/%u %s: %g", round + 1, times, g[i].name, v);
             }
-        if (stop_flag)
+        if (cp_sig_stop)
             cli_warn("bench compare: interrupted; comparing the finished runs");
     } else {
         for (int i = 0; i < p.npos; i++)
@@ -1581,7 +1589,7 @@ static int bench_compare_fn(cli_ctx *ctx, int argc, char **argv)
         free(g[i].all);
     }
     free(g);
-    if (stop_flag && ret == CLI_OK)
+    if (cp_sig_stop && ret == CLI_OK)
         ret = CLI_FAIL;
     return ret;
 }

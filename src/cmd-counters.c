@@ -16,6 +16,7 @@
 #include "probe/probe.h"
 #include "target/target.h"
 #include "util/jw.h"
+#include "util/sig.h"
 
 enum {
     O_GDB, O_OPENOCD, O_TARGET, O_CACHE, O_AS, O_WINDOW, O_LOAD, O_EVENTS, O_NO_IDLE,
@@ -99,7 +100,7 @@ static int wait_window(void *arg, double *secs, cp_err *err)
         return 0;
     }
     double end = t0 + w->window;
-    for (double now; (now = probe_now()) < end;) {
+    for (double now; (now = probe_now()) < end && !cp_sig_stop;) {
         double d = end - now;
         struct timespec ts = {(time_t)d, (long)((d - (double)(time_t)d) * 1e9)};
         nanosleep(&ts, NULL);
@@ -244,8 +245,14 @@ static int cmd_counters_fn(cli_ctx *ctx, int argc, char **argv)
     probe_ctr_result run, idle;
     cli_info(ctx, "run window%s%s", load ? " while running: " : "",
              load ? load : "");
+    cp_sig_catch(); /* Ctrl-C, SIGTERM, SIGHUP: end the window, no figures */
     if (probe_ctr_window(pr, &regs, wait_window, &w, &run, &err) < 0) {
         cli_error("%s", err.msg);
+        goto done;
+    }
+    if (cp_sig_stop) {
+        cli_error("interrupted by %s during the run window: no figures",
+                  cp_sig_name(cp_sig_last()));
         goto done;
     }
     if (load && w.cmd_status)
@@ -255,6 +262,11 @@ static int cmd_counters_fn(cli_ctx *ctx, int argc, char **argv)
         cli_info(ctx, "idle window (%.3f s)", w.window);
         if (probe_ctr_window(pr, &regs, wait_window, &w, &idle, &err) < 0) {
             cli_error("%s", err.msg);
+            goto done;
+        }
+        if (cp_sig_stop) {
+            cli_error("interrupted by %s during the idle window: no figures",
+                      cp_sig_name(cp_sig_last()));
             goto done;
         }
     }
@@ -304,6 +316,7 @@ static int cmd_counters_fn(cli_ctx *ctx, int argc, char **argv)
                  "lower bounds; use a shorter --window");
     status = CLI_OK;
 done:
+    cp_sig_restore();
     probe_close(pr);
     return status;
 }

@@ -1,7 +1,10 @@
 /* codeplace plan: choose where the hot code goes, write it in every form. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/tgtopt.h"
@@ -11,11 +14,14 @@
 #include "plan/plan.h"
 #include "target/target.h"
 #include "util/jw.h"
+#include "util/sig.h"
+#include "util/wfile.h"
 
 enum {
     O_MAP, O_TRACE, O_TARGET, O_CACHE, O_AS, O_UNCACHED, O_BUDGET, O_STRATEGY,
     O_PAD, O_EXCLUDE, O_NORAM, O_ITERS, O_PLAN_ITERS, O_MOVES, O_TIME, O_SEED,
     O_CACHE_SEED, O_LIST, O_LAYOUT, O_EMIT, O_COMPARE, O_REFINE, O_REFINE_MAP,
+    O_UNVERIFIED,
     O_NOPT
 };
 
@@ -64,6 +70,9 @@ static const cli_opt opts[] = {
                    "again"},
     [O_REFINE_MAP] = {"refine-map", 0, "FILE", "GNU ld map file of the "
                       "--refine-from image"},
+    [O_UNVERIFIED] = {"unverified", 0, NULL, "plan even when the map "
+                      "disagrees with the ELF (the prediction is marked "
+                      "unverified)"},
     [O_NOPT] = {0},
 };
 
@@ -130,6 +139,16 @@ static int parse_trace_arg(cli_ctx *ctx, const char *arg, char *path,
     memcpy(path, arg, n);
     path[n] = 0;
     return 0;
+}
+
+/* After a stop signal: no artefact of an unfinished search is written. */
+static int stopped(void)
+{
+    if (!cp_sig_stop)
+        return 0;
+    cli_error("interrupted by %s: the search did not finish; nothing written",
+              cp_sig_name(cp_sig_last()));
+    return 1;
 }
 
 static double cycles(const tgt *t, const tgt_cache *c, double insns,
@@ -247,14 +266,22 @@ static void result_json(jw *w, const plan_model *m, const tgt *t,
 static int write_file(const char *path, const char *what,
                       int (*fn)(FILE *, void *), void *arg)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        cli_error("cannot create '%s': %m", path);
+    cp_wfile w;
+    cp_err err;
+    if (cp_wfile_open(&w, path, &err) < 0) {
+        cli_error("%s", err.msg);
         return -1;
     }
-    int rc = fn(f, arg);
-    if (fclose(f) != 0 || rc < 0) {
-        cli_error("cannot write %s '%s'", what, path);
+    errno = 0;
+    if (fn(w.f, arg) < 0) {
+        int e = errno;
+        cp_wfile_abort(&w);
+        cli_error("cannot write %s '%s': %s", what, path,
+                  e ? strerror(e) : "write error");
+        return -1;
+    }
+    if (cp_wfile_commit(&w, &err) < 0) {
+        cli_error("%s %s", what, err.msg);
         return -1;
     }
     return 0;
@@ -303,7 +330,7 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
 {
     char *pos[argc];
     const char *excl[argc], *noram[argc];
-    int nexcl = 0, nnoram = 0, compare = 0, rc;
+    int nexcl = 0, nnoram = 0, compare = 0, allow_unverified = 0, rc;
     const char *map = NULL;
     const char *traces[argc];
     int ntraces = 0;
@@ -375,6 +402,7 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
         case O_COMPARE: compare = 1; break;
         case O_REFINE: refine = arg; break;
         case O_REFINE_MAP: refine_map = arg; break;
+        case O_UNVERIFIED: allow_unverified = 1; break;
         }
     }
     if (rc != CLI_END)
@@ -405,14 +433,41 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
         return cli_usage_error(ctx, "plan: --compare writes no artefacts; "
                                "plan one strategy for --list/--layout/--emit");
 
+    cp_sig_catch(); /* Ctrl-C, SIGTERM, SIGHUP: stop, write nothing */
     img *im = img_open(pos[0], map, &err);
     if (!im) {
         cli_error("%s", err.msg);
+        cp_sig_restore();
         return CLI_FAIL;
     }
-    if (!map)
-        cli_warn("no --map: assuming each function has its own section "
-                 "(.text.NAME, -ffunction-sections)");
+    /* The map and the ELF must agree, or nothing says that the sections
+     * the plan moves exist (docs/plan.md). */
+    for (size_t i = 0; i < img_nwarnings(im); i++)
+        cli_warn("%s", img_warning(im, i));
+    char why[512];
+    const char *unverified = NULL;
+    if (!map) {
+        snprintf(why, sizeof why, "no --map: each function is assumed to "
+                 "have its own section (.text.NAME); objects built without "
+                 "-ffunction-sections have none, and ld ignores a pattern "
+                 "that matches nothing");
+        unverified = why;
+        cli_warn("%s: the prediction is unverified", why);
+    } else if (img_map_unplaced(im)) {
+        snprintf(why, sizeof why, "the map '%s' disagrees with '%s': %zu "
+                 "function(s) lie in no input section it lists (a map of "
+                 "another build, or cut short)", map, pos[0],
+                 img_map_unplaced(im));
+        unverified = why;
+        if (!allow_unverified) {
+            cli_error("%s; give the map of this build (or --unverified to "
+                      "plan anyway)", why);
+            img_free(im);
+            cp_sig_restore();
+            return CLI_FAIL;
+        }
+        cli_warn("%s: the prediction is unverified", why);
+    }
     int status = CLI_FAIL;
     plan_result *res[PLAN_NSTRATEGIES] = {0};
     plan_model *m = plan_model_new(im, t, &c, &err);
@@ -442,6 +497,10 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
     for (int i = 0; i < ntraces; i++)
         if (cli_tgt_check_trace(ctx, &to, tpath[i], iters) != CLI_OK)
             goto out;
+    if (plan_model_dropped(m))
+        cli_warn("the recording ended inside its last iteration: %u "
+                 "unfinished iteration(s) dropped, complete iterations only",
+                 plan_model_dropped(m));
     plan_model_set_plan_iters(m, plan_iters);
     plan_model_set_cache_seed(m, cache_seed);
     /* Testing: make evaluations fail after the first N. */
@@ -456,6 +515,7 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
     o.seed = seed;
     o.progress = progress;
     o.progress_ctx = ctx;
+    o.stop = &cp_sig_stop;
 
     plan_result *best = NULL;
     if (compare || strategy == PLAN_AUTO) {
@@ -467,6 +527,8 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
             plan_opts ok = o;
             ok.time_limit = time_limit * plan_time_share((plan_strategy)k, budget);
             res[k] = plan_run(m, (plan_strategy)k, &ok, &err);
+            if (stopped())
+                goto out;
             if (!res[k]) {
                 cli_error("%s", err.msg);
                 goto out;
@@ -477,6 +539,8 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
         }
     } else {
         res[strategy] = plan_run(m, strategy, &o, &err);
+        if (stopped())
+            goto out;
         if (!res[strategy]) {
             cli_error("%s", err.msg);
             goto out;
@@ -517,7 +581,8 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
         }
         cli_info(ctx, "plan: %ld linker stubs read back from %s", nst, refine);
     }
-    plan_emit_info info = {t, plan_strategy_name(best->strategy), budget};
+    plan_emit_info info = {t, plan_strategy_name(best->strategy), budget,
+                           unverified};
     emit_args ea = {m, best, &info};
     if (list && write_file(list, "name list", do_list, &ea) < 0)
         goto out;
@@ -550,6 +615,12 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
         jw_uint(&w, plan_model_niters(m));
         jw_key(&w, "best");
         jw_str(&w, plan_strategy_name(best->strategy));
+        jw_key(&w, "verified");
+        jw_bool(&w, !unverified);
+        if (unverified) {
+            jw_key(&w, "unverified_because");
+            jw_str(&w, unverified);
+        }
         jw_key(&w, "results");
         jw_arr_begin(&w);
         for (int k = 0; k < PLAN_AUTO; k++)
@@ -592,9 +663,13 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
                         wt, best->work_stock[k], best->work_misses[k]);
             }
         }
+        if (unverified)
+            fprintf(out, "UNVERIFIED prediction: %s\n", unverified);
     }
     status = CLI_OK;
 out:
+
+    cp_sig_restore();
     for (int k = 0; k < PLAN_NSTRATEGIES; k++)
         plan_result_free(res[k]);
     plan_model_free(m);

@@ -12,6 +12,7 @@
 #include "probe/probe.h"
 #include "target/target.h"
 #include "util/jw.h"
+#include "util/sig.h"
 
 enum {
     O_GDB, O_OPENOCD, O_ELF, O_TARGET, O_CACHE, O_AS, O_HALT, O_PCSR, O_RATE, O_DURATION,
@@ -75,13 +76,6 @@ const cli_cmd cmd_record = {
     .globals = CLI_G_JSON | CLI_G_OUT | CLI_G_VERB,
 };
 
-static volatile sig_atomic_t stop_flag;
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    stop_flag = 1;
-}
 
 static void progress(void *arg, const probe_sample_stats *st)
 {
@@ -372,14 +366,10 @@ static int cmd_record_fn(cli_ctx *ctx, int argc, char **argv)
         cli_error("%s", err.msg);
         goto done;
     }
-    struct sigaction sa = {0}, old_int, old_term;
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
+    cp_sig_catch(); /* SIGINT, SIGTERM, SIGHUP stop the recording */
     probe_sampler cfg = {
         .mode = mode, .pcsr_addr = pcsr_addr, .rate_hz = rate,
-        .duration_s = duration, .max_samples = max_samples, .stop = &stop_flag, .progress = progress,
+        .duration_s = duration, .max_samples = max_samples, .stop = &cp_sig_stop, .progress = progress,
         .progress_arg = ctx, .progress_s = 1.0,
     };
     cli_info(ctx, "recording from %s (%s)%s", probe_addr(pr),
@@ -387,8 +377,7 @@ static int cmd_record_fn(cli_ctx *ctx, int argc, char **argv)
              duration > 0 || max_samples ? "" : "; Ctrl-C stops");
     probe_sample_stats st;
     int r = probe_sample_run(pr, &cfg, out, &st, &err);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    cp_sig_restore();
     if (ctx->verbose >= 0 && st.elapsed_s >= 1.0)
         fputc('\n', stderr);
     if (probe_samples_finish(out, st.elapsed_s, r < 0 ? NULL : &err) < 0 ||

@@ -14,6 +14,7 @@
 #include "target/target.h"
 #include "trace/trace.h"
 #include "util/jw.h"
+#include "util/wfile.h"
 
 enum {
     O_ELF, O_MAP, O_TARGET, O_CACHE, O_AS, O_UNCACHED, O_LAYOUT, O_SEED,
@@ -185,8 +186,9 @@ static void report_text(FILE *o, const simctx *c)
     const csim_report *r = c->r;
     const csim_iter *c0 = &r->iter[0], *w = &r->warm_sum;
     char b1[48], b2[48], b3[48];
-    fprintf(o, "trace:      %s (%zu iterations; %s records before the first "
-               "mark)\n", c->trace, r->niter,
+    fprintf(o, "trace:      %s (%zu complete iterations%s; %s records "
+               "before the first mark)\n", c->trace, r->niter,
+            csim_stream_dropped(c->s) ? ", 1 unfinished dropped" : "",
             cli_commas(b1, csim_stream_prologue(c->s)));
     if (c->elf)
         fprintf(o, "image:      %s\n", c->elf);
@@ -329,6 +331,8 @@ static void report_json(FILE *o, const simctx *c)
     jw_uint(&w, r->clock_hz);
     jw_key(&w, "prologue_records");
     jw_uint(&w, csim_stream_prologue(c->s));
+    jw_key(&w, "dropped_iterations");
+    jw_uint(&w, csim_stream_dropped(c->s));
     jw_key(&w, "iterations");
     jw_arr_begin(&w);
     for (size_t k = 0; k < r->niter; k++)
@@ -511,7 +515,7 @@ static csim_stream *load(cli_ctx *ctx, const char *path, const img *im,
     trc_rec rec;
     int rc;
     uint64_t n = 0;
-    while ((rc = trc_next(rd, &rec, &err)) == 1) {
+    while ((rc = trc_next_complete(rd, &rec, &err)) == 1) {
         if (tally)
             cli_tally_add(tally, &rec);
         if (csim_stream_add(s, &rec, &err) < 0) {
@@ -525,6 +529,18 @@ static csim_stream *load(cli_ctx *ctx, const char *path, const img *im,
     if (rc == 0 && trc_truncated(rd))
         cli_warn("%s: the recording was cut short; using its %llu complete "
                  "records", path, (unsigned long long)n);
+    if (rc == 0) {
+        uint64_t drecs;
+        uint64_t d = trc_dropped(rd, &drecs);
+        csim_stream_set_dropped(s, d, trc_truncated(rd));
+        if (d)
+            cli_warn("%s: the recording ended (%s) inside its last "
+                     "iteration: %llu unfinished iteration dropped (%llu "
+                     "records), complete iterations only", path,
+                     trc_truncated(rd) ? "cut short"
+                                       : trc_get_totals(rd)->end,
+                     (unsigned long long)d, (unsigned long long)drecs);
+    }
     trc_close(rd);
     if (rc < 0 || csim_stream_finish(s, &err) < 0) {
         cli_error("%s", err.msg);
@@ -786,12 +802,21 @@ static int cmd_sim_fn(cli_ctx *ctx, int argc, char **argv)
     }
     c.r = &r;
     if (svg) {
-        FILE *f = fopen(svg, "w");
+        cp_wfile wf;
         char title[256];
         snprintf(title, sizeof title, "%s: hot lines per cache set (%s)",
                  cp_basename(c.trace), c.t->name);
-        if (!f || csim_heat_svg(f, &r, title) < 0 || fclose(f)) {
+        if (cp_wfile_open(&wf, svg, &err) < 0) {
+            cli_error("%s", err.msg);
+            goto out;
+        }
+        if (csim_heat_svg(wf.f, &r, title) < 0) {
+            cp_wfile_abort(&wf);
             cli_error("cannot write '%s'", svg);
+            goto out;
+        }
+        if (cp_wfile_commit(&wf, &err) < 0) {
+            cli_error("%s", err.msg);
             goto out;
         }
     }

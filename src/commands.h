@@ -17,5 +17,6 @@ extern const cli_cmd cmd_bench;
 extern const cli_cmd cmd_calc;
 extern const cli_cmd cmd_record;
 extern const cli_cmd cmd_counters;
+extern const cli_cmd cmd_verify;
 
 #endif

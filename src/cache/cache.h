@@ -182,9 +182,16 @@ int csim_stream_add(csim_stream *s, const trc_rec *r, cp_err *err);
 /* Ends loading; builds the per-function indices. */
 int csim_stream_finish(csim_stream *s, cp_err *err);
 /* Reads a whole trace file into a stream (trc_open_ex with
- * TRC_OPEN_PARTIAL: a recording cut short loads up to its last block). */
+ * TRC_OPEN_PARTIAL: a recording cut short loads up to its last block),
+ * complete iterations only (trc_next_complete). */
 csim_stream *csim_stream_load(const char *trace_path, const img *im,
                               const tgt *t, cp_err *err);
+/* Iterations the loader left out: the unfinished last one of an
+ * interrupted, limited or cut recording (0 or 1); and whether the file was
+ * cut short (no trailer). Set by whoever reads the trace. */
+uint64_t csim_stream_dropped(const csim_stream *s);
+int csim_stream_cut(const csim_stream *s);
+void csim_stream_set_dropped(csim_stream *s, uint64_t iters, int cut);
 void csim_stream_free(csim_stream *s);
 
 size_t csim_stream_nfns(const csim_stream *s);

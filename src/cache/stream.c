@@ -407,6 +407,22 @@ size_t csim_stream_find(const csim_stream *s, const char *name)
     return NONE;
 }
 
+uint64_t csim_stream_dropped(const csim_stream *s)
+{
+    return s->dropped;
+}
+
+int csim_stream_cut(const csim_stream *s)
+{
+    return s->cut;
+}
+
+void csim_stream_set_dropped(csim_stream *s, uint64_t iters, int cut)
+{
+    s->dropped = iters;
+    s->cut = cut;
+}
+
 size_t csim_stream_niters(const csim_stream *s)
 {
     return s->niter;

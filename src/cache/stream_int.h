@@ -33,6 +33,8 @@ struct csim_stream {
     const img *im;
     const tgt *t;
     int dreads, marked, finished;
+    uint64_t dropped;     /* csim_stream_set_dropped */
+    int cut;
     csim_fn *fns;
     size_t nfns, capf, nimg;
     uint64_t *run;

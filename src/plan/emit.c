@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "plan/plan_int.h"
+#include "util/wfile.h"
 
 static const char *region_name(const plan_emit_info *info, plan_region r)
 {
@@ -27,6 +28,8 @@ static void header(FILE *f, const char *what, const plan_model *m,
             info->budget, info->t->fast_mem);
     fprintf(f, "%s predicted: %.1f misses per iteration (stock %.1f), %.0f "
             "instructions\n", c, r->misses, r->stock_misses, r->insns);
+    if (info->unverified)
+        fprintf(f, "%s UNVERIFIED prediction: %s\n", c, info->unverified);
 }
 
 int plan_emit_list(FILE *f, const plan_model *m, const plan_result *r,
@@ -83,6 +86,15 @@ int plan_emit_layout(FILE *f, const plan_model *m, const plan_result *r,
     fputs("# codeplace layout 2\n", f);
     fprintf(f, "# target: %s  image: %s  strategy: %s\n", info->t->name,
             img_hash(im), info->strategy);
+    if (info->unverified)
+        fprintf(f, "# UNVERIFIED prediction: %s\n", info->unverified);
+    /* What `codeplace verify` checks the relinked image's stubs against:
+     * ld's long-branch stubs, 16 bytes each on ARMv6-M and 8 on ARMv7-M
+     * (see plan_opts_default), end the text section. */
+    fprintf(f, "# stubs: flash %u fast %u bytes %u text_end 0x%08x "
+            "fast_bytes %u\n", r->flash_stubs, r->veneers,
+            strcmp(info->t->cpu, "cortex-m0plus") ? 8u : 16u, r->text_end,
+            r->fast_bytes);
     fputs("# name region place size reason\n", f);
     if (L.text_delta) {
         /* What follows the text section (.rodata) moves with its end. */
@@ -183,25 +195,25 @@ int plan_unit_pattern(const plan_unit *u, char *buf, size_t n)
     return k < 0 || (size_t)k >= n ? -1 : 0;
 }
 
+/* Each snippet is written whole or not at all (util/wfile.h): one is open
+ * at a time. */
+static cp_wfile cur;
+
 static FILE *create(const char *dir, const char *name, cp_err *err)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    if (!f)
-        cp_seterr(err, "cannot create '%s': %s", path, strerror(errno));
-    return f;
+    if (cp_wfile_open(&cur, path, err) < 0)
+        return NULL;
+    return cur.f;
 }
 
 static int finish(FILE *f, const char *dir, const char *name, cp_err *err)
 {
-    int bad = ferror(f) != 0;
-    if (fclose(f) != 0)
-        bad = 1;
-    if (bad)
-        return cp_seterr(err, "cannot write '%s/%s': %s", dir, name,
-                         strerror(errno));
-    return 0;
+    (void)f;
+    (void)dir;
+    (void)name;
+    return cp_wfile_commit(&cur, err);
 }
 
 /* The input-section statements of one region; with hot offsets when

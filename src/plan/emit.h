@@ -13,6 +13,9 @@ typedef struct plan_emit_info {
     const tgt *t;
     const char *strategy;
     uint32_t budget;
+    /* Why the prediction cannot be checked against the image (no map, a
+     * map that disagrees with the ELF), or NULL. */
+    const char *unverified;
 } plan_emit_info;
 
 /* Name list (docs/formats/namelist.md). */

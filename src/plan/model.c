@@ -507,7 +507,9 @@ int plan_model_add_workload(plan_model *m, const char *path, double weight,
     trc_rec rec;
     int rc;
     unsigned seen = 0;
-    while ((rc = trc_next(r, &rec, err)) == 1) {
+    /* Complete iterations only: an interrupted recording's unfinished last
+     * iteration is dropped (plan_model_dropped). */
+    while ((rc = trc_next_complete(r, &rec, err)) == 1) {
         if (rec.kind == TRC_MARK) {
             if (max_iters && seen >= max_iters)
                 break;
@@ -524,12 +526,16 @@ int plan_model_add_workload(plan_model *m, const char *path, double weight,
                 goto oom;
         }
     }
+    uint64_t dropped = rc == 0 ? trc_dropped(r, NULL) : 0;
+    m->dropped += (unsigned)dropped;
     trc_close(r);
     if (rc < 0)
         return -1;
     if (m->work_open) {
         m->work_open = 0;
-        return cp_seterr(err, "'%s': no iterations (no iteration marks)", path);
+        return cp_seterr(err, "'%s': no complete iterations (%s)", path,
+                         dropped ? "the only one was unfinished"
+                                 : "no iteration marks");
     }
     return 0;
 oom:
@@ -606,6 +612,7 @@ const plan_unit *plan_model_unit(const plan_model *m, size_t i)
     return i < m->nunits ? &m->units[i] : NULL;
 }
 unsigned plan_model_niters(const plan_model *m) { return m->niters; }
+unsigned plan_model_dropped(const plan_model *m) { return m->dropped; }
 const img *plan_model_image(const plan_model *m) { return m->im; }
 const tgt_cache *plan_model_cache(const plan_model *m) { return &m->cache; }
 

@@ -20,6 +20,7 @@
 #ifndef CP_PLAN_H
 #define CP_PLAN_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -113,6 +114,8 @@ uint32_t plan_model_text_end(const plan_model *m);
 size_t plan_model_align_guessed(const plan_model *m);
 const plan_unit *plan_model_unit(const plan_model *m, size_t i);
 unsigned plan_model_niters(const plan_model *m);
+/* Unfinished last iterations of interrupted traces, left out. */
+unsigned plan_model_dropped(const plan_model *m);
 const img *plan_model_image(const plan_model *m);
 const tgt_cache *plan_model_cache(const plan_model *m);
 
@@ -146,6 +149,9 @@ typedef struct plan_opts {
      * progress), 1 for details. */
     void (*progress)(void *ctx, int level, const char *msg);
     void *progress_ctx;
+    /* When set (by a signal handler), the search stops early: the result
+     * is then not a finished plan. May be NULL. */
+    volatile sig_atomic_t *stop;
 } plan_opts;
 
 plan_opts plan_opts_default(const tgt *t);

@@ -57,6 +57,7 @@ struct plan_model {
     size_t nacc, cacc;
     size_t *iter_start;   /* iteration i: acc[iter_start[i] .. iter_start[i+1]) */
     unsigned niters;
+    unsigned dropped;     /* unfinished iterations left out of the traces */
     size_t citer;
     double *iter_insns;   /* instructions per iteration */
     uint32_t last_unit;   /* unit of the last access */

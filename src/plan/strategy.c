@@ -554,6 +554,8 @@ static double anneal(run *r, double share)
     unsigned long report = moves / 10 ? moves / 10 : 1;
     int failed = 0;
     while (tries < moves) {
+        if (r->o->stop && *r->o->stop)
+            break;
         if (r->deadline > 0 && (tries & 127) == 0 && tries && now_s() > t_end) {
             r->time_cut = 1;
             break;
@@ -813,6 +815,7 @@ static double select_fast(run *r, double cur, vstate *vs)
     plan_model *m = r->m;
     enum { FIRST = 12, MAX = 48 };
     cand *c = malloc((r->nhot ? r->nhot : 1) * sizeof *c);
+    double last_note = now_s();
     if (!c)
         return cur;
     for (;;) {
@@ -833,8 +836,14 @@ static double select_fast(run *r, double cur, vstate *vs)
         size_t pick = NONE;
         double pick_score = 0, pick_val = cur;
         for (size_t i = 0; i < nc && i < MAX; i++) {
-            if (i >= FIRST && pick != NONE)
+            if ((i >= FIRST && pick != NONE) || (r->o->stop && *r->o->stop))
                 break;
+            if (now_s() - last_note >= 0.5) {
+                last_note = now_s();
+                note(r, "fast memory: trying candidate %zu of %zu (%u bytes "
+                     "used), %.1f misses/iteration", i + 1,
+                     nc < MAX ? nc : (size_t)MAX, fast_used(r, vs), cur);
+            }
             size_t u = c[i].u;
             uint32_t old = r->off[u];
             r->fast[u] = 1;

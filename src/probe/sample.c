@@ -7,6 +7,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/wfile.h"
+
 /* ---- samples file ---- */
 
 typedef struct slot {
@@ -178,25 +180,16 @@ int probe_samples_finish(probe_samples *s, double duration_s, cp_err *err)
         if (s->tab[i].used)
             s->tab[k++] = s->tab[i];
     qsort(s->tab, k, sizeof *s->tab, cmp_slot);
-    size_t pl = strlen(s->path) + 8;
-    char *tmp = malloc(pl);
-    if (!tmp)
-        goto out;
-    snprintf(tmp, pl, "%s.part", s->path);
-    FILE *f = fopen(tmp, "w");
-    if (f) {
-        write_header(f, s);
-        fprintf(f, "# duration_s: %.3f\n# total: %llu\n", duration_s,
+    cp_wfile w;
+    if (cp_wfile_open(&w, s->path, NULL) == 0) {
+        write_header(w.f, s);
+        fprintf(w.f, "# duration_s: %.3f\n# total: %llu\n", duration_s,
                 (unsigned long long)s->total);
         for (size_t i = 0; i < k; i++)
-            fprintf(f, "0x%08x %llu\n", s->tab[i].addr,
+            fprintf(w.f, "0x%08x %llu\n", s->tab[i].addr,
                     (unsigned long long)s->tab[i].count);
-        int bad = fflush(f) != 0 || ferror(f);
-        bad |= fclose(f) != 0;
-        if (bad || rename(tmp, s->path) != 0)
-            unlink(tmp);
+        cp_wfile_commit(&w, NULL); /* on failure the streamed file stays */
     }
-    free(tmp);
 out:
     free(s->tab);
     free(s->path);
