@@ -497,10 +497,14 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
     for (int i = 0; i < ntraces; i++)
         if (cli_tgt_check_trace(ctx, &to, tpath[i], iters) != CLI_OK)
             goto out;
-    if (plan_model_dropped(m))
-        cli_warn("the recording ended inside its last iteration: %u "
-                 "unfinished iteration(s) dropped, complete iterations only",
-                 plan_model_dropped(m));
+    if (plan_model_dropped(m) == 1 && ntraces == 1)
+        cli_warn("%s: the recording ended inside its last iteration: 1 "
+                 "unfinished iteration dropped, complete iterations only",
+                 tpath[0]);
+    else if (plan_model_dropped(m))
+        cli_warn("%u recordings ended inside their last iteration: %u "
+                 "unfinished iterations dropped, complete iterations only",
+                 plan_model_dropped(m), plan_model_dropped(m));
     plan_model_set_plan_iters(m, plan_iters);
     plan_model_set_cache_seed(m, cache_seed);
     /* Testing: make evaluations fail after the first N. */

@@ -119,9 +119,10 @@ static int read_layout(const char *path, vfy_result *r, entry **out,
     for (char *l = strtok_r(data, "\n", &save); l;
          l = strtok_r(NULL, "\n", &save)) {
         line++;
-        if (line == 1 && strncmp(l, "# codeplace layout 1", 20)) {
+        if (line == 1 && strcmp(l, "# codeplace layout 1") &&
+            strcmp(l, "# codeplace layout 2")) {
             rc = cp_seterr(err, "'%s': line 1: not a codeplace layout "
-                           "(version 1)", path);
+                           "(version 1 or 2)", path);
             break;
         }
         if (l[0] == '#') {

@@ -243,7 +243,7 @@ test_expect_success 'trace and plan show progress on a terminal' '
     script -qec "$CODEPLACE trace $FX/tr-m0.elf --target rp2040 $HARNESS -n 100000000 --max-insns 0 --timeout 2 -o run.trace" /dev/null >tty.out 2>&1 &&
     grep -q "trace: [0-9.]* M instructions/s, [0-9,]* of 100,000,000 iterations, [0-9,]* bytes (projected [0-9,]*)" tty.out &&
     script -qec "$CODEPLACE plan $FX/tr-m0.elf --map $FX/tr-m0.map --trace run.trace --target rp2040 -s colour --search-moves 400000 --iterations 40" /dev/null >tty2.out 2>&1 &&
-    grep -q "plan: local search: [0-9]* of 400000 moves" tty2.out
+    grep -q "plan: anneal: [0-9]* of 400000 moves" tty2.out
 '
 
 test_expect_success 'trace refuses a run whose projected trace does not fit the disk' '
