@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cmd-plan-samples.h"
 #include "commands.h"
 #include "image/image.h"
 #include "plan/emit.h"
@@ -14,7 +15,7 @@
 enum {
     O_MAP, O_TRACE, O_TARGET, O_CACHE, O_BUDGET, O_STRATEGY, O_PAD,
     O_EXCLUDE, O_NORAM, O_ITERS, O_PLAN_ITERS, O_SECONDS, O_SEED, O_LIST,
-    O_LAYOUT, O_EMIT, O_COMPARE, O_NOPT
+    O_LAYOUT, O_EMIT, O_COMPARE, O_SAMPLES, O_NOPT
 };
 
 static const cli_opt opts[] = {
@@ -49,6 +50,10 @@ static const cli_opt opts[] = {
                 "snippets into DIR"},
     [O_COMPARE] = {"compare", 'c', NULL, "plan with every strategy and print "
                    "them side by side"},
+    [O_SAMPLES] = {"samples", 'S', "FILE", "PC samples of this image "
+                   "(codeplace record): alone, a ranking by samples per byte "
+                   "(no prediction); with --trace, one more candidate, "
+                   "evaluated on the trace"},
     [O_NOPT] = {0},
 };
 
@@ -58,8 +63,8 @@ const cli_cmd cmd_plan = {
     .name = "plan",
     .fn = cmd_plan_fn,
     .summary = "choose functions for SRAM/ITCM and colour the hot code in flash",
-    .usage = "ELF --map MAP --trace TRACE --target NAME [--budget BYTES] "
-             "[--list FILE] [--emit DIR]",
+    .usage = "ELF --map MAP --trace TRACE|--samples SAMPLES --target NAME "
+             "[--budget BYTES] [--list FILE] [--emit DIR]",
     .description =
         "Plans in input sections (what a linker can move) and names functions\n"
         "in its output. Every candidate layout is evaluated exactly: the\n"
@@ -73,6 +78,13 @@ const cli_cmd cmd_plan = {
         "  combined  ram, then colour of the rest\n"
         "  rank      baseline: fast memory filled by instructions per byte\n"
         "  auto      all of the above; the one with the fewest misses\n\n"
+        "With --samples instead of --trace (PC samples from a board): fast\n"
+        "memory by samples per byte, busy-wait loops (samples in a tight\n"
+        "backward branch) left out, the rest in a hot block in order of heat\n"
+        "(--strategy rank: fast memory only). That is a ranking, not a\n"
+        "prediction: no miss figure is printed; measure before and after with\n"
+        "codeplace counters. With both, the samples' plan is one more\n"
+        "candidate, simulated on the trace.\n\n"
         "example:\n"
         "  codeplace trace fw.elf --target rp2040 -n 50 -o run.trace\n"
         "  codeplace plan fw.elf --map fw.map --trace run.trace --target rp2040 \\\n"
@@ -98,25 +110,36 @@ static void row_text(FILE *o, const tgt *t, const tgt_cache *c,
 {
     double cyc = cycles(t, c, r->insns, r->misses);
     double stock = cycles(t, c, r->insns, r->stock_misses);
-    fprintf(o, "%-10s %8u %8u %10.1f %10.1f %10.0f %7.2fx\n", name,
-            r->fast_bytes, r->pad_bytes, r->misses,
-            r->conflict_after, cyc, cyc > 0 ? stock / cyc : 0.0);
+    char conflict[32] = "-"; /* not simulated for the samples' plan */
+    if (strncmp(name, "samples", 7))
+        snprintf(conflict, sizeof conflict, "%.1f", r->conflict_after);
+    fprintf(o, "%-10s %8u %8u %10.1f %10s %10.0f %7.2fx\n", name,
+            r->fast_bytes, r->pad_bytes, r->misses, conflict, cyc,
+            cyc > 0 ? stock / cyc : 0.0);
 }
 
 static void result_json(jw *w, const plan_model *m, const tgt *t,
-                        const tgt_cache *c, const plan_result *r)
+                        const tgt_cache *c, const plan_result *r,
+                        const char *name)
 {
+    int sampled = name != NULL; /* the samples' plan: no 3C split */
     jw_obj_begin(w);
     jw_key(w, "strategy");
-    jw_str(w, plan_strategy_name(r->strategy));
+    jw_str(w, name ? name : plan_strategy_name(r->strategy));
     jw_key(w, "misses_per_iteration");
     jw_double(w, r->misses);
     jw_key(w, "stock_misses_per_iteration");
     jw_double(w, r->stock_misses);
     jw_key(w, "conflict_misses_before");
-    jw_double(w, r->conflict_before);
+    if (sampled)
+        jw_null(w);
+    else
+        jw_double(w, r->conflict_before);
     jw_key(w, "conflict_misses_after");
-    jw_double(w, r->conflict_after);
+    if (sampled)
+        jw_null(w);
+    else
+        jw_double(w, r->conflict_after);
     jw_key(w, "instructions_per_iteration");
     jw_double(w, r->insns);
     jw_key(w, "est_cycles_per_iteration");
@@ -161,8 +184,8 @@ static void result_json(jw *w, const plan_model *m, const tgt *t,
         }
         jw_key(w, "size");
         jw_uint(w, u->size);
-        jw_key(w, "stock_misses");
-        jw_double(w, it->misses);
+        jw_key(w, sampled ? "samples" : "stock_misses");
+        jw_double(w, sampled ? it->samples : it->misses);
         jw_obj_end(w);
     }
     jw_arr_end(w);
@@ -214,6 +237,8 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
     int nexcl = 0, nnoram = 0, compare = 0, rc;
     const char *map = NULL, *trace = NULL, *target = NULL, *cache = NULL;
     const char *list = NULL, *layout = NULL, *emit = NULL, *arg;
+    const char *samples = NULL;
+    plan_result *sres = NULL;
     plan_strategy strategy = PLAN_AUTO;
     uint32_t budget = 0, pad = 8192, iters = 32, plan_iters = 3;
     uint64_t seed = 1;
@@ -262,6 +287,7 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
         case O_LAYOUT: layout = arg; break;
         case O_EMIT: emit = arg; break;
         case O_COMPARE: compare = 1; break;
+        case O_SAMPLES: samples = arg; break;
         }
     }
     if (rc != CLI_END)
@@ -271,9 +297,12 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
     if (!target)
         return cli_usage_error(ctx, "plan: --target is required (try "
                                "'codeplace target')");
-    if (!trace)
-        return cli_usage_error(ctx, "plan: --trace is required (record one "
-                               "with 'codeplace trace')");
+    if (!trace && !samples)
+        return cli_usage_error(ctx, "plan: give --trace (record one with "
+                               "'codeplace trace') or --samples (codeplace "
+                               "record)");
+    if (!trace && compare)
+        return cli_usage_error(ctx, "plan: --compare needs --trace");
     const tgt *t = tgt_find(target);
     if (!t) {
         cli_error("no target '%s' (try 'codeplace target')", target);
@@ -308,6 +337,11 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
     for (int i = 0; i < nnoram; i++)
         if (!plan_model_exclude(m, noram[i], 1))
             cli_warn("--no-ram '%s' matches nothing", noram[i]);
+    plan_samples_args sa = {samples, strategy, budget, list, layout, emit};
+    if (!trace) {
+        status = cmd_plan_samples_only(ctx, m, t, &sa);
+        goto out;
+    }
     cli_info(ctx, "plan: reading %s", trace);
     if (plan_model_add_trace(m, trace, iters, &err) < 0) {
         cli_error("%s", err.msg);
@@ -346,7 +380,16 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
         }
         best = res[strategy];
     }
-    plan_emit_info info = {t, plan_strategy_name(best->strategy), budget};
+    if (samples) {
+        if (cmd_plan_samples_candidate(ctx, m, &sa, &sres) < 0)
+            goto out;
+        if ((strategy == PLAN_AUTO || compare) &&
+            plan_result_cycles(m, sres) < plan_result_cycles(m, best) - 1e-6)
+            best = sres;
+    }
+    plan_emit_info info = {t, best == sres ? "samples-hotblock"
+                                           : plan_strategy_name(best->strategy),
+                           budget, best == sres, 0};
     emit_args ea = {m, best, &info};
     if (list && write_file(list, "name list", do_list, &ea) < 0)
         goto out;
@@ -378,12 +421,14 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
         jw_key(&w, "iterations");
         jw_uint(&w, plan_model_niters(m));
         jw_key(&w, "best");
-        jw_str(&w, plan_strategy_name(best->strategy));
+        jw_str(&w, info.strategy);
         jw_key(&w, "results");
         jw_arr_begin(&w);
         for (int k = 0; k < PLAN_AUTO; k++)
             if (res[k])
-                result_json(&w, m, t, &c, res[k]);
+                result_json(&w, m, t, &c, res[k], NULL);
+        if (sres)
+            result_json(&w, m, t, &c, sres, "samples-hotblock");
         jw_arr_end(&w);
         jw_obj_end(&w);
         jw_finish(&w);
@@ -401,8 +446,10 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
             if (res[k])
                 row_text(out, t, &c, plan_strategy_name((plan_strategy)k),
                          res[k]);
-        fprintf(out, "\nchosen: %s (%zu sections placed: ",
-                plan_strategy_name(best->strategy), best->nitems);
+        if (sres)
+            row_text(out, t, &c, "samples-hotblock", sres);
+        fprintf(out, "\nchosen: %s (%zu sections placed: ", info.strategy,
+                best->nitems);
         size_t nf = 0;
         for (size_t i = 0; i < best->nitems; i++)
             nf += best->items[i].region == PLAN_FAST;
@@ -413,6 +460,7 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
 out:
     for (int k = 0; k < PLAN_NSTRATEGIES; k++)
         plan_result_free(res[k]);
+    plan_result_free(sres);
     plan_model_free(m);
     img_free(im);
     return status;

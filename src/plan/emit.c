@@ -25,8 +25,13 @@ static void header(FILE *f, const char *what, const plan_model *m,
             img_hash(plan_model_image(m)));
     fprintf(f, "%s strategy: %s  budget: %u bytes of %s\n", c, info->strategy,
             info->budget, info->t->fast_mem);
-    fprintf(f, "%s predicted: %.1f misses per iteration (stock %.1f), %.0f "
-            "instructions\n", c, r->misses, r->stock_misses, r->insns);
+    if (info->no_prediction)
+        fprintf(f, "%s predicted: nothing: ranked from PC samples, not "
+                "simulated (measure misses before and after)\n", c);
+    else
+        fprintf(f, "%s predicted: %.1f misses per iteration (stock %.1f), "
+                "%.0f instructions\n", c, r->misses, r->stock_misses,
+                r->insns);
 }
 
 int plan_emit_list(FILE *f, const plan_model *m, const plan_result *r,
@@ -34,10 +39,12 @@ int plan_emit_list(FILE *f, const plan_model *m, const plan_result *r,
 {
     const img *im = plan_model_image(m);
     header(f, "name list", m, r, info, "#");
-    fputs("# One function name per line, grouped by region; the comment after\n"
-          "# each name is its size, the misses per iteration it had in the\n"
-          "# stock image and where it came from. Regions: a fast memory\n"
-          "# (sram, itcm), then flash in hot-block order.\n", f);
+    fprintf(f, "# One function name per line, grouped by region; the comment after\n"
+            "# each name is its size, %s and where it came from. Regions: a\n"
+            "# fast memory (sram, itcm), then flash in hot-block order.\n",
+            info->from_samples ? "the PC samples in it"
+                               : "the misses per iteration it had in the\n"
+                                 "# stock image");
     plan_region cur = (plan_region)-1;
     for (size_t i = 0; i < r->nitems; i++) {
         const plan_item *it = &r->items[i];
@@ -48,7 +55,14 @@ int plan_emit_list(FILE *f, const plan_model *m, const plan_result *r,
         }
         for (unsigned k = 0; k < u->nfuncs; k++) {
             const img_func *fn = img_func_at(im, u->first_func + k);
-            if (k == 0)
+            if (k == 0 && info->from_samples)
+                fprintf(f, "%-40s # %u bytes, %.0f samples, %s%s%s%s %s%s\n",
+                        fn->name, u->size, it->samples,
+                        u->archive ? u->archive : "",
+                        u->object ? "(" : "", u->object ? u->object : "",
+                        u->object ? ")" : "", u->isec,
+                        (u->flags & PLAN_U_GUESSED) ? " (section guessed)" : "");
+            else if (k == 0)
                 fprintf(f, "%-40s # %u bytes, %.1f misses, %s%s%s%s %s%s\n",
                         fn->name, u->size, it->misses,
                         u->archive ? u->archive : "",
@@ -100,10 +114,18 @@ int plan_emit_layout(FILE *f, const plan_model *m, const plan_result *r,
             continue;
         for (unsigned k = 0; k < u->nfuncs; k++) {
             const img_func *fn = img_func_at(im, u->first_func + k);
-            fprintf(f, "%s %s 0x%08x %u fast-memory:saves-%.1f-misses\n",
-                    fn->name, info->t->fast_mem,
-                    (fast ? fast->base : 0) + fast_off + (fn->addr - u->addr),
-                    fn->size, it->saved > 0 ? it->saved : it->misses);
+            if (info->from_samples)
+                fprintf(f, "%s %s 0x%08x %u fast-memory:%.0f-samples\n",
+                        fn->name, info->t->fast_mem,
+                        (fast ? fast->base : 0) + fast_off +
+                            (fn->addr - u->addr),
+                        fn->size, it->samples);
+            else
+                fprintf(f, "%s %s 0x%08x %u fast-memory:saves-%.1f-misses\n",
+                        fn->name, info->t->fast_mem,
+                        (fast ? fast->base : 0) + fast_off +
+                            (fn->addr - u->addr),
+                        fn->size, it->saved > 0 ? it->saved : it->misses);
         }
         fast_off = it->offset + u->size;
     }

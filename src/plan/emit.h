@@ -13,6 +13,8 @@ typedef struct plan_emit_info {
     const tgt *t;
     const char *strategy;
     uint32_t budget;
+    int from_samples;  /* items weighed by PC samples: comments give them */
+    int no_prediction; /* a ranking (samples alone): no miss figure */
 } plan_emit_info;
 
 /* Name list (docs/formats/namelist.md). */
