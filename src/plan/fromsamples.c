@@ -116,7 +116,7 @@ static int find_spin(const plan_model *m, size_t u, const smp *s,
 /* Stub bookkeeping like the trace-driven selection: a unit in fast memory
  * needs one stub per flash target it branches to; its callers in flash
  * share one stub each (those go to flash, not to fast memory). */
-static uint32_t fast_used(const plan_model *m, const unsigned char *fast)
+uint32_t plan_fast_bytes(const plan_model *m, const unsigned char *fast)
 {
     uint32_t n = 0;
     for (size_t i = 0; i < m->nunits; i++)
@@ -158,12 +158,64 @@ static int cmp_spin(const void *a, const void *b)
     return x->unit < y->unit ? -1 : x->unit > y->unit;
 }
 
-static int cmp_items(const void *a, const void *b)
+plan_result *plan_result_place(const plan_model *m, const size_t *fast,
+                               size_t nfast, const size_t *hot, size_t nhot,
+                               const double *weight)
 {
-    const plan_item *x = a, *y = b;
-    if (x->region != y->region)
-        return x->region == PLAN_FAST ? -1 : 1;
-    return x->offset < y->offset ? -1 : x->offset > y->offset;
+    size_t n = m->nunits ? m->nunits : 1;
+    plan_result *res = calloc(1, sizeof *res);
+    unsigned char *inf = calloc(n, 1);
+    if (!res || !inf || !(res->items = calloc(nfast + nhot + 1,
+                                              sizeof *res->items))) {
+        if (res)
+            free(res->items);
+        free(res);
+        free(inf);
+        return NULL;
+    }
+    uint32_t fast_off = 0, p = 0, hot_sum = 0;
+    uint32_t hot_base = plan_hot_base(m);
+    uint32_t al0 = m->cache.line > 8 ? m->cache.line : 8;
+    for (size_t k = 0; k < nfast; k++) {
+        plan_item *it = &res->items[res->nitems++];
+        it->unit = fast[k];
+        it->samples = weight ? weight[fast[k]] : 0;
+        it->region = PLAN_FAST;
+        it->offset = fast_off;
+        fast_off += align8(m->units[fast[k]].size);
+        inf[fast[k]] = 1;
+    }
+    for (size_t k = 0; k < nhot; k++) {
+        const plan_unit *un = &m->units[hot[k]];
+        plan_item *it = &res->items[res->nitems++];
+        /* Hot units start on a cache line (and their own alignment). */
+        uint32_t al = un->align > al0 ? un->align : al0;
+        p = ((hot_base + p + al - 1) & ~(al - 1)) - hot_base;
+        it->unit = hot[k];
+        it->samples = weight ? weight[hot[k]] : 0;
+        it->region = PLAN_FLASH_HOT;
+        it->offset = p;
+        it->colour = ((hot_base + p) >> m->line_shift) & (m->sets - 1);
+        p += align8(un->size);
+        hot_sum += un->size;
+    }
+    res->strategy = nhot ? PLAN_HOTBLOCK : PLAN_RANK;
+    res->hot_base = hot_base;
+    res->hot_bytes = p;
+    res->pad_bytes = p > hot_sum ? p - hot_sum : 0;
+    res->fast_bytes = plan_fast_bytes(m, inf);
+    if (m->veneer_bytes)
+        res->veneers = (res->fast_bytes - fast_off) / m->veneer_bytes;
+    plan_layout L;
+    if (plan_layout_alloc(m, &L) == 0) {
+        plan_layout_build(m, res->items, res->nitems, hot_base, 0, &L, NULL);
+        res->flash_stubs = L.nstubs;
+        res->text_end = (uint32_t)((int64_t)((m->text_end + 7) & ~7u) +
+                                   L.text_delta);
+        plan_layout_free(&L);
+    }
+    free(inf);
+    return res;
 }
 
 int plan_from_samples_predicts(const plan_model *m)
@@ -201,13 +253,14 @@ plan_result *plan_from_samples(plan_model *m, const smp *s,
         return NULL;
     }
     size_t n = m->nunits ? m->nunits : 1;
-    plan_result *res = calloc(1, sizeof *res);
+    plan_result *res = NULL;
     double *us = calloc(n, sizeof *us);
     unsigned char *fast = calloc(n, 1), *spin = calloc(n, 1);
     heat *h = malloc(n * sizeof *h);
     plan_spin *sp = malloc(n * sizeof *sp);
-    if (!res || !us || !fast || !spin || !h || !sp ||
-        !(res->items = calloc(n, sizeof *res->items))) {
+    size_t *ord_fast = malloc(n * sizeof *ord_fast);
+    size_t *ord_hot = malloc(n * sizeof *ord_hot);
+    if (!us || !fast || !spin || !h || !sp || !ord_fast || !ord_hot) {
         cp_seterr(err, "out of memory");
         goto fail;
     }
@@ -250,60 +303,28 @@ plan_result *plan_from_samples(plan_model *m, const smp *s,
         if (spin[u] || (m->units[u].flags & PLAN_U_NORAM))
             continue;
         fast[u] = 1;
-        if (fast_used(m, fast) > o.budget)
+        if (plan_fast_bytes(m, fast) > o.budget)
             fast[u] = 0;
     }
-    uint32_t fast_off = 0, p = 0, hot_sum = 0;
-    uint32_t hot_base = plan_hot_base(m);
-    uint32_t al0 = m->cache.line > 8 ? m->cache.line : 8;
+    size_t nf = 0, nhb = 0;
     for (size_t k = 0; k < nh; k++) {
-        size_t u = h[k].u;
-        const plan_unit *un = &m->units[u];
-        plan_item *it = &res->items[res->nitems];
-        it->unit = u;
-        it->samples = us[u];
-        if (fast[u]) {
-            it->region = PLAN_FAST;
-            it->offset = fast_off;
-            fast_off += align8(un->size);
-        } else if (o.hotblock) {
-            /* Hot units start on a cache line (and their own alignment),
-             * in order of heat. */
-            uint32_t al = un->align > al0 ? un->align : al0;
-            p = ((hot_base + p + al - 1) & ~(al - 1)) - hot_base;
-            it->region = PLAN_FLASH_HOT;
-            it->offset = p;
-            it->colour = ((hot_base + p) >> m->line_shift) & (m->sets - 1);
-            p += align8(un->size);
-            hot_sum += un->size;
-        } else {
-            continue;
-        }
-        res->nitems++;
+        if (fast[h[k].u])
+            ord_fast[nf++] = h[k].u;
+        else if (o.hotblock)
+            ord_hot[nhb++] = h[k].u;
     }
-    qsort(res->items, res->nitems, sizeof *res->items, cmp_items);
-    res->strategy = o.hotblock ? PLAN_HOTBLOCK : PLAN_RANK;
-    res->hot_base = hot_base;
-    res->hot_bytes = p;
-    res->pad_bytes = p > hot_sum ? p - hot_sum : 0;
-    res->fast_bytes = fast_used(m, fast);
-    if (m->veneer_bytes)
-        res->veneers = (res->fast_bytes - fast_off) / m->veneer_bytes;
-    plan_layout L;
-    if (plan_layout_alloc(m, &L) < 0) {
+    plan_result *placed = plan_result_place(m, ord_fast, nf, ord_hot, nhb, us);
+    if (!placed) {
         cp_seterr(err, "out of memory");
         goto fail;
     }
-    plan_layout_build(m, res->items, res->nitems, hot_base, 0, &L, NULL);
-    res->flash_stubs = L.nstubs;
-    res->text_end = (uint32_t)((int64_t)((m->text_end + 7) & ~7u) +
-                               L.text_delta);
-    plan_layout_free(&L);
+    res = placed;
+    res->strategy = o.hotblock ? PLAN_HOTBLOCK : PLAN_RANK;
     if (m->niters) {
         /* The trace drives the simulation. */
         res->misses = plan_result_eval(m, res);
         plan_result stock = {0};
-        stock.hot_base = hot_base;
+        stock.hot_base = res->hot_base;
         res->stock_misses = plan_result_eval(m, &stock);
         double ins = 0;
         unsigned first = m->niters > 1 ? 1 : 0;
@@ -316,6 +337,8 @@ plan_result *plan_from_samples(plan_model *m, const smp *s,
     free(fast);
     free(spin);
     free(h);
+    free(ord_fast);
+    free(ord_hot);
     if (info == &local) {
         free(sp);
         free(us);
@@ -333,5 +356,7 @@ fail:
     free(spin);
     free(h);
     free(sp);
+    free(ord_fast);
+    free(ord_hot);
     return NULL;
 }

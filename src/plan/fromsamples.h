@@ -62,6 +62,18 @@ plan_result *plan_from_samples(plan_model *m, const smp *s,
 int plan_from_samples_predicts(const plan_model *m);
 void plan_samples_info_free(plan_samples_info *info);
 
+/* Bytes of fast memory the units flagged in fast[] take: their code
+ * (8-byte aligned) and one long-branch stub per flash target they call. */
+uint32_t plan_fast_bytes(const plan_model *m, const unsigned char *fast);
+
+/* A result that puts units fast[0..nfast) into fast memory, in that order,
+ * and hot[0..nhot) into a hot block at the start of flash, in that order,
+ * each on a cache line; weight[i] (may be NULL) goes into the items'
+ * samples. Not evaluated: misses are 0. NULL when out of memory. */
+plan_result *plan_result_place(const plan_model *m, const size_t *fast,
+                               size_t nfast, const size_t *hot, size_t nhot,
+                               const double *weight);
+
 /* Decodes the Thumb branch of 2 or 4 bytes at code (for the instruction
  * at addr): 1 when it is a B or B<cond> (16- or 32-bit), with *target and
  * *len set; 0 otherwise. */
