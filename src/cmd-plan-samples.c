@@ -110,7 +110,9 @@ int cmd_plan_samples_only(cli_ctx *ctx, plan_model *m, const tgt *t,
     if (!r)
         goto out;
     const char *sname = hotblock ? "samples-hotblock" : "samples-rank";
-    plan_emit_info ei = {t, sname, a->budget, 1, 1};
+    plan_emit_info ei = {t, sname, a->budget, 1, 1,
+                         "ranked from PC samples, not simulated (measure "
+                         "misses before and after)"};
     if (write_artefacts(m, r, a, &ei) < 0)
         goto out;
     double in_fast = 0, in_hot = 0;

@@ -389,7 +389,7 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
     }
     plan_emit_info info = {t, best == sres ? "samples-hotblock"
                                            : plan_strategy_name(best->strategy),
-                           budget, best == sres, 0};
+                           budget, best == sres, 0, NULL};
     emit_args ea = {m, best, &info};
     if (list && write_file(list, "name list", do_list, &ea) < 0)
         goto out;

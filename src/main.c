@@ -26,6 +26,7 @@ static const cli_cmd *const commands[] = {
     &cmd_trace,
     &cmd_sim,
     &cmd_plan,
+    &cmd_apply,
     &cmd_target,
     &cmd_samples,
     &cmd_report,

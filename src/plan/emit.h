@@ -14,7 +14,8 @@ typedef struct plan_emit_info {
     const char *strategy;
     uint32_t budget;
     int from_samples;  /* items weighed by PC samples: comments give them */
-    int no_prediction; /* a ranking (samples alone): no miss figure */
+    int no_prediction; /* not simulated: no miss figure ... */
+    const char *basis; /* ... and what the plan rests on instead */
 } plan_emit_info;
 
 /* Name list (docs/formats/namelist.md). */

@@ -160,8 +160,11 @@ static int cmp_spin(const void *a, const void *b)
 
 plan_result *plan_result_place(const plan_model *m, const size_t *fast,
                                size_t nfast, const size_t *hot, size_t nhot,
-                               const double *weight)
+                               const uint32_t *hot_set, uint32_t pad_limit,
+                               size_t *sets_dropped, const double *weight)
 {
+    if (sets_dropped)
+        *sets_dropped = nhot;
     size_t n = m->nunits ? m->nunits : 1;
     plan_result *res = calloc(1, sizeof *res);
     unsigned char *inf = calloc(n, 1);
@@ -191,6 +194,23 @@ plan_result *plan_result_place(const plan_model *m, const size_t *fast,
         /* Hot units start on a cache line (and their own alignment). */
         uint32_t al = un->align > al0 ? un->align : al0;
         p = ((hot_base + p + al - 1) & ~(al - 1)) - hot_base;
+        if (hot_set && hot_set[k] != UINT32_MAX && (!sets_dropped ||
+                                                    *sets_dropped == nhot)) {
+            /* The next offset, on the line grid, at the unit's set. */
+            uint32_t cur = ((hot_base + p) >> m->line_shift) & (m->sets - 1);
+            uint32_t want = hot_set[k] & (m->sets - 1);
+            uint32_t ahead = (want - cur) & (m->sets - 1);
+            uint32_t q = p + ahead * m->cache.line;
+            q = ((hot_base + q + al - 1) & ~(al - 1)) - hot_base;
+            uint32_t pad = (p > hot_sum ? p - hot_sum : 0) + (q - p);
+            /* A set less than half a way ahead is padded to; one behind
+             * (the code before grew) is not: the unit follows on, and the
+             * drift is taken up by the next gap of the original layout. */
+            if (ahead < m->sets / 2 && pad <= pad_limit)
+                p = q;
+            else if (ahead < m->sets / 2 && sets_dropped)
+                *sets_dropped = k;
+        }
         it->unit = hot[k];
         it->samples = weight ? weight[hot[k]] : 0;
         it->region = PLAN_FLASH_HOT;
@@ -313,7 +333,8 @@ plan_result *plan_from_samples(plan_model *m, const smp *s,
         else if (o.hotblock)
             ord_hot[nhb++] = h[k].u;
     }
-    plan_result *placed = plan_result_place(m, ord_fast, nf, ord_hot, nhb, us);
+    plan_result *placed = plan_result_place(m, ord_fast, nf, ord_hot, nhb,
+                                            NULL, 0, NULL, us);
     if (!placed) {
         cp_seterr(err, "out of memory");
         goto fail;
