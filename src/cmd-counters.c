@@ -477,6 +477,9 @@ static int cmd_counters_fn(cli_ctx *ctx, int argc, char **argv)
     if (sat)
         cli_warn("a 32-bit counter saturated at 0xFFFFFFFF: the counts are "
                  "lower bounds; use a shorter --window");
+    else if (!no_idle && delta < 0)
+        cli_warn("the idle window missed more than the run window: what the "
+                 "load costs is below the noise of the idle work");
     status = CLI_OK;
 done:
     free(w.out);
