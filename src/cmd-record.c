@@ -309,9 +309,9 @@ static int cmd_record_fn(cli_ctx *ctx, int argc, char **argv)
         return CLI_FAIL;
     }
     /* DWT_PCSR first on every core, ARMv6-M included (optional there:
-     * ARMv6-M Architecture Reference Manual C1.7.2; the Cortex-M0+ has it
-     * with its DWT, Cortex-M0+ TRM 7.1.3); halting only when asked or
-     * when the register turns out not to sample. */
+     * ARMv6-M Architecture Reference Manual, DDI 0419C, C1.7.2; the
+     * Cortex-M0+ has it with its DWT, Cortex-M0+ TRM 7.1.3); halting only
+     * when asked or when the register turns out not to sample. */
     probe_mode mode = halt ? PROBE_MODE_HALT : PROBE_MODE_PCSR;
     char why[sizeof err.msg];
     snprintf(why, sizeof why, "%s", halt ? "--halt" : "DWT_PCSR changes "

@@ -260,10 +260,11 @@ int probe_pcsr_test(probe *p, uint32_t pcsr_addr, int n,
     if (!same)
         return 0;
     /* DWT_PCSR is optional on ARMv6-M (ARMv6-M Architecture Reference
-     * Manual, C1.7.2 "Program counter sampling support"; the Cortex-M0+
-     * implements it with its DWT, Cortex-M0+ TRM 7.1.3), so a core may have
-     * none: an unimplemented register reads as 0. 0xFFFFFFFF means the
-     * core is in Debug state or non-invasive debug is not permitted. */
+     * Manual, DDI 0419C, C1.7.2 "Program counter sampling support"; the
+     * Cortex-M0+ implements it with its DWT, Cortex-M0+ TRM 7.1.3), so a
+     * core may have none: an unimplemented register reads as 0.
+     * 0xFFFFFFFF means the core is in Debug state or non-invasive debug is
+     * not permitted. */
     if (first == 0) {
         *vd = PROBE_PCSR_ZERO;
         cp_seterr(err, "DWT_PCSR at 0x%08x reads as 0 (%d reads): this core "

@@ -91,9 +91,10 @@ static const tgt presets[] = {
         .ctr_hit = 0x0c,
         .ctr_acc = 0x10,
         /* DWT_PCSR is optional on ARMv6-M (ARMv6-M Architecture Reference
-         * Manual C1.7.2 "Program counter sampling support"); the Cortex-M0+
-         * implements it with its DWT (Cortex-M0+ TRM 7.1.3), which the
-         * RP2040 has (RP2040 datasheet 2.4.7 "Debug": 2 watchpoints). */
+         * Manual, DDI 0419C, C1.7.2 "Program counter sampling support");
+         * the Cortex-M0+ implements it with its DWT (Cortex-M0+ TRM 7.1.3),
+         * which the RP2040 has (RP2040 datasheet 2.4.7 "Debug": 2
+         * watchpoints). */
         .dwt_pcsr = 0xe000101c,
     },
     {
