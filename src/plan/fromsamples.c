@@ -342,8 +342,19 @@ plan_result *plan_from_samples(plan_model *m, const smp *s,
     res = placed;
     res->strategy = o.hotblock ? PLAN_HOTBLOCK : PLAN_RANK;
     if (m->niters) {
-        /* The trace drives the simulation. */
-        res->misses = plan_result_eval(m, res);
+        /* The trace drives the simulation; calls through the linker's
+         * stubs add their instructions, as in every strategy's result. */
+        plan_layout L;
+        plan_eval_out out = {0};
+        if (plan_layout_alloc(m, &L) < 0) {
+            cp_seterr(err, "out of memory");
+            goto fail;
+        }
+        plan_layout_build(m, res->items, res->nitems, res->hot_base,
+                          res->block_end, &L, NULL);
+        plan_eval(m, &L, 0, &out);
+        plan_layout_free(&L);
+        res->misses = out.misses;
         plan_result stock = {0};
         stock.hot_base = res->hot_base;
         res->stock_misses = plan_result_eval(m, &stock);
@@ -351,7 +362,8 @@ plan_result *plan_from_samples(plan_model *m, const smp *s,
         unsigned first = m->niters > 1 ? 1 : 0;
         for (unsigned i = first; i < m->niters; i++)
             ins += m->iter_insns[i];
-        res->insns = ins / (m->niters - first);
+        res->insns = ins / (m->niters - first) +
+                     out.stub_calls * m->veneer_insns;
         for (size_t i = 0; i < res->nitems; i++)
             res->items[i].misses = 0;
     }
