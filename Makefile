@@ -12,7 +12,7 @@ VERSION := 0.1.0
 
 WARN    := -Wall -Wextra -Werror -Wmissing-prototypes -Wshadow
 CFLAGS  ?= -O2 -g
-ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -Isrc -DCODEPLACE_VERSION=\"$(VERSION)\" $(CFLAGS)
+ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -Isrc -DCODEPLACE_VERSION=\"$(VERSION)\" -DCODEPLACE_DATADIR=\"$(PREFIX)/share/codeplace\" $(CFLAGS)
 LIBS    := -lunicorn -lelf -lpcap -lpthread -lm
 
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -90,6 +90,8 @@ fuzz: setup fixtures
 install: build/codeplace
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 build/codeplace $(DESTDIR)$(PREFIX)/bin/codeplace
+	install -d $(DESTDIR)$(PREFIX)/share/codeplace/targets
+	install -m 644 targets/*.target $(DESTDIR)$(PREFIX)/share/codeplace/targets/
 
 clean:
 	rm -rf build

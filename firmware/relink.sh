@@ -1,9 +1,10 @@
 #!/bin/sh
-# Relinks one demo firmware build with a plan's placement snippets.
+# Relinks one firmware build with a plan's placement snippets.
 #
 #   firmware/relink.sh TARGET PLACEDIR OUTPREFIX
 #
-# TARGET is rp2040, imxrt1062, microbit or mps2-an500. PLACEDIR holds
+# TARGET is rp2040, imxrt1062, microbit or mps2-an500 (the demo), or
+# ws-mps2-an385 or ws-mps2-an500 (the whole-system echo firmware). PLACEDIR holds
 # codeplace_flash.ld and/or codeplace_ram.ld (a missing one falls back to
 # firmware/ld/default/). Writes OUTPREFIX.elf and OUTPREFIX.map. Relative
 # paths are taken from the current directory. Same as

@@ -9,8 +9,14 @@
 #   demo-mps2-an500.elf/.map   QEMU reference (machine mps2-an500, Cortex-M7),
 #                              the same object code as demo-imxrt1062
 #
+#   ws-mps2-an385.elf/.map     whole-system echo firmware (firmware/ws/):
+#   ws-mps2-an500.elf/.map     kernel, LAN9118 driver, ARP/IPv4/ICMP/UDP
+#                              echo; QEMU mps2-an385 (Cortex-M3) and
+#                              mps2-an500 (Cortex-M7, soft float)
+#
 #   make firmware
 #   make -f mk/firmware.mk relink TARGET=rp2040 PLACE=plan-dir OUT=build/fw/placed/demo-rp2040
+#        (TARGET=ws-mps2-an385 or ws-mps2-an500 for the echo firmware)
 #        (or firmware/relink.sh rp2040 plan-dir build/fw/placed/demo-rp2040)
 FW_OUT   := build/fw
 FW_CC    := arm-none-eabi-gcc
@@ -66,14 +72,58 @@ $(FW_OUT)/demo-$(1).elf: $$(FW_OBJ_$$(FW_CPUOF_$(1))) $$(FW_EXTRA_$(1)) $$(FW_LD
 endef
 $(foreach b,$(FW_BOARDS),$(eval $(call FW_BOARD_RULE,$(b))))
 
+# Whole-system echo firmware: one set of objects per board (the LAN9118
+# is at another address on each, firmware/ws/board.h).
+WS_SRC    := $(sort $(wildcard firmware/ws/*.c))
+WS_HDR    := $(wildcard firmware/ws/*.h)
+WS_CFLAGS := -std=c99 -Os -g -Wall -Wextra -Werror -Wmissing-prototypes \
+	-Wshadow -ffunction-sections -fdata-sections --specs=picolibc.specs \
+	-Ifirmware/ws
+WS_CPU_mps2-an385 := -mcpu=cortex-m3 -mthumb
+WS_CPU_mps2-an500 := -mcpu=cortex-m7 -mthumb -mfloat-abi=soft
+WS_DEF_mps2-an385 := -DWS_BOARD_AN385
+WS_DEF_mps2-an500 := -DWS_BOARD_AN500
+WS_BOARDS := mps2-an385 mps2-an500
+WS_ELF    := $(WS_BOARDS:%=$(FW_OUT)/ws-%.elf)
+firmware: $(WS_ELF)
+
+# ws_link(board, placement dir, output prefix)
+ws_link = $(FW_CC) $(WS_CPU_$(1)) $(call FW_LDFLAGS,$(2)) \
+	-T firmware/ld/$(1).ld -Wl,-Map=$(3).map -o $(3).elf $(WS_OBJ_$(1))
+
+define WS_BOARD_RULE
+WS_OBJ_$(1) := $$(WS_SRC:firmware/ws/%.c=$(FW_OUT)/obj/ws-$(1)/%.o)
+.SECONDARY: $$(WS_OBJ_$(1))
+$(FW_OUT)/obj/ws-$(1)/%.o: firmware/ws/%.c $$(WS_HDR) mk/firmware.mk
+	@mkdir -p $$(dir $$@)
+	$$(FW_CC) $$(WS_CPU_$(1)) $$(WS_DEF_$(1)) $$(WS_CFLAGS) -c -o $$@ $$<
+$(FW_OUT)/ws-$(1).elf: $$(WS_OBJ_$(1)) $$(FW_LD)
+	$$(call ws_link,$(1),firmware/ld/default,$(FW_OUT)/ws-$(1))
+endef
+$(foreach b,$(WS_BOARDS),$(eval $(call WS_BOARD_RULE,$(b))))
+
 # Relink one board with a plan's codeplace_flash.ld / codeplace_ram.ld:
 # PLACE's files come before firmware/ld/default/ in the search path.
 TARGET ?= rp2040
+WS_TARGET := $(patsubst ws-%,%,$(filter ws-%,$(TARGET)))
+relink_usage = @test -n "$(PLACE)" -a -n "$(OUT)" || { echo "usage: make -f mk/firmware.mk relink TARGET=board PLACE=dir OUT=prefix" >&2; exit 2; }
+relink_unknown = { echo "relink: unknown TARGET '$(TARGET)' (one of: $(FW_BOARDS) $(WS_BOARDS:%=ws-%))" >&2; exit 2; }
+relink_place = @test -d "$(PLACE)" || { echo "relink: no directory '$(PLACE)'" >&2; exit 2; }
+ifneq ($(WS_TARGET),)
+# the whole-system echo firmware: TARGET=ws-mps2-an385 or ws-mps2-an500
+relink: $(WS_OBJ_$(WS_TARGET))
+	$(relink_usage)
+	@test -n "$(WS_OBJ_$(WS_TARGET))" || $(relink_unknown)
+	$(relink_place)
+	@mkdir -p $(dir $(OUT))
+	$(call ws_link,$(WS_TARGET),$(PLACE),$(OUT))
+else
 relink: $(FW_OBJ_$(FW_CPUOF_$(TARGET))) $(FW_EXTRA_$(TARGET))
-	@test -n "$(PLACE)" -a -n "$(OUT)" || { echo "usage: make -f mk/firmware.mk relink TARGET=board PLACE=dir OUT=prefix" >&2; exit 2; }
-	@test -n "$(FW_CPUOF_$(TARGET))" || { echo "relink: unknown TARGET '$(TARGET)' (one of: $(FW_BOARDS))" >&2; exit 2; }
-	@test -d "$(PLACE)" || { echo "relink: no directory '$(PLACE)'" >&2; exit 2; }
+	$(relink_usage)
+	@test -n "$(FW_CPUOF_$(TARGET))" || $(relink_unknown)
+	$(relink_place)
 	@mkdir -p $(dir $(OUT))
 	$(call fw_link,$(TARGET),$(PLACE),$(OUT))
+endif
 
 CHECK_DEPS += firmware

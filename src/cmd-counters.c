@@ -10,18 +10,19 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/sweepfile.h"
 #include "cli/cli.h"
+#include "cli/tgtopt.h"
 #include "commands.h"
 #include "probe/counters.h"
-#include "bench/sweepfile.h"
 #include "probe/probe.h"
 #include "target/target.h"
 #include "util/jw.h"
 
 enum {
-    O_GDB, O_OPENOCD, O_TARGET, O_WINDOW, O_LOAD, O_EVENTS, O_NO_IDLE,
-    O_CTR_BASE, O_CORE, O_TIMEOUT, O_PING, O_COUNT, O_INTERVAL, O_ICMP,
-    O_LABEL, O_NOPT
+    O_GDB, O_OPENOCD, O_TARGET, O_CACHE, O_AS, O_WINDOW, O_LOAD, O_EVENTS,
+    O_NO_IDLE, O_CTR_BASE, O_CORE, O_TIMEOUT, O_PING, O_COUNT, O_INTERVAL,
+    O_ICMP, O_LABEL, O_NOPT
 };
 
 static const cli_opt opts[] = {
@@ -29,7 +30,9 @@ static const cli_opt opts[] = {
                "halted briefly to zero and to read the counters)"},
     [O_OPENOCD] = {"openocd", 0, "HOST:PORT", "OpenOCD's Tcl RPC port "
                    "(default port 6666)"},
-    [O_TARGET] = {"target", 't', "NAME", "rp2040 or rp2350: where the "
+    [O_CACHE] = CLI_TGT_OPT_CACHE(0),
+    [O_AS] = CLI_TGT_OPT_AS,
+    [O_TARGET] = {"target", 't', "NAME|FILE", "rp2040 or rp2350 (or a file): where the "
                   "counters are and how to flush the cache"},
     [O_WINDOW] = {"window", 'w', "SECONDS", "length of each window "
                   "(default 1)"},
@@ -219,7 +222,8 @@ static void text_window(FILE *o, const char *name, const probe_ctr_result *r)
 static int cmd_counters_fn(cli_ctx *ctx, int argc, char **argv)
 {
     char *pos[argc];
-    const char *arg, *gdb = NULL, *ocd = NULL, *tname = NULL, *load = NULL;
+    const char *arg, *gdb = NULL, *ocd = NULL, *load = NULL;
+    cli_tgt to = {0};
     const char *ping = NULL, *label = NULL;
     uint32_t count = 300, interval = 20;
     int icmp = 0, have_count = 0, have_interval = 0;
@@ -235,7 +239,9 @@ static int cmd_counters_fn(cli_ctx *ctx, int argc, char **argv)
         switch (rc) {
         case O_GDB: gdb = arg; break;
         case O_OPENOCD: ocd = arg; break;
-        case O_TARGET: tname = arg; break;
+        case O_TARGET: to.name = arg; break;
+        case O_CACHE: to.cache = arg; break;
+        case O_AS: to.as = arg; break;
         case O_LOAD: load = arg; break;
         case O_NO_IDLE: no_idle = 1; break;
         case O_CORE: po.core = arg; break;
@@ -317,11 +323,10 @@ static int cmd_counters_fn(cli_ctx *ctx, int argc, char **argv)
         load = pingcmd;
     }
     probe_ctr_regs regs = {0};
-    if (tname) {
-        const tgt *t = tgt_find(tname);
-        if (!t)
-            return cli_usage_error(ctx, "counters: no target preset '%s'",
-                                   tname);
+    if ((rc = cli_tgt_resolve(ctx, &to, NULL, NULL, 0)) != CLI_OK)
+        return rc;
+    if (to.base) {
+        const tgt *t = &to.t;
         if (!t->ctr_base)
             return cli_usage_error(ctx, "counters: %s has no cache counters "
                                    "(the Cortex-M7 has none; use the "
@@ -330,9 +335,10 @@ static int cmd_counters_fn(cli_ctx *ctx, int argc, char **argv)
         regs.hit = t->ctr_hit;
         regs.acc = t->ctr_acc;
         regs.flush = t->ctr_flush;
-        regs.flush_kind = t->ctr_flush ? PROBE_FLUSH_REG
-                          : !strcmp(t->name, "rp2350") ? PROBE_FLUSH_RP2350
-                                                       : PROBE_FLUSH_NONE;
+        regs.flush_kind = t->ctr_flush_by == TGT_FLUSH_REG ? PROBE_FLUSH_REG
+                          : t->ctr_flush_by == TGT_FLUSH_SETWAY
+                              ? PROBE_FLUSH_RP2350
+                              : PROBE_FLUSH_NONE;
     } else if (!have_base) {
         return cli_usage_error(ctx, "counters: give --target rp2040|rp2350 "
                                "(or --ctr-base ADDR)");

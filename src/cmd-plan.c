@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/tgtopt.h"
 #include "cmd-plan-samples.h"
 #include "commands.h"
 #include "image/image.h"
@@ -13,7 +14,7 @@
 #include "util/jw.h"
 
 enum {
-    O_MAP, O_TRACE, O_TARGET, O_CACHE, O_BUDGET, O_STRATEGY, O_PAD,
+    O_MAP, O_TRACE, O_TARGET, O_CACHE, O_AS, O_UNCACHED, O_BUDGET, O_STRATEGY, O_PAD,
     O_EXCLUDE, O_NORAM, O_ITERS, O_PLAN_ITERS, O_SECONDS, O_SEED, O_LIST,
     O_LAYOUT, O_EMIT, O_COMPARE, O_SAMPLES, O_NOPT
 };
@@ -23,9 +24,11 @@ static const cli_opt opts[] = {
                "input sections, names archives)"},
     [O_TRACE] = {"trace", 't', "FILE", "the evidence: a trace of this image "
                  "(codeplace trace)"},
-    [O_TARGET] = {"target", 'T', "NAME", "target preset (rp2040, rp2350, "
-                  "imxrt1062)"},
-    [O_CACHE] = {"cache", 0, "SIZE,WAYS,LINE", "override the cache geometry"},
+    [O_TARGET] = CLI_TGT_OPT_TARGET('T', "target name or file (default: the "
+                                    "trace's)"),
+    [O_CACHE] = CLI_TGT_OPT_CACHE(0),
+    [O_AS] = CLI_TGT_OPT_AS,
+    [O_UNCACHED] = CLI_TGT_OPT_UNCACHED,
     [O_BUDGET] = {"budget", 'b', "BYTES", "fast memory (SRAM/ITCM) the plan may "
                   "fill, e.g. 16K (default 0: flash layout only)"},
     [O_STRATEGY] = {"strategy", 's', "NAME", "stock, hotblock, colour, ram, "
@@ -63,7 +66,7 @@ const cli_cmd cmd_plan = {
     .name = "plan",
     .fn = cmd_plan_fn,
     .summary = "choose functions for SRAM/ITCM and colour the hot code in flash",
-    .usage = "ELF --map MAP --trace TRACE|--samples SAMPLES --target NAME "
+    .usage = "ELF --map MAP --trace TRACE|--samples SAMPLES [--target NAME|FILE] "
              "[--budget BYTES] [--list FILE] [--emit DIR]",
     .description =
         "Plans in input sections (what a linker can move) and names functions\n"
@@ -230,12 +233,30 @@ static int do_layout(FILE *f, void *a)
     return rc;
 }
 
+/* The budget must fit the fast memory plans fill. */
+static int check_budget(cli_ctx *ctx, const tgt *t, uint32_t budget)
+{
+    const tgt_mem *f = tgt_mem_named(t, t->fast_mem);
+    if (!f)
+        return cli_usage_error(ctx, "--budget: target %s has no fast memory "
+                               "'%s'", t->name, t->fast_mem);
+    if (budget > f->size) {
+        char b[32], s[32];
+        return cli_usage_error(ctx, "--budget %s bytes does not fit %s's %s "
+                               "(%s bytes at 0x%08x)", cli_commas(b, budget),
+                               t->name, f->name, cli_commas(s, f->size),
+                               f->base);
+    }
+    return CLI_OK;
+}
+
 static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
 {
     char *pos[argc];
     const char *excl[argc], *noram[argc];
     int nexcl = 0, nnoram = 0, compare = 0, rc;
-    const char *map = NULL, *trace = NULL, *target = NULL, *cache = NULL;
+    const char *map = NULL, *trace = NULL;
+    cli_tgt to = {0};
     const char *list = NULL, *layout = NULL, *emit = NULL, *arg;
     const char *samples = NULL;
     plan_result *sres = NULL;
@@ -249,8 +270,10 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
         switch (rc) {
         case O_MAP: map = arg; break;
         case O_TRACE: trace = arg; break;
-        case O_TARGET: target = arg; break;
-        case O_CACHE: cache = arg; break;
+        case O_TARGET: to.name = arg; break;
+        case O_CACHE: to.cache = arg; break;
+        case O_AS: to.as = arg; break;
+        case O_UNCACHED: to.allow_uncached = 1; break;
         case O_BUDGET:
             if (cli_arg_u32(ctx, "budget", arg, 1, &budget) < 0)
                 return CLI_USAGE;
@@ -294,24 +317,19 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
         return cli_parse_exit(rc);
     if (p.npos != 1)
         return cli_usage_error(ctx, "plan: give one ELF file");
-    if (!target)
-        return cli_usage_error(ctx, "plan: --target is required (try "
-                               "'codeplace target')");
     if (!trace && !samples)
         return cli_usage_error(ctx, "plan: give --trace (record one with "
                                "'codeplace trace') or --samples (codeplace "
                                "record)");
     if (!trace && compare)
         return cli_usage_error(ctx, "plan: --compare needs --trace");
-    const tgt *t = tgt_find(target);
-    if (!t) {
-        cli_error("no target '%s' (try 'codeplace target')", target);
-        return CLI_FAIL;
-    }
+    if ((rc = cli_tgt_resolve(ctx, &to, trace, NULL, 1)) != CLI_OK)
+        return rc;
+    const tgt *t = &to.t;
     tgt_cache c = t->cache;
     cp_err err;
-    if (cache && tgt_parse_cache(cache, &c, &err) < 0)
-        return cli_usage_error(ctx, "--cache: %s", err.msg);
+    if (budget && (rc = check_budget(ctx, t, budget)) != CLI_OK)
+        return rc;
     if (compare && (list || layout || emit))
         return cli_usage_error(ctx, "plan: --compare writes no artefacts; "
                                "plan one strategy for --list/--layout/--emit");
@@ -347,6 +365,8 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
         cli_error("%s", err.msg);
         goto out;
     }
+    if (cli_tgt_check_trace(ctx, &to, trace, iters) != CLI_OK)
+        goto out;
     plan_model_set_plan_iters(m, plan_iters);
     plan_opts o = plan_opts_default(t);
     o.budget = budget;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/tgtopt.h"
 #include "commands.h"
 #include "image/image.h"
 #include "probe/probe.h"
@@ -13,7 +14,7 @@
 #include "util/jw.h"
 
 enum {
-    O_GDB, O_OPENOCD, O_ELF, O_TARGET, O_HALT, O_PCSR, O_RATE, O_DURATION,
+    O_GDB, O_OPENOCD, O_ELF, O_TARGET, O_CACHE, O_AS, O_HALT, O_PCSR, O_RATE, O_DURATION,
     O_SAMPLES, O_CORE, O_TIMEOUT, O_TOP, O_NOPT
 };
 
@@ -24,8 +25,10 @@ static const cli_opt opts[] = {
                    "(default port 6666)"},
     [O_ELF] = {"elf", 'e', "FILE", "the firmware running on the target "
                "(its hash goes in the header; functions in the summary)"},
-    [O_TARGET] = {"target", 't', "NAME", "target preset (rp2040, rp2350, "
-                  "imxrt1062): DWT_PCSR address, CPU"},
+    [O_TARGET] = CLI_TGT_OPT_TARGET('t', "target name or file: DWT_PCSR "
+                                    "address, CPU"),
+    [O_CACHE] = CLI_TGT_OPT_CACHE(0),
+    [O_AS] = CLI_TGT_OPT_AS,
     [O_HALT] = {"halt", 0, NULL, "sample by halting: interrupt, read the PC, "
                 "continue (automatic when DWT_PCSR reads 0 or never "
                 "changes)"},
@@ -238,7 +241,8 @@ static void summary(cli_ctx *ctx, const probe_sample_stats *st,
 static int cmd_record_fn(cli_ctx *ctx, int argc, char **argv)
 {
     char *pos[argc];
-    const char *arg, *gdb = NULL, *ocd = NULL, *elf = NULL, *tname = NULL;
+    const char *arg, *gdb = NULL, *ocd = NULL, *elf = NULL;
+    cli_tgt to = {0};
     int halt = 0, pcsr = 0, rc;
     double rate = 0, duration = 0;
     uint32_t timeout = 3000, top = 10;
@@ -251,7 +255,9 @@ static int cmd_record_fn(cli_ctx *ctx, int argc, char **argv)
         case O_GDB: gdb = arg; break;
         case O_OPENOCD: ocd = arg; break;
         case O_ELF: elf = arg; break;
-        case O_TARGET: tname = arg; break;
+        case O_TARGET: to.name = arg; break;
+        case O_CACHE: to.cache = arg; break;
+        case O_AS: to.as = arg; break;
         case O_HALT: halt = 1; break;
         case O_PCSR: pcsr = 1; break;
         case O_CORE: po.core = arg; break;
@@ -296,10 +302,12 @@ static int cmd_record_fn(cli_ctx *ctx, int argc, char **argv)
                                "other");
     if (po.core && !ocd)
         return cli_usage_error(ctx, "record: --core goes with --openocd");
-    const tgt *t = NULL;
-    if (tname && !(t = tgt_find(tname)))
-        return cli_usage_error(ctx, "record: no target preset '%s' (see "
-                               "'codeplace target')", tname);
+    if ((rc = cli_tgt_resolve(ctx, &to, NULL, NULL, 0)) != CLI_OK)
+        return rc;
+    const tgt *t = to.base ? &to.t : NULL;
+    char tname[32] = "";
+    if (t)
+        tgt_header_name(t, tname, sizeof tname);
     po.timeout_ms = (int)timeout;
 
     cp_err err;
@@ -369,7 +377,7 @@ static int cmd_record_fn(cli_ctx *ctx, int argc, char **argv)
     }
     probe_samples_hdr h = {
         .source = mode == PROBE_MODE_PCSR ? "probe-pcsr" : "probe-halt",
-        .target = t ? t->name : "",
+        .target = tname,
         .elf_hash = im ? img_hash(im) : "",
         .rate_hz = rate,
     };

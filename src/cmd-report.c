@@ -7,6 +7,7 @@
 
 #include "cache/cache.h"
 #include "cli/cli.h"
+#include "cli/tgtopt.h"
 #include "commands.h"
 #include "image/image.h"
 #include "report/profile.h"
@@ -16,7 +17,7 @@
 #include "trace/trace.h"
 
 enum {
-    O_ELF, O_MAP, O_TRACE, O_TARGET, O_TOP, O_SORT, O_LIB, O_FUNC, O_ALL,
+    O_ELF, O_MAP, O_TRACE, O_TARGET, O_CACHE, O_AS, O_UNCACHED, O_TOP, O_SORT, O_LIB, O_FUNC, O_ALL,
     O_BY, O_FOLDED, O_SPEEDSCOPE, O_SVG, O_HTML, O_NOPT
 };
 
@@ -27,8 +28,13 @@ static const cli_opt opts[] = {
                "and input sections"},
     [O_TRACE] = {"trace", 't', "FILE", "a trace of the same build: adds cache "
                  "misses per function, replayed through the target's cache"},
-    [O_TARGET] = {"target", 'T', "NAME", "target preset: names memories in "
-                  "rows outside the image (ROM, SRAM) and sets the cache"},
+    [O_TARGET] = CLI_TGT_OPT_TARGET('T', "target name or file: names memories"
+                                    " in rows outside the image (ROM, SRAM) "
+                                    "and sets the cache (default: the "
+                                    "trace's, else the samples')"),
+    [O_CACHE] = CLI_TGT_OPT_CACHE(0),
+    [O_AS] = CLI_TGT_OPT_AS,
+    [O_UNCACHED] = CLI_TGT_OPT_UNCACHED,
     [O_TOP] = {"top", 'n', "N", "show the first N functions (default 20 in "
                "text, all in CSV/JSON; 0: all)"},
     [O_SORT] = {"sort", 's', "KEY", "samples (default), density (samples per "
@@ -81,6 +87,12 @@ const cli_cmd cmd_report = {
     .opts = opts,
     .globals = CLI_G_ALL,
 };
+
+static int is_target_file(const char *spec)
+{
+    size_t n = strlen(spec);
+    return strchr(spec, '/') || (n > 7 && !strcmp(spec + n - 7, ".target"));
+}
 
 /* Replays the trace through the target's cache (src/cache) and attaches
  * the misses of the warm iterations to the profile. desc gets a
@@ -165,7 +177,8 @@ static int write_file(const char *path, rep_profile *p, const rep_view *v,
 static int cmd_report_fn(cli_ctx *ctx, int argc, char **argv)
 {
     char *pos[argc];
-    const char *arg, *elf = NULL, *map = NULL, *trace = NULL, *target = NULL;
+    const char *arg, *elf = NULL, *map = NULL, *trace = NULL;
+    cli_tgt to = {0};
     const char *svg = NULL, *html = NULL, *by = "func";
     int folded = 0, speedscope = 0, top_set = 0, rc;
     uint64_t top = 20;
@@ -177,7 +190,10 @@ static int cmd_report_fn(cli_ctx *ctx, int argc, char **argv)
         case O_ELF: elf = arg; break;
         case O_MAP: map = arg; break;
         case O_TRACE: trace = arg; break;
-        case O_TARGET: target = arg; break;
+        case O_TARGET: to.name = arg; break;
+        case O_CACHE: to.cache = arg; break;
+        case O_AS: to.as = arg; break;
+        case O_UNCACHED: to.allow_uncached = 1; break;
         case O_TOP:
             if (cli_arg_u64(ctx, "--top", arg, 0, &top) < 0)
                 return CLI_USAGE;
@@ -219,9 +235,10 @@ static int cmd_report_fn(cli_ctx *ctx, int argc, char **argv)
     else
         return cli_usage_error(ctx, "--by: '%s' is not func, lib or section", by);
     const tgt *tg = NULL;
-    if (target && !(tg = tgt_find(target)))
-        return cli_usage_error(ctx, "--target: no preset '%s' (see 'codeplace "
-                               "target')", target);
+    /* A named target is checked before any file is read. */
+    if (to.name && !is_target_file(to.name) && !tgt_find(to.name))
+        return cli_usage_error(ctx, "--target: no target '%s' (see "
+                               "'codeplace target')", to.name);
     if (!top_set && (ctx->json || ctx->csv || folded || speedscope))
         top = 0;
     v.top = (size_t)top;
@@ -244,8 +261,26 @@ static int cmd_report_fn(cli_ctx *ctx, int argc, char **argv)
     if (s->elf[0] && strcmp(s->elf, img_hash(im)))
         cli_warn("%s was sampled from image %s, but %s is %s: functions may "
                  "not match", pos[0], s->elf, elf, img_hash(im));
-    if (!tg && s->target[0])
-        tg = tgt_find(s->target);
+    /* The target: --target, else the trace's, else the samples'. */
+    if ((rc = cli_tgt_resolve(ctx, &to, trace, s->target, 0)) != CLI_OK) {
+        img_free(im);
+        smp_free(s);
+        return rc;
+    }
+    if (to.base)
+        tg = &to.t;
+    if (trace && !tg) {
+        cli_error("%s: the trace names no target; give --target for the "
+                  "cache geometry", trace);
+        img_free(im);
+        smp_free(s);
+        return CLI_USAGE;
+    }
+    if (trace && cli_tgt_check_trace(ctx, &to, trace, 0) != CLI_OK) {
+        img_free(im);
+        smp_free(s);
+        return CLI_FAIL;
+    }
     rep_profile *prof = rep_prof_build(im, s, tg, &err);
     if (!prof) {
         cli_error("%s", err.msg);
@@ -275,20 +310,10 @@ static int cmd_report_fn(cli_ctx *ctx, int argc, char **argv)
             return CLI_FAIL;
         }
         th = trc_get_header(tr);
-        if (!tg && th->target[0])
-            tg = tgt_find(th->target);
         if (th->elf_hash[0] && strcmp(th->elf_hash, img_hash(im)))
             cli_warn("%s was recorded from image %s, but %s is %s: misses "
                      "may not match", trace, th->elf_hash, elf, img_hash(im));
         trc_close(tr);
-        if (!tg) {
-            cli_error("%s: the trace names no target; give --target for the "
-                      "cache geometry", trace);
-            rep_prof_free(prof);
-            img_free(im);
-            smp_free(s);
-            return CLI_USAGE;
-        }
         if (trace_misses(ctx, prof, im, tg, trace, cache_desc,
                          sizeof cache_desc) < 0) {
             rep_prof_free(prof);

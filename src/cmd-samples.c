@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/tgtopt.h"
 #include "commands.h"
 #include "image/image.h"
 #include "samples/samples.h"
@@ -15,7 +16,7 @@
 #include "trace/trace.h"
 
 enum {
-    O_EVERY, O_POISSON, O_RATE, O_SEED, O_ELF, O_TARGET, O_PARTIAL, O_NOPT
+    O_EVERY, O_POISSON, O_RATE, O_SEED, O_ELF, O_TARGET, O_CACHE, O_AS, O_PARTIAL, O_NOPT
 };
 
 static const cli_opt opts[] = {
@@ -28,7 +29,9 @@ static const cli_opt opts[] = {
     [O_SEED] = {"seed", 0, "S", "seed of the Poisson spacing (default 1)"},
     [O_ELF] = {"elf", 'e', "FILE", "the image: exact Thumb instruction widths "
                "for traces; stamps its hash into gmon.out/dump conversions"},
-    [O_TARGET] = {"target", 'T', "NAME", "target preset (clock for --rate; "
+    [O_CACHE] = CLI_TGT_OPT_CACHE(0),
+    [O_AS] = CLI_TGT_OPT_AS,
+    [O_TARGET] = {"target", 'T', "NAME|FILE", "target name or file (clock for --rate; "
                   "stamped into the header)"},
     [O_PARTIAL] = {"partial", 0, NULL, "trace: use a trace cut short up to its "
                    "last complete block"},
@@ -77,7 +80,8 @@ static int is_trace(const char *path)
 static int cmd_samples_fn(cli_ctx *ctx, int argc, char **argv)
 {
     char *pos[argc];
-    const char *arg, *elf = NULL, *target = NULL;
+    const char *arg, *elf = NULL;
+    cli_tgt to = {0};
     uint64_t every = 0, poisson = 0, seed = 1;
     double rate = 0;
     int partial = 0, rc;
@@ -104,7 +108,9 @@ static int cmd_samples_fn(cli_ctx *ctx, int argc, char **argv)
                 return CLI_USAGE;
             break;
         case O_ELF: elf = arg; break;
-        case O_TARGET: target = arg; break;
+        case O_TARGET: to.name = arg; break;
+        case O_CACHE: to.cache = arg; break;
+        case O_AS: to.as = arg; break;
         case O_PARTIAL: partial = 1; break;
         }
     }
@@ -119,11 +125,13 @@ static int cmd_samples_fn(cli_ctx *ctx, int argc, char **argv)
         return cli_usage_error(ctx, "samples: --rate sets the spacing; drop "
                                "--every/--poisson");
     const tgt *tg = NULL;
-    if (target && !(tg = tgt_find(target)))
-        return cli_usage_error(ctx, "--target: no preset '%s' (see 'codeplace "
-                               "target')", target);
     const char *in = pos[0];
     int trace = is_trace(in);
+    /* --target, else (for a trace) the target its header names. */
+    if ((rc = cli_tgt_resolve(ctx, &to, trace ? in : NULL, NULL, 0)) != CLI_OK)
+        return rc;
+    if (to.base)
+        tg = &to.t;
     if (!trace && (every || poisson || rate > 0 || partial))
         return cli_usage_error(ctx, "samples: --every, --poisson, --rate and "
                                "--partial are for traces; '%s' is not one", in);
@@ -141,13 +149,6 @@ static int cmd_samples_fn(cli_ctx *ctx, int argc, char **argv)
                             .seed = seed, .im = im, .partial = partial};
         if (rate > 0 || !o.period) {
             /* The trace header names the target when --target does not. */
-            if (!tg) {
-                trc_reader *r = trc_open_ex(in, TRC_OPEN_PARTIAL, &err);
-                if (r) {
-                    tg = tgt_find(trc_get_header(r)->target);
-                    trc_close(r);
-                }
-            }
             if (!tg) {
                 cli_error("%s: --rate needs the target's clock: give --target",
                           in);
@@ -170,7 +171,7 @@ static int cmd_samples_fn(cli_ctx *ctx, int argc, char **argv)
         s = smp_from_trace(in, &o, &insns, &err);
         if (s) {
             if (tg) {
-                snprintf(s->target, sizeof s->target, "%s", tg->name);
+                tgt_header_name(tg, s->target, sizeof s->target);
                 double secs = (double)insns * tg->cpi / tg->clock_hz;
                 s->duration_s = secs;
                 s->rate_hz = secs > 0 ? (double)smp_total(s) / secs : 0;
@@ -182,7 +183,7 @@ static int cmd_samples_fn(cli_ctx *ctx, int argc, char **argv)
         smp_kind kind;
         s = smp_load(in, &kind, &err);
         if (s && tg)
-            snprintf(s->target, sizeof s->target, "%s", tg->name);
+            tgt_header_name(tg, s->target, sizeof s->target);
         if (s && im && !s->elf[0])
             snprintf(s->elf, sizeof s->elf, "%s", img_hash(im));
         if (s)

@@ -7,6 +7,7 @@
 
 #include "cache/cache.h"
 #include "cli/cli.h"
+#include "cli/tgtopt.h"
 #include "commands.h"
 #include "image/image.h"
 #include "target/target.h"
@@ -14,17 +15,18 @@
 #include "util/jw.h"
 
 enum {
-    O_ELF, O_MAP, O_TARGET, O_CACHE, O_LAYOUT, O_SEED, O_TOP, O_BY, O_SVG,
-    O_DREADS, O_NOPT
+    O_ELF, O_MAP, O_TARGET, O_CACHE, O_AS, O_UNCACHED, O_LAYOUT, O_SEED,
+    O_TOP, O_BY, O_SVG, O_DREADS, O_NOPT
 };
 
 static const cli_opt opts[] = {
     [O_ELF] = {"elf", 'e', "FILE", "the traced firmware: names functions"},
     [O_MAP] = {"map", 'm', "FILE", "its GNU ld map file: adds libraries"},
-    [O_TARGET] = {"target", 't', "NAME", "target preset (default: the "
-                  "trace's)"},
-    [O_CACHE] = {"cache", 'c', "SPEC", "cache geometry SIZE,WAYS,LINE[,POLICY]"
-                 " instead of the target's, e.g. 16K,2,8,lru"},
+    [O_TARGET] = CLI_TGT_OPT_TARGET('t', "target name or file (default: the "
+                                    "trace's)"),
+    [O_CACHE] = CLI_TGT_OPT_CACHE('c'),
+    [O_AS] = CLI_TGT_OPT_AS,
+    [O_UNCACHED] = CLI_TGT_OPT_UNCACHED,
     [O_LAYOUT] = {"layout", 'l', "FILE", "simulate with the functions moved "
                   "where this layout puts them (docs/formats/layout.md)"},
     [O_SEED] = {"seed", 0, "N", "seed of the random replacement policy "
@@ -46,8 +48,8 @@ const cli_cmd cmd_sim = {
     .fn = cmd_sim_fn,
     .summary = "replay a trace through the cache model: misses per "
                "iteration and why",
-    .usage = "TRACE [--elf ELF [--map MAP]] [--target NAME] [--cache SPEC] "
-             "[--layout FILE]",
+    .usage = "TRACE [--elf ELF [--map MAP]] [--target NAME|FILE] [--cache SPEC] "
+             "[--as NAME] [--layout FILE]",
     .description =
         "Replays the fetches of a trace through a model of the target's cache\n"
         "(set-associative with its replacement policy), a fully associative\n"
@@ -62,7 +64,8 @@ const cli_cmd cmd_sim = {
         "  codeplace sim run.trace --elf fw.elf --target rp2040\n"
         "  codeplace sim run.trace --elf fw.elf --layout plan.layout --json\n"
         "  codeplace sim run.trace --elf fw.elf --cache 16K,4,8,plru --csv "
-        "--by function",
+        "--by function\n"
+        "  codeplace sim an385.trace --target mps2-an385 --as rp2040",
     .opts = opts,
     .globals = CLI_G_ALL,
 };
@@ -477,7 +480,7 @@ static void report_csv(FILE *o, const simctx *c, int by)
 /* ---- loading ---- */
 
 static csim_stream *load(cli_ctx *ctx, const char *path, const img *im,
-                         const tgt *t, int dreads)
+                         const tgt *t, int dreads, cli_tally *tally)
 {
     cp_err err;
     trc_reader *rd = trc_open_ex(path, TRC_OPEN_PARTIAL, &err);
@@ -497,6 +500,7 @@ static csim_stream *load(cli_ctx *ctx, const char *path, const img *im,
     int rc;
     uint64_t n = 0;
     while ((rc = trc_next(rd, &rec, &err)) == 1) {
+        cli_tally_add(tally, &rec);
         if (csim_stream_add(s, &rec, &err) < 0) {
             rc = -1;
             break;
@@ -517,38 +521,6 @@ static csim_stream *load(cli_ctx *ctx, const char *path, const img *im,
     return s;
 }
 
-static const tgt *pick_target(cli_ctx *ctx, const char *name,
-                              const char *trace, int *rc)
-{
-    *rc = CLI_OK;
-    if (name) {
-        const tgt *t = tgt_find(name);
-        if (!t)
-            *rc = cli_usage_error(ctx, "--target: no preset '%s' (see "
-                                  "'codeplace target')", name);
-        return t;
-    }
-    cp_err err;
-    trc_reader *rd = trc_open_ex(trace, TRC_OPEN_PARTIAL, &err);
-    if (!rd) {
-        cli_error("%s", err.msg);
-        *rc = CLI_FAIL;
-        return NULL;
-    }
-    const trc_header *h = trc_get_header(rd);
-    const tgt *t = h->target[0] ? tgt_find(h->target) : NULL;
-    if (!t) {
-        if (h->target[0])
-            cli_error("%s: target '%s' is not a preset; give --target", trace,
-                      h->target);
-        else
-            cli_error("%s: the trace names no target; give --target", trace);
-        *rc = CLI_FAIL;
-    }
-    trc_close(rd);
-    return t;
-}
-
 static void check_hash(const char *trace, const img *im)
 {
     cp_err err;
@@ -566,7 +538,8 @@ static void check_hash(const char *trace, const img *im)
 static int cmd_sim_fn(cli_ctx *ctx, int argc, char **argv)
 {
     char *pos[argc];
-    const char *arg, *map = NULL, *tname = NULL, *cache = NULL, *svg = NULL;
+    const char *arg, *map = NULL, *svg = NULL;
+    cli_tgt to = {0};
     simctx c = {0};
     c.top = 20;
     uint64_t seed = 1;
@@ -577,8 +550,10 @@ static int cmd_sim_fn(cli_ctx *ctx, int argc, char **argv)
         switch (rc) {
         case O_ELF: c.elf = arg; break;
         case O_MAP: map = arg; break;
-        case O_TARGET: tname = arg; break;
-        case O_CACHE: cache = arg; break;
+        case O_TARGET: to.name = arg; break;
+        case O_CACHE: to.cache = arg; break;
+        case O_AS: to.as = arg; break;
+        case O_UNCACHED: to.allow_uncached = 1; break;
         case O_LAYOUT: c.layout = arg; break;
         case O_SVG: svg = arg; break;
         case O_SEED:
@@ -628,13 +603,11 @@ static int cmd_sim_fn(cli_ctx *ctx, int argc, char **argv)
         return cli_usage_error(ctx, "sim: --layout needs --elf (it names "
                                "functions)");
     c.trace = pos[0];
-    c.t = pick_target(ctx, tname, c.trace, &rc);
-    if (!c.t)
+    if ((rc = cli_tgt_resolve(ctx, &to, c.trace, NULL, 1)) != CLI_OK)
         return rc;
+    c.t = &to.t;
     tgt_cache g = c.t->cache;
     cp_err err;
-    if (cache && tgt_parse_cache(cache, &g, &err) < 0)
-        return cli_usage_error(ctx, "--cache: %s", err.msg);
 
     img *im = NULL;
     if (c.elf) {
@@ -649,8 +622,10 @@ static int cmd_sim_fn(cli_ctx *ctx, int argc, char **argv)
     int status = CLI_FAIL;
     csim_map *m = NULL;
     csim_report r = {0};
-    csim_stream *s = load(ctx, c.trace, im, c.t, dreads);
-    if (!s)
+    cli_tally tally;
+    cli_tally_init(&tally, c.t);
+    csim_stream *s = load(ctx, c.trace, im, c.t, dreads, &tally);
+    if (!s || cli_tgt_verdict(ctx, &to, &tally, c.trace) != CLI_OK)
         goto out;
     c.s = s;
     m = csim_map_new(s);

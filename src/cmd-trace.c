@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "cli/tgtopt.h"
 #include "commands.h"
 #include "emu/emu.h"
 #include "image/image.h"
@@ -16,14 +17,16 @@
 #include "util/jw.h"
 
 enum {
-    O_TARGET, O_MAP, O_INIT, O_ITER, O_N, O_MARK, O_ENTRY, O_SP, O_PERIPH,
+    O_TARGET, O_CACHE, O_AS, O_MAP, O_INIT, O_ITER, O_N, O_MARK, O_ENTRY, O_SP, O_PERIPH,
     O_MAXI, O_TIMEOUT, O_RESULT, O_COUNT, O_INFO, O_ITERS, O_RECORDS, O_PARTIAL,
     O_QEMU, O_ELF, O_NOPT
 };
 
 static const cli_opt opts[] = {
-    [O_TARGET] = {"target", 't', "NAME", "target preset (rp2040, rp2350, "
-                  "imxrt1062): CPU model and memory map"},
+    [O_TARGET] = CLI_TGT_OPT_TARGET('t', "target name or file: CPU model "
+                                    "and memory map ('codeplace target')"),
+    [O_CACHE] = CLI_TGT_OPT_CACHE(0),
+    [O_AS] = CLI_TGT_OPT_AS,
     [O_MAP] = {"map", 'm', "FILE", "the GNU ld map file of the same build"},
     [O_INIT] = {"init", 0, "SYM", "harness mode: function called once first"},
     [O_ITER] = {"iter", 0, "SYM", "harness mode: function called once per "
@@ -320,7 +323,7 @@ static int do_qemu(cli_ctx *ctx, const char *log, const char *elf,
     }
     trc_header h = {TRC_VERSION, "", "", "", "qemu"};
     if (t) {
-        snprintf(h.target, sizeof h.target, "%s", t->name);
+        tgt_header_name(t, h.target, sizeof h.target);
         snprintf(h.cpu, sizeof h.cpu, "%s", t->cpu);
     }
     snprintf(h.elf_hash, sizeof h.elf_hash, "%s", img_hash(im));
@@ -505,7 +508,7 @@ static int do_run(cli_ctx *ctx, const run_opts *ro)
     }
     if (!ro->count_each) {
         trc_header h = {TRC_VERSION, "", "", "", "unicorn"};
-        snprintf(h.target, sizeof h.target, "%s", ro->t->name);
+        tgt_header_name(ro->t, h.target, sizeof h.target);
         snprintf(h.cpu, sizeof h.cpu, "%s", ro->t->cpu);
         snprintf(h.elf_hash, sizeof h.elf_hash, "%s", img_hash(im));
         w = trc_create(ctx->out_path, &h, &err);
@@ -644,13 +647,16 @@ static int cmd_trace_fn(cli_ctx *ctx, int argc, char **argv)
     memset(&ro, 0, sizeof ro);
     ro.n = 100;
     ro.max_insns = 100000000;
-    const char *arg, *info = NULL, *qlog = NULL, *qelf = NULL, *tname = NULL;
+    const char *arg, *info = NULL, *qlog = NULL, *qelf = NULL;
+    cli_tgt to = {0};
     int partial = 0, rc, n_given = 0, records = 0;
     cli_parser p;
     cli_parser_init(&p, ctx, argc, argv, pos);
     while ((rc = cli_next(&p, &arg)) >= 0) {
         switch (rc) {
-        case O_TARGET: tname = arg; break;
+        case O_TARGET: to.name = arg; break;
+        case O_CACHE: to.cache = arg; break;
+        case O_AS: to.as = arg; break;
         case O_MAP: ro.map = arg; break;
         case O_INIT: ro.init = arg; break;
         case O_ITER: ro.iter = arg; break;
@@ -699,9 +705,9 @@ static int cmd_trace_fn(cli_ctx *ctx, int argc, char **argv)
             return dump_records(ctx, info, partial);
         return do_info(ctx, info, ro.per_iter, partial);
     }
-    if (tname && !(ro.t = tgt_find(tname)))
-        return cli_usage_error(ctx, "--target: no preset '%s' (see `codeplace "
-                               "target`)", tname);
+    if ((rc = cli_tgt_resolve(ctx, &to, NULL, NULL, !qlog)) != CLI_OK)
+        return rc;
+    ro.t = to.base ? &to.t : NULL;
     if (qlog) {
         if (!qelf || p.npos)
             return cli_usage_error(ctx, "trace: --from-qemu needs --elf ELF");
@@ -713,8 +719,6 @@ static int cmd_trace_fn(cli_ctx *ctx, int argc, char **argv)
     if (p.npos != 1)
         return cli_usage_error(ctx, "trace: give one ELF file");
     ro.elf = pos[0];
-    if (!ro.t)
-        return cli_usage_error(ctx, "trace: give the target with --target");
     if (!!ro.iter != !!ro.init && !ro.iter)
         return cli_usage_error(ctx, "trace: --init goes with --iter");
     if (ro.iter && (ro.mark || ro.entry))

@@ -89,6 +89,78 @@ static size_t find_fn(const csim_stream *s, const char *name,
     return first;
 }
 
+static int fast_kind(tgt_mem_kind k)
+{
+    return k == TGT_MEM_SRAM || k == TGT_MEM_ITCM || k == TGT_MEM_DTCM;
+}
+
+/* A function placed at addr in a region must start at an even address in a
+ * memory of kind want (for region "ram", any fast memory: want2 is SRAM)
+ * and end inside it. fn may be NONE (not in the image: only the address is
+ * checked). */
+static int check_place(const char *path, unsigned ln, const csim_stream *s,
+                       size_t fn, const tgt *t, const char *region,
+                       uint32_t addr, tgt_mem_kind want, tgt_mem_kind want2,
+                       cp_err *err)
+{
+    const char *name = fn != NONE ? s->fns[fn].name : "the function";
+    if (addr & 1)
+        return cp_seterr(err, "%s:%u: %s at 0x%08x: an odd address (Thumb code "
+                         "starts at an even address; a layout gives addresses "
+                         "without the Thumb bit)", path, ln, name, addr);
+    const tgt_mem *mem = tgt_mem_at(t, addr);
+    int ok = mem && (mem->kind == want ||
+                     (!strcmp(region, "ram") && fast_kind(mem->kind)) ||
+                     mem->kind == want2);
+    if (!ok) {
+        char is[96];
+        if (mem)
+            snprintf(is, sizeof is, "%s memory '%s'",
+                     tgt_mem_kind_name(mem->kind), mem->name);
+        else
+            snprintf(is, sizeof is, "no memory of %s", t->name);
+        return cp_seterr(err, "%s:%u: %s in region %s at 0x%08x, but that "
+                         "address is %s, not %s %s memory", path, ln, name,
+                         region, addr, is, t->name,
+                         !strcmp(region, "ram") ? "fast"
+                                                : tgt_mem_kind_name(want));
+    }
+    if (fn != NONE &&
+        (uint64_t)addr + s->fns[fn].size > (uint64_t)mem->base + mem->size)
+        return cp_seterr(err, "%s:%u: %s at 0x%08x (%u bytes) runs past the end "
+                         "of %s memory '%s' (0x%08x..0x%08llx)", path, ln, name,
+                         addr, s->fns[fn].size, tgt_mem_kind_name(mem->kind),
+                         mem->name, mem->base,
+                         (unsigned long long)mem->base + mem->size - 1);
+    return 0;
+}
+
+/* After a move by @shift or a colour: the function must stay inside cached
+ * flash. */
+static int check_moved(const char *path, unsigned ln, const char *what,
+                       const csim_stream *s, size_t i, uint32_t to,
+                       cp_err *err)
+{
+    const tgt *t = s->t;
+    const tgt_mem *mem = tgt_mem_at(t, to);
+    /* Unknown code (data read from flash) is grouped in nominal blocks:
+     * only its start is checked. */
+    uint64_t end = (s->fns[i].flags & CSIM_FN_UNKNOWN)
+                       ? (uint64_t)to + 1
+                       : (uint64_t)to + s->fns[i].size;
+    if (mem && mem->kind == TGT_MEM_FLASH &&
+        end <= (uint64_t)mem->base + mem->size)
+        return 0;
+    const tgt_mem *w = tgt_cached_window(t);
+    return cp_seterr(err, "%s:%u: %s moves %s (0x%08x) to 0x%08x, %s %s's "
+                     "cached flash '%s' (0x%08x..0x%08llx)", path, ln, what,
+                     s->fns[i].name, s->fns[i].addr, to,
+                     mem && mem->kind == TGT_MEM_FLASH ? "past the end of"
+                                                       : "outside",
+                     t->name, w ? w->name : "?", w ? w->base : 0,
+                     w ? (unsigned long long)w->base + w->size - 1 : 0ULL);
+}
+
 static int parse_line(const char *path, unsigned ln, char *p,
                       const csim_stream *s, const uint8_t *seen,
                       const tgt_cache *g, entry *e,
@@ -127,19 +199,29 @@ static int parse_line(const char *path, unsigned ln, char *p,
         }
         if (cp_parse_u64(place, 0, &v) < 0 || v > 0xffffffffULL)
             return cp_seterr(err, "%s:%u: bad address '%s'", path, ln, place);
-        const tgt_mem *mem = tgt_mem_at(t, (uint32_t)v);
         tgt_mem_kind want = !strcmp(region, "flash") ? TGT_MEM_FLASH
                                                      : TGT_MEM_FLASH_NOALLOC;
-        if (!mem || mem->kind != want)
-            return cp_seterr(err, "%s:%u: 0x%08llx is not in %s %s memory",
-                             path, ln, (unsigned long long)v, t->name,
-                             tgt_mem_kind_name(want));
-        e->place = (uint32_t)v & ~1u;
+        if (check_place(path, ln, s, e->fn, t, region, (uint32_t)v, want,
+                        want, err) < 0)
+            return -1;
+        e->place = (uint32_t)v;
         return 0;
     }
     if (!strcmp(region, "sram") || !strcmp(region, "itcm") ||
         !strcmp(region, "dtcm") || !strcmp(region, "ram")) {
         *region_ram = 1;
+        if (strcmp(place, "-")) {
+            if (cp_parse_u64(place, 0, &v) < 0 || v > 0xffffffffULL)
+                return cp_seterr(err, "%s:%u: bad address '%s' (an address "
+                                 "or '-')", path, ln, place);
+            tgt_mem_kind k = region[0] == 's' ? TGT_MEM_SRAM
+                             : region[0] == 'i' ? TGT_MEM_ITCM
+                                                : TGT_MEM_DTCM;
+            if (check_place(path, ln, s, e->fn, t, region, (uint32_t)v, k,
+                            !strcmp(region, "ram") ? TGT_MEM_SRAM : k,
+                            err) < 0)
+                return -1;
+        }
         return 0;
     }
     return cp_seterr(err, "%s:%u: region '%s' is not flash, noalloc, sram, "
@@ -179,6 +261,7 @@ int csim_layout_apply_text(const char *path, const char *text, size_t len,
     int ok_header = 0, rc = -1;
     uint32_t shift_from[8];
     long long shift_by[8];
+    unsigned shift_line[8];
     unsigned nshift = 0;
     if (!seen) {
         cp_seterr(err, "out of memory");
@@ -228,12 +311,13 @@ int csim_layout_apply_text(const char *path, const char *text, size_t len,
                 cp_seterr(err, "%s:%u: too many @shift lines", path, ln);
                 goto out;
             }
+            shift_line[nshift] = ln;
             shift_from[nshift] = (uint32_t)from;
             shift_by[nshift++] = delta;
             continue;
         }
         entry e;
-        int ram;
+        int ram = 0;
         if (parse_line(path, ln, p, s, seen, g, &e, &ram, st, err) < 0)
             goto out;
         if (e.fn == NONE)
@@ -269,8 +353,11 @@ int csim_layout_apply_text(const char *path, const char *text, size_t len,
                 ((s->fns[i].flags & CSIM_FN_UNKNOWN)
                      ? (uint64_t)s->fns[i].addr + s->fns[i].size > shift_from[k]
                      : s->fns[i].addr >= shift_from[k])) {
-                csim_map_move(m, i, (uint32_t)((long long)m->base[i] +
-                                               shift_by[k]));
+                uint32_t to = (uint32_t)((long long)m->base[i] + shift_by[k]);
+                if (check_moved(path, shift_line[k], "@shift", s, i, to,
+                                err) < 0)
+                    goto out;
+                csim_map_move(m, i, to);
                 seen[i] = 1;
                 st->shifted++;
             }
@@ -292,6 +379,9 @@ int csim_layout_apply_text(const char *path, const char *text, size_t len,
                           col[i].line, col[i].place);
                 goto out;
             }
+            if (check_moved(path, col[i].line, "its colour", s, col[i].fn,
+                            (uint32_t)a, err) < 0)
+                goto out;
             csim_map_move(m, col[i].fn, (uint32_t)a);
             cur = a + s->fns[col[i].fn].size;
             st->coloured++;

@@ -231,8 +231,8 @@ plan_model *plan_model_new(const img *im, const tgt *t, const tgt_cache *c,
     /* GNU ld's Thumb long-branch stubs: ARMv6-M has no ldr.w pc, so its
      * stub loads through r0 and ip (16 bytes); ARMv7-M and v8-M use
      * "ldr.w pc, [pc]" and a literal (8 bytes). */
-    m->veneer_bytes = !strcmp(t->cpu, "cortex-m0plus") ? 16 : 8;
-    m->veneer_insns = !strcmp(t->cpu, "cortex-m0plus") ? 5 : 1;
+    m->veneer_bytes = tgt_is_armv6m(t) ? 16 : 8;
+    m->veneer_insns = tgt_is_armv6m(t) ? 5 : 1;
     if (build_units(m, err) < 0) {
         plan_model_free(m);
         return NULL;

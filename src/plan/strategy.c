@@ -40,7 +40,7 @@ plan_opts plan_opts_default(const tgt *t)
     o.budget = 0;
     o.pad_limit = 8192;
     /* See plan_model_new: 16 bytes on ARMv6-M, 8 on v7-M/v8-M. */
-    o.veneer_bytes = (t && !strcmp(t->cpu, "cortex-m0plus")) ? 16 : 8;
+    o.veneer_bytes = tgt_is_armv6m(t) ? 16 : 8;
     o.search_moves = 40000;
     o.seed = 1;
     return o;

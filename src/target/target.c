@@ -1,145 +1,327 @@
 #include "target/target.h"
 
+#include <ctype.h>
+#include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-/* RP2040 (Raspberry Pi Pico).
- * Sources: RP2040 Datasheet, 2.2 "Address Map" (ROM 0x00000000, XIP
- * 0x10000000, SRAM 0x20000000, APB 0x40000000, SIO 0xd0000000, PPB
- * 0xe0000000); 2.6.3.1 "XIP Cache": 16 kB, two-way set-associative, 8-byte
- * lines; 2.6.3.2 "Cache flushing and maintenance" and the XIP alias table:
- * 0x10000000 cached and allocating, 0x11000000 cached non-allocating,
- * 0x12000000 uncached, 0x13000000 uncached non-allocating;
- * XIP_CTRL at 0x14000000 (2.2 "Address Map"; the XIP register list that
- * follows 2.6.3, and pico-sdk's rp2040.svd): FLUSH +0x04 (write 1 to flush,
- * a read stalls until done: 2.6.3.2 "Cache Flushing and Maintenance"),
- * CTR_HIT +0x0c, CTR_ACC +0x10: 32-bit saturating counters, write any value
- * to clear (their register descriptions).
- * Miss penalty: ~70 cycles at 125 MHz, derived from measured echo time and
- * miss-count differences on a Pico (shared/DESIGN.md), not a datasheet
- * figure. CPI 1.3 is an estimate for Cortex-M0+ (2-cycle loads and taken
- * branches, Cortex-M0+ TRM 1.6 "Instruction set summary" timings). */
-static const tgt_mem rp2040_mems[] = {
-    {"rom", TGT_MEM_ROM, 0x00000000, 16 * 1024, NULL},
-    {"flash", TGT_MEM_FLASH, 0x10000000, 16 * 1024 * 1024, "FLASH"},
-    {"flash_noalloc", TGT_MEM_FLASH_NOALLOC, 0x11000000, 16 * 1024 * 1024, NULL},
-    {"flash_nocache", TGT_MEM_FLASH_UNCACHED, 0x12000000, 32 * 1024 * 1024, NULL},
-    {"xip_sram", TGT_MEM_SRAM, 0x15000000, 16 * 1024, NULL},
-    {"sram", TGT_MEM_SRAM, 0x20000000, 264 * 1024, "RAM"},
-    {"periph", TGT_MEM_PERIPH, 0x40000000, 0x20000000, NULL},
-    {"sio", TGT_MEM_PERIPH, 0xd0000000, 0x10000000, NULL},
-    {"ppb", TGT_MEM_PERIPH, 0xe0000000, 0x10000000, NULL},
-};
+#include "target/target_int.h"
 
-/* RP2350 (Raspberry Pi Pico 2), Arm cores.
- * Sources: RP2350 Datasheet, 2.2 "Address map" (XIP 0x10000000, SRAM
- * 0x20000000, 520 kB); 4.4 "XIP": 16 kB two-way set-associative cache with
- * 8-byte lines; 4.4.1 address aliases (0x10.. cached, 0x14.. uncached,
- * 0x18.. cache maintenance, 0x1c.. uncached untranslated); XIP_CTRL at
- * 0x400c8000 with CTR_HIT +0x0c, CTR_ACC +0x10 (32-bit saturating, write to
- * clear; the XIP_CTRL register list of the XIP chapter, and pico-sdk's
- * hardware/regs/xip.h for RP2350). There is no FLUSH register: the whole
- * cache is invalidated by set/way through the maintenance alias, a byte
- * write to 0x18000000 + offset (+ op 0) for each 8-byte line of the top
- * 16 kB of the 64 MB XIP space (pico-sdk xip_cache_invalidate_all). The
- * subsection numbers of the RP2350 datasheet were not checked against the
- * text here. The miss penalty (50 cycles at 150 MHz) is an estimate scaled
- * from the RP2040 figure, not measured. */
-static const tgt_mem rp2350_mems[] = {
-    {"rom", TGT_MEM_ROM, 0x00000000, 32 * 1024, NULL},
-    {"flash", TGT_MEM_FLASH, 0x10000000, 0x04000000, "FLASH"},
-    {"flash_nocache", TGT_MEM_FLASH_UNCACHED, 0x14000000, 0x04000000, NULL},
-    {"sram", TGT_MEM_SRAM, 0x20000000, 520 * 1024, "RAM"},
-    {"periph", TGT_MEM_PERIPH, 0x40000000, 0x20000000, NULL},
-    {"sio", TGT_MEM_PERIPH, 0xd0000000, 0x10000000, NULL},
-    {"ppb", TGT_MEM_PERIPH, 0xe0000000, 0x10000000, NULL},
-};
+/* The target files hold the facts and their citations (targets/ *.target,
+ * docs/formats/target.md); this file finds, loads and queries them. */
 
-/* i.MX RT1062 (Teensy 4.1), Cortex-M7 at 600 MHz.
- * Sources: i.MX RT1060 Reference Manual, 2.1 "Memory map" (ITCM 0x00000000,
- * DTCM 0x20000000, OCRAM 0x20200000, FlexSPI 0x60000000); 1.3 "Features":
- * 32 KB L1 I-cache and 32 KB L1 D-cache; Arm Cortex-M7 TRM (DDI 0489), 5.3
- * "L1 caches": the instruction cache is two-way set-associative with 32-byte
- * lines. FlexRAM is 512 KB shared between ITCM, DTCM and OCRAM in 32 KB banks
- * (RM 31.1); Teensy 4.1's default gives ITCM what code needs, so 512 KB is
- * the upper bound. The miss penalty (100 cycles at 600 MHz for a 32-byte
- * line from QSPI flash at 133 MHz) is an estimate. */
-static const tgt_mem imxrt1062_mems[] = {
-    {"itcm", TGT_MEM_ITCM, 0x00000000, 512 * 1024, "ITCM"},
-    {"dtcm", TGT_MEM_DTCM, 0x20000000, 512 * 1024, "DTCM"},
-    {"ocram", TGT_MEM_SRAM, 0x20200000, 512 * 1024, "RAM"},
-    {"periph", TGT_MEM_PERIPH, 0x40000000, 0x20000000, NULL},
-    {"flash", TGT_MEM_FLASH, 0x60000000, 8 * 1024 * 1024, "FLASH"},
-    {"ppb", TGT_MEM_PERIPH, 0xe0000000, 0x10000000, NULL},
-};
+#ifndef CODEPLACE_DATADIR
+#define CODEPLACE_DATADIR "/usr/local/share/codeplace"
+#endif
 
-#define NMEM(a) (unsigned)(sizeof a / sizeof a[0])
+void tgt_free(tgt *t)
+{
+    if (!t)
+        return;
+    tgt_owned *o = (tgt_owned *)t;
+    cp_pool_free(o->pool);
+    free(o);
+}
 
-static const tgt presets[] = {
-    {
-        .name = "rp2040",
-        .board = "Raspberry Pi Pico",
-        .cpu = "cortex-m0plus",
-        .clock_hz = 125000000,
-        .cpi = 1.3,
-        .cache = {16 * 1024, 2, 8, TGT_REPL_LRU, 1, 70},
-        .mems = rp2040_mems,
-        .nmems = NMEM(rp2040_mems),
-        .fast_mem = "sram",
-        .ctr_base = 0x14000000,
-        .ctr_flush = 0x04,
-        .ctr_hit = 0x0c,
-        .ctr_acc = 0x10,
-        /* DWT_PCSR is optional on ARMv6-M (ARMv6-M Architecture Reference
-         * Manual, DDI 0419C, C1.7.2 "Program counter sampling support");
-         * the Cortex-M0+ implements it with its DWT (Cortex-M0+ TRM 7.1.3),
-         * which the RP2040 has (RP2040 datasheet 2.4.7 "Debug": 2
-         * watchpoints). */
-        .dwt_pcsr = 0xe000101c,
-    },
-    {
-        .name = "rp2350",
-        .board = "Raspberry Pi Pico 2",
-        .cpu = "cortex-m33",
-        .clock_hz = 150000000,
-        .cpi = 1.2,
-        .cache = {16 * 1024, 2, 8, TGT_REPL_LRU, 1, 50},
-        .mems = rp2350_mems,
-        .nmems = NMEM(rp2350_mems),
-        .fast_mem = "sram",
-        .ctr_base = 0x400c8000,
-        .ctr_flush = 0, /* flush by set/way writes to the maintenance alias */
-        .ctr_hit = 0x0c,
-        .ctr_acc = 0x10,
-        .dwt_pcsr = 0xe000101c,
-    },
-    {
-        .name = "imxrt1062",
-        .board = "Teensy 4.1",
-        .cpu = "cortex-m7",
-        .clock_hz = 600000000,
-        .cpi = 1.0,
-        .cache = {32 * 1024, 2, 32, TGT_REPL_LRU, 1, 100},
-        .mems = imxrt1062_mems,
-        .nmems = NMEM(imxrt1062_mems),
-        .fast_mem = "itcm",
-        /* Cortex-M7 TRM 5.3: separate instruction and data caches. */
-        .icache_only = 1,
-        .dwt_pcsr = 0xe000101c,
-    },
-};
+/* ---- search directories ------------------------------------------------ */
+
+#define MAX_DIRS 16
+static char *dirs[MAX_DIRS];
+static unsigned ndirs;
+static int dirs_done;
+
+static int is_dir(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static void add_dir(const char *d, size_t n)
+{
+    if (!n || ndirs == MAX_DIRS)
+        return;
+    char *s = malloc(n + 1);
+    if (!s)
+        return;
+    memcpy(s, d, n);
+    s[n] = 0;
+    for (unsigned i = 0; i < ndirs; i++)
+        if (!strcmp(dirs[i], s)) {
+            free(s);
+            return;
+        }
+    dirs[ndirs++] = s;
+}
+
+static void find_dirs(void)
+{
+    if (dirs_done)
+        return;
+    dirs_done = 1;
+    const char *env = getenv("CODEPLACE_TARGETS");
+    if (env)
+        for (const char *p = env; *p;) {
+            const char *c = strchr(p, ':');
+            size_t n = c ? (size_t)(c - p) : strlen(p);
+            add_dir(p, n);
+            p += n + (c != NULL);
+        }
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 64);
+    if (n > 0) {
+        exe[n] = 0;
+        /* <root>/build/.../codeplace: the source tree's targets/. */
+        char *b = NULL;
+        for (char *q = strstr(exe, "/build/"); q; q = strstr(q + 1, "/build/"))
+            b = q;
+        if (b) {
+            char d[4160];
+            snprintf(d, sizeof d, "%.*s/targets", (int)(b - exe), exe);
+            if (is_dir(d))
+                add_dir(d, strlen(d));
+        }
+        /* <prefix>/bin/codeplace: <prefix>/share/codeplace/targets. */
+        char *sl = strrchr(exe, '/');
+        if (sl) {
+            char d[4160];
+            snprintf(d, sizeof d, "%.*s/../share/codeplace/targets",
+                     (int)(sl - exe), exe);
+            if (is_dir(d)) {
+                char *r = realpath(d, NULL);
+                if (r) {
+                    add_dir(r, strlen(r));
+                    free(r);
+                }
+            }
+        }
+    }
+    add_dir(CODEPLACE_DATADIR "/targets", strlen(CODEPLACE_DATADIR "/targets"));
+}
+
+const char *tgt_dir_at(unsigned i)
+{
+    find_dirs();
+    return i < ndirs ? dirs[i] : NULL;
+}
+
+/* ---- loaded targets ---------------------------------------------------- */
+
+typedef struct loaded {
+    char *spec;
+    tgt *t;
+} loaded;
+
+static loaded *reg;
+static size_t nreg, capreg;
+static const tgt **listed;
+static size_t nlisted;
+static int list_done;
+
+void tgt_unload_all(void)
+{
+    for (size_t i = 0; i < nreg; i++) {
+        free(reg[i].spec);
+        tgt_free(reg[i].t);
+    }
+    free(reg);
+    reg = NULL;
+    nreg = capreg = 0;
+    free(listed);
+    listed = NULL;
+    nlisted = 0;
+    list_done = 0;
+    for (unsigned i = 0; i < ndirs; i++)
+        free(dirs[i]);
+    ndirs = 0;
+    dirs_done = 0;
+}
+
+static int is_path(const char *spec)
+{
+    size_t n = strlen(spec);
+    return strchr(spec, '/') || (n > 7 && !strcmp(spec + n - 7, ".target"));
+}
+
+static tgt *read_target(const char *path, cp_err *err)
+{
+    char *data;
+    size_t len;
+    if (cp_read_file(path, &data, &len, err) < 0)
+        return NULL;
+    tgt *t = tgt_parse(path, data, len, err);
+    free(data);
+    return t;
+}
+
+static int name_ok(const char *s)
+{
+    if (!*s || strlen(s) > TGT_NAME_MAX)
+        return 0;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && *s != '_' && *s != '-' && *s != '.')
+            return 0;
+    return 1;
+}
+
+const tgt *tgt_load(const char *spec, cp_err *err)
+{
+    for (size_t i = 0; i < nreg; i++)
+        if (!strcmp(reg[i].spec, spec))
+            return reg[i].t;
+    tgt *t = NULL;
+    if (is_path(spec)) {
+        if (!(t = read_target(spec, err)))
+            return NULL;
+        t->by_path = 1;
+    } else {
+        if (!name_ok(spec))
+            return cp_seterr(err, "'%s' is not a target name (see 'codeplace "
+                             "target')", spec), NULL;
+        find_dirs();
+        char path[4200];
+        for (unsigned i = 0; i < ndirs && !t; i++) {
+            snprintf(path, sizeof path, "%s/%s.target", dirs[i], spec);
+            if (access(path, F_OK) != 0)
+                continue;
+            if (!(t = read_target(path, err)))
+                return NULL;
+            if (strcmp(t->name, spec)) {
+                cp_seterr(err, "%s: the file names target '%s', not '%s'", path,
+                          t->name, spec);
+                tgt_free(t);
+                return NULL;
+            }
+        }
+        if (!t) {
+            char where[1024] = "";
+            size_t w = 0;
+            for (unsigned i = 0; i < ndirs && w < sizeof where; i++)
+                w += (size_t)snprintf(where + w, sizeof where - w, "%s%s",
+                                      i ? ", " : "", dirs[i]);
+            return cp_seterr(err, "no target '%s' (looked for %s.target in %s;"
+                             " 'codeplace target' lists the targets)", spec,
+                             spec, ndirs ? where : "no directory"), NULL;
+        }
+    }
+    char *k = malloc(strlen(spec) + 1);
+    if (!k || cp_grow((void **)&reg, &capreg, nreg + 1, sizeof *reg) < 0) {
+        free(k);
+        tgt_free(t);
+        return cp_seterr(err, "out of memory"), NULL;
+    }
+    strcpy(k, spec);
+    reg[nreg++] = (loaded){k, t};
+    return t;
+}
 
 const tgt *tgt_find(const char *name)
 {
-    for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++)
-        if (!strcmp(presets[i].name, name))
-            return &presets[i];
-    return NULL;
+    return tgt_load(name, NULL);
+}
+
+static int cmp_tgt(const void *a, const void *b)
+{
+    const tgt *const *x = a, *const *y = b;
+    return strcmp((*x)->name, (*y)->name);
+}
+
+int tgt_list(const tgt ***out, size_t *n, size_t *nbad, cp_err *err)
+{
+    find_dirs();
+    const tgt **v = NULL;
+    size_t nv = 0, cap = 0;
+    *nbad = 0;
+    for (unsigned i = 0; i < ndirs; i++) {
+        DIR *d = opendir(dirs[i]);
+        if (!d)
+            continue;
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            size_t l = strlen(e->d_name);
+            if (l <= 7 || strcmp(e->d_name + l - 7, ".target"))
+                continue;
+            char name[256];
+            snprintf(name, sizeof name, "%.*s", (int)(l - 7), e->d_name);
+            cp_err e2;
+            const tgt *t = tgt_load(name, &e2);
+            if (!t) {
+                if (!(*nbad)++ && err)
+                    *err = e2;
+                continue;
+            }
+            int dup = 0;
+            for (size_t j = 0; j < nv; j++)
+                dup |= v[j] == t;
+            if (dup)
+                continue;
+            if (cp_grow((void **)&v, &cap, nv + 1, sizeof *v) < 0) {
+                closedir(d);
+                free(v);
+                return cp_seterr(err, "out of memory");
+            }
+            v[nv++] = t;
+        }
+        closedir(d);
+    }
+    if (nv)
+        qsort(v, nv, sizeof *v, cmp_tgt);
+    *out = v;
+    *n = nv;
+    return 0;
 }
 
 const tgt *tgt_at(unsigned i)
 {
-    return i < sizeof presets / sizeof presets[0] ? &presets[i] : NULL;
+    if (!list_done) {
+        size_t bad;
+        list_done = 1;
+        if (tgt_list(&listed, &nlisted, &bad, NULL) < 0) {
+            listed = NULL;
+            nlisted = 0;
+        }
+    }
+    return i < nlisted ? listed[i] : NULL;
+}
+
+/* ---- names in trace headers -------------------------------------------- */
+
+void tgt_header_name(const tgt *t, char *buf, size_t size)
+{
+    if (t->by_path)
+        snprintf(buf, size, "%s@%08x", t->name, (uint32_t)t->hash);
+    else
+        snprintf(buf, size, "%s", t->name);
+}
+
+void tgt_header_base(const char *hdr, char *buf, size_t size)
+{
+    const char *at = strchr(hdr, '@');
+    size_t n = at ? (size_t)(at - hdr) : strlen(hdr);
+    snprintf(buf, size, "%.*s", (int)n, hdr);
+}
+
+int tgt_header_matches(const tgt *t, const char *hdr)
+{
+    char base[64];
+    tgt_header_base(hdr, base, sizeof base);
+    if (strcmp(base, t->name))
+        return 0;
+    const char *at = strchr(hdr, '@');
+    if (!at)
+        return 1;
+    char h[16];
+    snprintf(h, sizeof h, "%08x", (uint32_t)t->hash);
+    return !strcmp(at + 1, h);
+}
+
+void tgt_take_timing(tgt *dst, const tgt *from)
+{
+    dst->cache = from->cache;
+    dst->icache_only = from->icache_only;
+    dst->cpi = from->cpi;
 }
 
 static const char *const repl_names[] = {"lru", "fifo", "random", "plru"};
@@ -161,7 +343,8 @@ int tgt_parse_repl(const char *s, tgt_repl *out)
 
 const char *tgt_mem_kind_name(tgt_mem_kind k)
 {
-    static const char *const n[] = {"flash", "flash-noalloc", "flash-uncached",
+    /* The spelling of target files (docs/formats/target.md). */
+    static const char *const n[] = {"flash", "flash_noalloc", "flash_uncached",
                                     "sram", "itcm", "dtcm", "periph", "rom"};
     return (unsigned)k < sizeof n / sizeof n[0] ? n[k] : "?";
 }
@@ -210,6 +393,22 @@ int tgt_parse_cache(const char *spec, tgt_cache *c, cp_err *err)
     return 0;
 }
 
+const tgt_mem *tgt_cached_window(const tgt *t)
+{
+    for (unsigned i = 0; i < t->nmems; i++)
+        if (t->mems[i].kind == TGT_MEM_FLASH)
+            return &t->mems[i];
+    return NULL;
+}
+
+const tgt_mem *tgt_mem_named(const tgt *t, const char *name)
+{
+    for (unsigned i = 0; name && i < t->nmems; i++)
+        if (!strcmp(t->mems[i].name, name))
+            return &t->mems[i];
+    return NULL;
+}
+
 const tgt_mem *tgt_mem_at(const tgt *t, uint32_t addr)
 {
     for (unsigned i = 0; i < t->nmems; i++)
@@ -222,6 +421,12 @@ int tgt_is_cached(const tgt *t, uint32_t addr)
 {
     const tgt_mem *m = tgt_mem_at(t, addr);
     return m && m->kind == TGT_MEM_FLASH;
+}
+
+int tgt_is_armv6m(const tgt *t)
+{
+    return t && (!strcmp(t->cpu, "cortex-m0") ||
+                 !strcmp(t->cpu, "cortex-m0plus"));
 }
 
 uint32_t tgt_cache_sets(const tgt_cache *c)

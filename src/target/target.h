@@ -1,6 +1,15 @@
-/* tgt: target presets. A target is data: CPU, clock, the cached flash
- * window, the cache geometry and timing, fast memories, counter and debug
- * registers. Every stage (trace, sim, plan, counters) reads it from here. */
+/* tgt: targets. A target is data: CPU, clock, the cached flash window, the
+ * cache geometry and timing, fast memories, counter and debug registers.
+ * Targets live in text files (docs/formats/target.md), one per board or
+ * QEMU machine: targets/NAME.target in the source tree, installed under
+ * $(PREFIX)/share/codeplace/targets. Every stage (trace, sim, plan,
+ * counters) reads them through this module.
+ *
+ *   cp_err err;
+ *   const tgt *t = tgt_load("rp2040", &err);        // by name
+ *   const tgt *u = tgt_load("boards/my.target", &err); // a user's file
+ *   const tgt_mem *w = tgt_cached_window(t);       // base, size of flash
+ */
 #ifndef CP_TARGET_H
 #define CP_TARGET_H
 
@@ -35,6 +44,13 @@ typedef enum tgt_mem_kind {
     TGT_MEM_ROM,
 } tgt_mem_kind;
 
+enum tgt_flush_by {
+    TGT_FLUSH_NONE,   /* the cache cannot be flushed from outside */
+    TGT_FLUSH_REG,    /* write 1 to counters.base + counters.flush */
+    TGT_FLUSH_SETWAY, /* invalidate by set/way through the maintenance
+                         alias (RP2350) */
+};
+
 typedef struct tgt_mem {
     const char *name;    /* e.g. "flash", "sram", "itcm" */
     tgt_mem_kind kind;
@@ -42,7 +58,8 @@ typedef struct tgt_mem {
     const char *ld_region; /* linker region name emitters use, or NULL */
 } tgt_mem;
 
-#define TGT_MAX_MEMS 12
+#define TGT_MAX_MEMS 32
+#define TGT_NAME_MAX 22 /* so that "NAME@HASH" fits a trace header */
 
 typedef struct tgt {
     const char *name;     /* "rp2040" */
@@ -58,14 +75,58 @@ typedef struct tgt {
                              reads from flash go through a separate D-cache) */
     /* Cache counters (0 when the chip has none). */
     uint32_t ctr_base, ctr_flush, ctr_hit, ctr_acc;
+    /* How a probe flushes the cache: TGT_FLUSH_*. */
+    int ctr_flush_by;
     /* Debug: address of DWT_PCSR. */
     uint32_t dwt_pcsr;
+    /* Where it came from. */
+    const char *path;     /* the file it was read from */
+    uint64_t hash;        /* FNV-1a 64 of the file's bytes */
+    int by_path;          /* loaded from a path the user gave, not by name */
 } tgt;
 
-/* Presets, or NULL. */
+/* Parses a target file held in memory (text need not be NUL-terminated);
+ * path names it in errors ("path:line: what is wrong"). Returns a target
+ * to free with tgt_free, or NULL and err. */
+tgt *tgt_parse(const char *path, const char *text, size_t len, cp_err *err);
+void tgt_free(tgt *t);
+
+/* Loads a target. spec is a NAME (NAME.target looked up in the search
+ * directories, see tgt_dir_at) or a PATH (contains '/' or ends in
+ * ".target"). The target stays loaded until tgt_unload_all: loading the
+ * same spec again returns the same pointer. NULL and err when it cannot be
+ * found or the file is wrong. */
+const tgt *tgt_load(const char *spec, cp_err *err);
+/* tgt_load without the error message. */
 const tgt *tgt_find(const char *name);
-/* The i-th preset, or NULL past the end. */
+/* Frees every loaded target (pointers from tgt_load become invalid). */
+void tgt_unload_all(void);
+
+/* The search directories, in order: each entry of $CODEPLACE_TARGETS
+ * (colon-separated), <root>/targets when the binary runs from <root>/build/,
+ * then the installed directory. NULL past the end. */
+const char *tgt_dir_at(unsigned i);
+/* Every target file (*.target) in the search directories, sorted by name;
+ * a name in an earlier directory hides the same name in a later one.
+ * *out (free it) holds the targets that loaded; *nbad counts files that did
+ * not, with the first one's error in err. Returns 0, or -1 on no memory. */
+int tgt_list(const tgt ***out, size_t *n, size_t *nbad, cp_err *err);
+/* The i-th entry of tgt_list, or NULL past the end. */
 const tgt *tgt_at(unsigned i);
+
+/* What a trace header stores to name t: its name, and for a target read
+ * from a user's file also the file's hash, "NAME@0123abcd". */
+void tgt_header_name(const tgt *t, char *buf, size_t size);
+/* 1 when a trace header's target string hdr names t (same name, and the
+ * same hash when hdr carries one). */
+int tgt_header_matches(const tgt *t, const char *hdr);
+/* The name part of a header string, into buf. */
+void tgt_header_base(const char *hdr, char *buf, size_t size);
+
+/* Takes what --as copies from another target: the cache (geometry,
+ * policy, hit and miss cycles), whether it sees data reads (icache_only)
+ * and the cycles per instruction. The memory map stays dst's. */
+void tgt_take_timing(tgt *dst, const tgt *from);
 
 /* Parses "SIZE,WAYS,LINE[,POLICY]" (SIZE takes K/M suffixes; POLICY is
  * lru, fifo, random or plru) into c; other fields of c are kept. */
@@ -74,10 +135,18 @@ const char *tgt_repl_name(tgt_repl r);
 int tgt_parse_repl(const char *s, tgt_repl *out);
 const char *tgt_mem_kind_name(tgt_mem_kind k);
 
+/* The first cached, allocating flash memory (the cached window), or NULL. */
+const tgt_mem *tgt_cached_window(const tgt *t);
+/* The memory named name, or NULL. */
+const tgt_mem *tgt_mem_named(const tgt *t, const char *name);
 /* The memory that holds addr, or NULL. */
 const tgt_mem *tgt_mem_at(const tgt *t, uint32_t addr);
 /* 1 when a fetch from addr goes through (and may fill) the cache. */
 int tgt_is_cached(const tgt *t, uint32_t addr);
+
+/* 1 for an ARMv6-M core (cortex-m0, cortex-m0plus): no Thumb-2 long
+ * branches, no DWT_PCSR. */
+int tgt_is_armv6m(const tgt *t);
 
 /* Sets: size / (ways * line). */
 uint32_t tgt_cache_sets(const tgt_cache *c);

@@ -11,7 +11,8 @@ if have clang; then
         grep -q "^ok fuzz-elf regression" out &&
         grep -q "^ok fuzz-map regression" out &&
         grep -q "^ok fuzz-samples regression" out &&
-        grep -q "^ok fuzz-dump regression" out
+        grep -q "^ok fuzz-dump regression" out &&
+        grep -q "^ok fuzz-target regression" out
     '
 else
     test_skip 'fuzz harnesses pass their seed corpora' 'clang missing'
