@@ -18,7 +18,7 @@ LIBS    := -lunicorn -lelf -lpcap -lpthread -lm
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 # Every library module lives in a folder under src/; commands are src/cmd-*.c.
-LIB_SRC := $(sort $(wildcard src/*/*.c))
+LIB_SRC := $(filter-out src/qplugin/plugin.c,$(sort $(wildcard src/*/*.c)))
 CMD_SRC := $(sort $(wildcard src/cmd-*.c)) src/main.c
 LIB_OBJ := $(LIB_SRC:src/%.c=build/obj/%.o)
 CMD_OBJ := $(CMD_SRC:src/%.c=build/obj/%.o)
@@ -28,9 +28,24 @@ CMD_SOBJ := $(CMD_SRC:src/%.c=build/san/%.o)
 UNIT_SRC := $(sort $(wildcard tests/unit/t-*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/san/tests/%)
 
-.PHONY: all check demo bench fuzz install clean setup headers unit fixtures
+.PHONY: all check demo bench fuzz install clean setup headers unit fixtures plugin
 
-all: build/codeplace
+all: build/codeplace build/codeplace-qemu.so
+
+# The QEMU TCG plugin recorder (docs/trace.md "QEMU plugin"): position-
+# independent objects of the plugin and of the trace writer it links in.
+PLUGIN_SRC := src/qplugin/plugin.c src/qplugin/thumb.c src/trace/trace.c \
+	src/util/util.c
+PLUGIN_OBJ := $(PLUGIN_SRC:src/%.c=build/pic/%.o)
+
+plugin: build/codeplace-qemu.so
+
+build/codeplace-qemu.so: $(PLUGIN_OBJ)
+	$(CC) $(ALL_CFLAGS) -shared -fPIC -o $@ $^ -lpthread
+
+build/pic/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -MMD -MP -c -o $@ $<
 
 setup:
 	@sh scripts/setup
@@ -75,7 +90,7 @@ fixtures:
 
 check: setup
 	@$(MAKE) --no-print-directory headers
-	@$(MAKE) --no-print-directory build/san/codeplace build/codeplace unit fixtures $(CHECK_DEPS)
+	@$(MAKE) --no-print-directory build/san/codeplace build/codeplace build/codeplace-qemu.so unit fixtures $(CHECK_DEPS)
 	@sh tests/run
 
 demo: setup build/codeplace
@@ -87,16 +102,18 @@ bench: setup build/codeplace
 fuzz: setup fixtures
 	@sh tests/fuzz/run
 
-install: build/codeplace
-	install -d $(DESTDIR)$(PREFIX)/bin
+install: build/codeplace build/codeplace-qemu.so
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/codeplace
 	install -m 755 build/codeplace $(DESTDIR)$(PREFIX)/bin/codeplace
 	install -d $(DESTDIR)$(PREFIX)/share/codeplace/targets
 	install -m 644 targets/*.target $(DESTDIR)$(PREFIX)/share/codeplace/targets/
+	install -m 755 build/codeplace-qemu.so $(DESTDIR)$(PREFIX)/lib/codeplace/codeplace-qemu.so
 
 clean:
 	rm -rf build
 
--include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(LIB_SOBJ:.o=.d) $(CMD_SOBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(LIB_SOBJ:.o=.d) $(CMD_SOBJ:.o=.d) \
+	$(PLUGIN_OBJ:.o=.d)
 
 # Fragments under mk/ add their own targets (firmware, cross-compile checks).
 # A fragment appends to CHECK_DEPS what `make check` must build first.

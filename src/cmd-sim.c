@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cache/cache.h"
+#include "cache/context.h"
 #include "cli/cli.h"
 #include "cli/tgtopt.h"
 #include "commands.h"
@@ -16,7 +17,7 @@
 
 enum {
     O_ELF, O_MAP, O_TARGET, O_CACHE, O_AS, O_UNCACHED, O_LAYOUT, O_SEED,
-    O_TOP, O_BY, O_SVG, O_DREADS, O_NOPT
+    O_TOP, O_BY, O_SVG, O_DREADS, O_BYCTX, O_NOPT
 };
 
 static const cli_opt opts[] = {
@@ -38,6 +39,9 @@ static const cli_opt opts[] = {
     [O_SVG] = {"svg", 0, "FILE", "write the per-set heat map as SVG"},
     [O_DREADS] = {"dreads", 0, "yes|no", "simulate flash data reads (default:"
                   " yes for XIP caches, no for a Cortex-M7 I-cache)"},
+    [O_BYCTX] = {"by-context", 0, NULL, "misses per exception context "
+                 "(thread, SysTick, PendSV, each IRQ) of a QEMU recorder "
+                 "trace, on the stock layout"},
     [O_NOPT] = {0},
 };
 
@@ -535,10 +539,88 @@ static void check_hash(const char *trace, const img *im)
     trc_close(rd);
 }
 
+/* --by-context: its own pass over the trace, and its own report. */
+static int by_context(cli_ctx *ctx, const char *trace, const tgt *t,
+                      const tgt_cache *g, int dreads, uint64_t seed)
+{
+    cp_err err;
+    csim_ctx_report r;
+    if (csim_by_context(trace, t, g, dreads, seed, &r, &err) < 0) {
+        cli_error("%s", err.msg);
+        return CLI_FAIL;
+    }
+    trc_reader *rd = trc_open_ex(trace, TRC_OPEN_PARTIAL, &err);
+    unsigned ver = rd ? trc_get_header(rd)->version : 0;
+    trc_close(rd);
+    if (ver < 2 || (r.n <= 1 && !r.switches))
+        cli_warn("%s: the trace holds no exception contexts (record with "
+                 "trace --qemu); everything is charged to thread mode", trace);
+    size_t warm = r.niter - r.from;
+    uint64_t tm = 0, ti = 0, ta = 0;
+    for (size_t i = 0; i < r.n; i++) {
+        tm += r.rows[i].misses;
+        ti += r.rows[i].insns;
+        ta += r.rows[i].accesses;
+    }
+    if (cli_out_open(ctx) < 0) {
+        csim_ctx_report_free(&r);
+        return CLI_FAIL;
+    }
+    FILE *o = ctx->out;
+    double w = warm ? (double)warm : 1.0;
+    char nb[32];
+    if (ctx->json) {
+        jw j;
+        jw_init(&j, o, 1);
+        jw_obj_begin(&j);
+        jw_key(&j, "trace"); jw_str(&j, trace);
+        jw_key(&j, "target"); jw_str(&j, t->name);
+        jw_key(&j, "iterations"); jw_uint(&j, r.niter);
+        jw_key(&j, "warm_iterations"); jw_uint(&j, warm);
+        jw_key(&j, "context_switches"); jw_uint(&j, r.switches);
+        jw_key(&j, "contexts");
+        jw_arr_begin(&j);
+        for (size_t i = 0; i < r.n; i++) {
+            const csim_ctx_row *x = &r.rows[i];
+            jw_obj_begin(&j);
+            jw_key(&j, "context"); jw_uint(&j, x->ctx);
+            jw_key(&j, "name"); jw_str(&j, csim_ctx_name(x->ctx, nb, sizeof nb));
+            jw_key(&j, "instructions"); jw_uint(&j, x->insns);
+            jw_key(&j, "accesses"); jw_uint(&j, x->accesses);
+            jw_key(&j, "misses"); jw_uint(&j, x->misses);
+            jw_obj_end(&j);
+        }
+        jw_arr_end(&j);
+        jw_key(&j, "misses"); jw_uint(&j, tm);
+        jw_obj_end(&j);
+        jw_finish(&j);
+    } else {
+        fprintf(o, "%s on %s: %zu warm iterations, %.1f context switches "
+                "per iteration; per warm iteration:\n", trace, t->name, warm,
+                (double)r.switches / w);
+        fprintf(o, "%-16s %14s %12s %12s %7s\n", "context", "instructions",
+                "accesses", "misses", "share");
+        for (size_t i = 0; i < r.n; i++) {
+            const csim_ctx_row *x = &r.rows[i];
+            fprintf(o, "%-16s %14.1f %12.1f %12.1f %6.1f%%\n",
+                    csim_ctx_name(x->ctx, nb, sizeof nb),
+                    (double)x->insns / w, (double)x->accesses / w,
+                    (double)x->misses / w,
+                    tm ? 100.0 * (double)x->misses / (double)tm : 0.0);
+        }
+        fprintf(o, "%-16s %14.1f %12.1f %12.1f %6.1f%%\n", "total",
+                (double)ti / w, (double)ta / w, (double)tm / w,
+                tm ? 100.0 : 0.0);
+    }
+    csim_ctx_report_free(&r);
+    return cli_out_close(ctx) < 0 ? CLI_FAIL : CLI_OK;
+}
+
 static int cmd_sim_fn(cli_ctx *ctx, int argc, char **argv)
 {
     char *pos[argc];
     const char *arg, *map = NULL, *svg = NULL;
+    int by_ctx = 0;
     cli_tgt to = {0};
     simctx c = {0};
     c.top = 20;
@@ -580,6 +662,7 @@ static int cmd_sim_fn(cli_ctx *ctx, int argc, char **argv)
                 return cli_usage_error(ctx, "--by: '%s' is not iteration, "
                                        "function, library or set", arg);
             break;
+        case O_BYCTX: by_ctx = 1; break;
         case O_DREADS:
             if (!strcmp(arg, "yes"))
                 dreads = 1;
@@ -608,6 +691,12 @@ static int cmd_sim_fn(cli_ctx *ctx, int argc, char **argv)
     c.t = &to.t;
     tgt_cache g = c.t->cache;
     cp_err err;
+    if (by_ctx) {
+        if (c.layout || ctx->csv)
+            return cli_usage_error(ctx, "sim: --by-context excludes --layout "
+                                   "and --csv");
+        return by_context(ctx, c.trace, c.t, &g, dreads, seed);
+    }
 
     img *im = NULL;
     if (c.elf) {

@@ -8,18 +8,20 @@
 
 #include "cli/cli.h"
 #include "cli/tgtopt.h"
+#include "cmd-trace.h"
 #include "commands.h"
 #include "emu/emu.h"
 #include "image/image.h"
 #include "target/target.h"
 #include "trace/qemu.h"
 #include "trace/trace.h"
+#include "bench/udp.h"
 #include "util/jw.h"
 
 enum {
     O_TARGET, O_CACHE, O_AS, O_MAP, O_INIT, O_ITER, O_N, O_MARK, O_ENTRY, O_SP, O_PERIPH,
     O_MAXI, O_TIMEOUT, O_RESULT, O_COUNT, O_INFO, O_ITERS, O_RECORDS, O_PARTIAL,
-    O_QEMU, O_ELF, O_NOPT
+    O_QEMU, O_ELF, O_QRUN, O_SKIP, O_UDP, O_RATE, O_SIZE, O_RUNCMD, O_NOPT
 };
 
 static const cli_opt opts[] = {
@@ -52,12 +54,27 @@ static const cli_opt opts[] = {
     [O_ITERS] = {"per-iteration", 0, NULL, "with --info or --count-each: list "
                  "the instructions of every iteration"},
     [O_RECORDS] = {"records", 0, NULL, "with --info: print every record as "
-                   "text (fetch ADDR LEN NINSN [u], read ADDR LEN, mark N)"},
+                   "text (fetch ADDR LEN NINSN [u], read ADDR LEN, mark N, "
+                   "ctx N)"},
     [O_PARTIAL] = {"partial", 0, NULL, "with --info: read a file that was cut "
                    "short up to its last complete block"},
     [O_QEMU] = {"from-qemu", 0, "LOG", "convert a QEMU log (-d exec,nochain "
                 "-singlestep) of the image given with --elf"},
     [O_ELF] = {"elf", 0, "FILE", "with --from-qemu: the image QEMU ran"},
+    [O_QRUN] = {"qemu", 0, "MACHINE", "run ELF in qemu-system-arm -M MACHINE "
+                "(mps2-an385, mps2-an500, mps2-an505, microbit) with the "
+                "codeplace-qemu.so recorder; needs --mark"},
+    [O_SKIP] = {"skip", 0, "K", "with --qemu: the first K marks are warm-up "
+                "(not iterations)"},
+    [O_UDP] = {"udp", 0, "PORT", "with --qemu: forward a free 127.0.0.1 UDP "
+               "port to the guest's PORT, wait for it to answer, send echo "
+               "requests"},
+    [O_RATE] = {"rate", 0, "R", "with --udp: echo requests per second "
+                "(default 100)"},
+    [O_SIZE] = {"size", 0, "BYTES", "with --udp: request size (default 64)"},
+    [O_RUNCMD] = {"run", 0, "CMD", "with --udp: run CMD (sh -c) for traffic "
+                  "instead; $CODEPLACE_UDP_HOST:$CODEPLACE_UDP_PORT reach the "
+                  "guest"},
     [O_NOPT] = {0},
 };
 
@@ -69,7 +86,8 @@ const cli_cmd cmd_trace = {
     .summary = "run firmware on the virtual board and record the fetch "
                "stream the cache sees",
     .usage = "ELF --target T -o TRACE [--init SYM --iter SYM | --mark SYM] "
-             "[-n N] | --info TRACE | --from-qemu LOG --elf ELF",
+             "[-n N] | --qemu MACHINE ELF --mark SYM -n N [--skip K] [--udp "
+             "PORT] -o TRACE | --info TRACE | --from-qemu LOG --elf ELF",
     .description =
         "Runs the firmware's own machine code in the unicorn engine with the\n"
         "target's CPU model and memory map and writes a trace\n"
@@ -85,6 +103,8 @@ const cli_cmd cmd_trace = {
         "      --init codeplace_init --iter codeplace_iteration -n 300 \\\n"
         "      --result codeplace_result -o run.trace\n"
         "  codeplace trace fw.elf --target rp2040 --mark codeplace_mark -n 300 -o run.trace\n"
+        "  codeplace trace --qemu mps2-an500 build/fw/demo-mps2-an500.elf \\\n"
+        "      --mark codeplace_mark -n 50 -o q.trace\n"
         "  codeplace trace --info run.trace --json\n"
         "  codeplace trace --from-qemu qemu.log --elf fw.elf --target imxrt1062 \\\n"
         "      --mark codeplace_mark -o qemu.trace",
@@ -156,7 +176,8 @@ static void print_iters(FILE *o, const uint64_t *v, size_t n)
 static int dump_records(cli_ctx *ctx, const char *path, int partial)
 {
     cp_err err;
-    trc_reader *r = trc_open_ex(path, partial ? TRC_OPEN_PARTIAL : 0, &err);
+    trc_reader *r = trc_open_ex(path, TRC_OPEN_CONTEXT |
+                                (partial ? TRC_OPEN_PARTIAL : 0), &err);
     if (!r) {
         cli_error("%s", err.msg);
         return CLI_FAIL;
@@ -175,6 +196,8 @@ static int dump_records(cli_ctx *ctx, const char *path, int partial)
                     rec.ninsn, fl);
         else if (rec.kind == TRC_DREAD)
             fprintf(ctx->out, "read 0x%08x %u%s\n", rec.addr, rec.len, fl);
+        else if (rec.kind == TRC_CTX)
+            fprintf(ctx->out, "ctx %d\n", (int)rec.addr);
         else
             fprintf(ctx->out, "mark %u\n", rec.addr);
     }
@@ -344,7 +367,9 @@ static int do_qemu(cli_ctx *ctx, const char *log, const char *elf,
         img_free(im);
         return CLI_FAIL;
     }
-    trc_set_end(w, "done");
+    /* A log that ends before mark n: its last iteration is partial. */
+    int partial = mark && n && !st.all_done;
+    trc_set_end(w, partial ? "stopped" : "done");
     const trc_totals *tot = trc_writer_totals(w);
     uint64_t recs = tot->records;
     if (trc_finish(w, &err)) {
@@ -363,12 +388,16 @@ static int do_qemu(cli_ctx *ctx, const char *log, const char *elf,
                 cli_commas(b1, recs), log);
         fprintf(o, "instructions: %s (%s before the first iteration)\n",
                 cli_commas(b1, st.insns), cli_commas(b2, st.pre_insns));
-        fprintf(o, "iterations:   %llu (median %s, min %s", 
+        fprintf(o, "iterations:   %llu (median %s, min %s",
                 (unsigned long long)st.iterations, cli_commas(b1, s.median),
                 cli_commas(b2, s.min));
         fprintf(o, ", max %s instructions)\n", cli_commas(b3, s.max));
+        fprintf(o, "log:          %s Trace lines; dropped %s of blocks that "
+                "did not run, %s of rewound blocks\n",
+                cli_commas(b1, st.lines), cli_commas(b2, st.stopped),
+                cli_commas(b3, st.rewound));
     }
-    if (mark && n && !st.all_done)
+    if (partial)
         cli_warn("%s: the log ends after %llu of %llu iterations", log,
                  (unsigned long long)st.iterations, (unsigned long long)n);
     free(st.iter_insns);
@@ -649,6 +678,11 @@ static int cmd_trace_fn(cli_ctx *ctx, int argc, char **argv)
     ro.max_insns = 100000000;
     const char *arg, *info = NULL, *qlog = NULL, *qelf = NULL;
     cli_tgt to = {0};
+    trace_qemu_opts qo;
+    memset(&qo, 0, sizeof qo);
+    qo.rate = 100;
+    qo.size = 64;
+    int udp_given = 0;
     int partial = 0, rc, n_given = 0, records = 0;
     cli_parser p;
     cli_parser_init(&p, ctx, argc, argv, pos);
@@ -694,6 +728,35 @@ static int cmd_trace_fn(cli_ctx *ctx, int argc, char **argv)
         case O_PARTIAL: partial = 1; break;
         case O_QEMU: qlog = arg; break;
         case O_ELF: qelf = arg; break;
+        case O_QRUN: qo.machine = arg; break;
+        case O_SKIP:
+            if (cli_arg_u64(ctx, "--skip", arg, 0, &qo.skip))
+                return CLI_USAGE;
+            break;
+        case O_UDP:
+            if (cli_arg_u32(ctx, "--udp", arg, 0, &qo.udp_port))
+                return CLI_USAGE;
+            if (!qo.udp_port || qo.udp_port > 65535)
+                return cli_usage_error(ctx, "--udp: '%s' is not a port", arg);
+            udp_given = 1;
+            break;
+        case O_RATE:
+            if (cli_arg_double(ctx, "--rate", arg, &qo.rate))
+                return CLI_USAGE;
+            if (!(qo.rate > 0 && qo.rate <= NB_UDP_MAX_RATE))
+                return cli_usage_error(ctx, "--rate: '%s' is not in (0, "
+                                       "100000]", arg);
+            udp_given |= 2;
+            break;
+        case O_SIZE:
+            if (cli_arg_u32(ctx, "--size", arg, 0, &qo.size))
+                return CLI_USAGE;
+            if (qo.size < NB_UDP_HDR || qo.size > 1472)
+                return cli_usage_error(ctx, "--size: %u is not in %d..1472",
+                                       qo.size, NB_UDP_HDR);
+            udp_given |= 2;
+            break;
+        case O_RUNCMD: qo.run = arg; udp_given |= 2; break;
         }
     }
     if (rc != CLI_END)
@@ -705,9 +768,35 @@ static int cmd_trace_fn(cli_ctx *ctx, int argc, char **argv)
             return dump_records(ctx, info, partial);
         return do_info(ctx, info, ro.per_iter, partial);
     }
-    if ((rc = cli_tgt_resolve(ctx, &to, NULL, NULL, !qlog)) != CLI_OK)
+    /* --qemu MACHINE: a preset named after the machine is the default. */
+    if ((rc = cli_tgt_resolve(ctx, &to, NULL, qo.machine,
+                              !qlog && !qo.machine)) != CLI_OK)
         return rc;
     ro.t = to.base ? &to.t : NULL;
+    if (qo.machine) {
+        if (p.npos != 1)
+            return cli_usage_error(ctx, "trace: --qemu MACHINE takes one ELF");
+        if (!ro.mark)
+            return cli_usage_error(ctx, "trace: --qemu needs --mark SYM");
+        if (!ctx->out_path)
+            return cli_usage_error(ctx, "trace: give the trace file with -o");
+        if ((udp_given & 2) && !(udp_given & 1))
+            return cli_usage_error(ctx, "trace: --rate, --size and --run go "
+                                   "with --udp PORT");
+        if (ro.iter || ro.init || ro.entry || qlog || ro.count_each)
+            return cli_usage_error(ctx, "trace: --qemu excludes --init, "
+                                   "--iter, --entry, --from-qemu and "
+                                   "--count-each");
+        qo.elf = pos[0];
+        qo.map = ro.map;
+        qo.mark = ro.mark;
+        qo.t = ro.t;
+        qo.n = ro.n;
+        qo.timeout = ro.timeout;
+        return trace_qemu_run(ctx, &qo);
+    }
+    if (udp_given || qo.skip)
+        return cli_usage_error(ctx, "trace: --skip and --udp go with --qemu");
     if (qlog) {
         if (!qelf || p.npos)
             return cli_usage_error(ctx, "trace: --from-qemu needs --elf ELF");

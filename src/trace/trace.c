@@ -87,6 +87,9 @@ static void add_totals(trc_totals *t, const trc_rec *r)
     case TRC_MARK:
         t->marks++;
         break;
+    case TRC_CTX:
+        t->contexts++;
+        break;
     }
 }
 
@@ -101,6 +104,7 @@ struct trc_writer {
     coder c;
     trc_totals tot;
     uint64_t bytes;
+    unsigned version;
     int failed;
 };
 
@@ -152,8 +156,10 @@ trc_writer *trc_create(const char *path, const trc_header *h, cp_err *err)
         return NULL;
     }
     uint8_t hdr[HDR_FIXED + 4 * 256];
+    w->version = h->version >= TRC_VERSION_1 && h->version <= TRC_VERSION
+                     ? h->version : TRC_VERSION;
     memcpy(hdr, MAGIC, 8);
-    put32(hdr + 8, TRC_VERSION);
+    put32(hdr + 8, w->version);
     size_t n = HDR_FIXED;
     n += put_str(hdr + n, h->target, sizeof h->target);
     n += put_str(hdr + n, h->cpu, sizeof h->cpu);
@@ -221,6 +227,8 @@ static uint8_t *encode(coder *c, const trc_rec *r, uint8_t *p)
         c->next_mark = r->addr + 1;
         return p;
     }
+    /* TRC_CTX has only the escape form (it is rare: one per exception
+     * entry and return); it changes no coding state. */
     *p++ = K_FULL;
     *p++ = (uint8_t)r->kind;
     p = put_var(p, r->flags);
@@ -231,16 +239,19 @@ static uint8_t *encode(coder *c, const trc_rec *r, uint8_t *p)
         c->fetch_end = r->addr + r->len;
     else if (r->kind == TRC_DREAD)
         c->dread = r->addr;
-    else
+    else if (r->kind == TRC_MARK)
         c->next_mark = r->addr + 1;
     return p;
 }
 
 int trc_write(trc_writer *w, const trc_rec *rec, cp_err *err)
 {
-    if (rec->kind < TRC_FETCH || rec->kind > TRC_MARK)
+    if (rec->kind < TRC_FETCH || rec->kind > TRC_CTX)
         return cp_seterr(err, "'%s': record of unknown kind %d", w->path,
                          (int)rec->kind);
+    if (rec->kind == TRC_CTX && w->version < 2)
+        return cp_seterr(err, "'%s': a version 1 trace cannot hold "
+                         "exception contexts", w->path);
     uint8_t *p = w->buf + HDR_FIXED + w->len;
     w->len = (size_t)(encode(&w->c, rec, p) - (w->buf + HDR_FIXED));
     w->nrec++;
@@ -383,7 +394,7 @@ static trc_reader *open_file(FILE *f, const char *name, unsigned flags,
         goto fail;
     }
     r->h.version = get32(fix + 8);
-    if (r->h.version != TRC_VERSION) {
+    if (r->h.version < TRC_VERSION_1 || r->h.version > TRC_VERSION) {
         char v[48];
         snprintf(v, sizeof v, "%u (this reader knows %u)", r->h.version,
                  TRC_VERSION);
@@ -532,7 +543,9 @@ static int check_trailer(trc_reader *r, const uint8_t *p, size_t n,
     for (int i = 0; i < 6; i++)
         if (get_var(r, &v[i], 10, err))
             return -1;
-    trc_totals t = {v[0], v[1], v[2], v[3], v[4], v[5], ""};
+    trc_totals t = {.records = v[0], .fetch_runs = v[1], .insns = v[2],
+                    .fetch_bytes = v[3], .dreads = v[4], .marks = v[5],
+                    .contexts = r->tot.contexts, .end = ""};
     if (get_str(p, n, &r->pos, t.end, sizeof t.end))
         return r_err(r, err, r->blk_off, "corrupt trailer", NULL);
     if (t.records != r->tot.records || t.fetch_runs != r->tot.fetch_runs ||
@@ -648,7 +661,8 @@ static int decode(trc_reader *r, trc_rec *rec, cp_err *err)
         if (t >> 2 || r->pos >= r->len)
             return r_err(r, err, at, "corrupt record", NULL);
         rec->kind = (trc_kind)r->buf[r->pos++];
-        if (rec->kind < TRC_FETCH || rec->kind > TRC_MARK)
+        if (rec->kind < TRC_FETCH || rec->kind > TRC_CTX ||
+            (rec->kind == TRC_CTX && r->h.version < 2))
             return r_err(r, err, at, "corrupt record: unknown kind", NULL);
         if (get_v32(r, &v, err))
             return -1;
@@ -660,7 +674,7 @@ static int decode(trc_reader *r, trc_rec *rec, cp_err *err)
             r->c.fetch_end = rec->addr + rec->len;
         else if (rec->kind == TRC_DREAD)
             r->c.dread = rec->addr;
-        else
+        else if (rec->kind == TRC_MARK)
             r->c.next_mark = rec->addr + 1;
         return 0;
     }
@@ -668,6 +682,7 @@ static int decode(trc_reader *r, trc_rec *rec, cp_err *err)
 
 int trc_next(trc_reader *r, trc_rec *rec, cp_err *err)
 {
+again:
     while (!r->left) {
         if (r->done)
             return 0;
@@ -686,6 +701,8 @@ int trc_next(trc_reader *r, trc_rec *rec, cp_err *err)
         return -1;
     r->left--;
     add_totals(&r->tot, rec);
+    if (rec->kind == TRC_CTX && !(r->flags & TRC_OPEN_CONTEXT))
+        goto again;
     return 1;
 }
 

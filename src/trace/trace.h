@@ -15,7 +15,23 @@ typedef enum trc_kind {
     TRC_FETCH = 1, /* instruction bytes [addr, addr + len) fetched in order */
     TRC_DREAD = 2, /* a data read of len bytes at addr (flash window only) */
     TRC_MARK = 3,  /* the start of iteration number addr (0, 1, ...) */
+    TRC_CTX = 4,   /* version 2: the records that follow ran in exception
+                      context addr (TRC_CTX_THREAD, or the exception
+                      number); only readers opened with TRC_OPEN_CONTEXT
+                      see these records */
 } trc_kind;
+
+/* Exception contexts (the ARMv7-M / ARMv6-M exception numbers, ARMv7-M
+ * Architecture Reference Manual B1.5.2 "Exception number definition"). */
+enum {
+    TRC_CTX_THREAD = 0,  /* thread mode: no exception active */
+    TRC_CTX_NMI = 2,
+    TRC_CTX_HARDFAULT = 3,
+    TRC_CTX_SVCALL = 11,
+    TRC_CTX_PENDSV = 14,
+    TRC_CTX_SYSTICK = 15,
+    TRC_CTX_IRQ0 = 16,   /* external interrupt k is 16 + k */
+};
 
 enum trc_flags {
     TRC_F_UNCACHED = 1 << 0, /* from memory the cache does not see (SRAM,
@@ -60,7 +76,10 @@ int trc_finish(trc_writer *w, cp_err *err);
 
 /* Additions (docs/formats/trace.md). */
 
-#define TRC_VERSION 1
+/* The newest version this code reads and writes. trc_create writes the
+ * header's version (1 or 2); version 1 files cannot hold TRC_CTX. */
+#define TRC_VERSION 2
+#define TRC_VERSION_1 1
 
 /* Totals of a trace: the trailer's, or counted so far. */
 typedef struct trc_totals {
@@ -70,6 +89,8 @@ typedef struct trc_totals {
     uint64_t fetch_bytes; /* sum of FETCH len */
     uint64_t dreads;      /* TRC_DREAD records */
     uint64_t marks;       /* TRC_MARK records */
+    uint64_t contexts;    /* TRC_CTX records (counted; not in the
+                             trailer, which counts them in records) */
     char end[32];         /* why the recording ended: "done",
                              "instruction limit", "time limit",
                              "interrupted", "fault", "stopped", "" */
@@ -80,6 +101,9 @@ enum trc_open_flags {
      * after its last complete block instead of an error; trc_truncated()
      * then says so. */
     TRC_OPEN_PARTIAL = 1 << 0,
+    /* trc_next also returns TRC_CTX records (hidden otherwise: they change
+     * no fetch, and readers that do not split by context skip them). */
+    TRC_OPEN_CONTEXT = 1 << 1,
 };
 
 trc_reader *trc_open_ex(const char *path, unsigned flags, cp_err *err);

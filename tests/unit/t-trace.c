@@ -254,11 +254,11 @@ static void corrupt(void)
         }
     }
     T_ASSERT(errors > 0);
-    memcpy(c, "CPTRACE\0\2\0\0\0", 12);
+    memcpy(c, "CPTRACE\0\3\0\0\0", 12);
     uint64_t recs;
     cp_err err;
     T_EQ(read_all(c, n, 0, &recs, &err), -1);
-    T_ASSERT(strstr(err.msg, "version 2"));
+    T_ASSERT(strstr(err.msg, "version 3"));
     T_EQ(read_all((const uint8_t *)"hello", 5, 0, &recs, &err), -1);
     T_ASSERT(strstr(err.msg, "not a codeplace trace"));
     T_EQ(read_all(d, 0, 0, &recs, &err), -1);
@@ -302,10 +302,60 @@ static void bad_kind(void)
     unlink(p);
 }
 
+/* Version 2: exception contexts, hidden from readers that do not ask. */
+static void contexts(void)
+{
+    const char *p = tmpfile_path("ctx");
+    cp_err err;
+    trc_header h = hdr;
+    h.version = 2;
+    trc_writer *w = trc_create(p, &h, &err);
+    T_ASSERT(w);
+    trc_rec recs[] = {
+        {TRC_FETCH, 0x100, 8, 4, 0}, {TRC_CTX, TRC_CTX_SYSTICK, 0, 0, 0},
+        {TRC_FETCH, 0x200, 6, 3, 0}, {TRC_CTX, TRC_CTX_THREAD, 0, 0, 0},
+        {TRC_FETCH, 0x108, 4, 2, 0},
+    };
+    for (size_t i = 0; i < 5; i++)
+        T_EQ(trc_write(w, &recs[i], &err), 0);
+    T_EQ(trc_finish(w, &err), 0);
+    trc_reader *r = trc_open(p, &err);
+    T_ASSERT(r);
+    T_EQ(trc_get_header(r)->version, 2);
+    trc_rec x;
+    int n = 0;
+    while (trc_next(r, &x, &err) == 1) {
+        T_EQ(x.kind, TRC_FETCH);
+        n++;
+    }
+    T_EQ(n, 3);
+    T_EQ(trc_get_totals(r)->records, 5);
+    T_EQ(trc_get_totals(r)->contexts, 2);
+    trc_close(r);
+    r = trc_open_ex(p, TRC_OPEN_CONTEXT, &err);
+    T_ASSERT(r);
+    for (size_t i = 0; i < 5; i++) {
+        T_EQ(trc_next(r, &x, &err), 1);
+        T_EQ(x.kind, recs[i].kind);
+        T_EQ(x.addr, recs[i].addr);
+    }
+    T_EQ(trc_next(r, &x, &err), 0);
+    trc_close(r);
+    /* A version 1 file cannot hold them. */
+    h.version = 1;
+    w = trc_create(p, &h, &err);
+    T_ASSERT(w);
+    T_EQ(trc_write(w, &recs[1], &err), -1);
+    T_ASSERT(strstr(err.msg, "version 1"));
+    trc_abandon(w);
+    unlink(p);
+}
+
 static const t_case cases[] = {
     {"round_trip", round_trip}, {"truncated", truncated},
     {"abandoned", abandoned},   {"corrupt", corrupt},
     {"compact", compact},       {"bad_kind", bad_kind},
+    {"contexts", contexts},
     {NULL, NULL},
 };
 
