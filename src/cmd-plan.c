@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "cli/tgtopt.h"
+#include "cmd-plan-samples.h"
 #include "commands.h"
 #include "image/image.h"
 #include "plan/emit.h"
@@ -21,7 +22,7 @@ enum {
     O_MAP, O_TRACE, O_TARGET, O_CACHE, O_AS, O_UNCACHED, O_BUDGET, O_STRATEGY,
     O_PAD, O_EXCLUDE, O_NORAM, O_ITERS, O_PLAN_ITERS, O_MOVES, O_TIME, O_SEED,
     O_CACHE_SEED, O_LIST, O_LAYOUT, O_EMIT, O_COMPARE, O_REFINE, O_REFINE_MAP,
-    O_UNVERIFIED,
+    O_UNVERIFIED, O_SAMPLES,
     O_NOPT
 };
 
@@ -73,6 +74,10 @@ static const cli_opt opts[] = {
     [O_UNVERIFIED] = {"unverified", 0, NULL, "plan even when the map "
                       "disagrees with the ELF (the prediction is marked "
                       "unverified)"},
+    [O_SAMPLES] = {"samples", 'S', "FILE", "PC samples of this image "
+                   "(codeplace record): alone, a ranking by samples per byte "
+                   "(no prediction); with --trace, one more candidate, "
+                   "evaluated on the trace"},
     [O_NOPT] = {0},
 };
 
@@ -82,8 +87,8 @@ const cli_cmd cmd_plan = {
     .name = "plan",
     .fn = cmd_plan_fn,
     .summary = "choose functions for SRAM/ITCM and colour the hot code in flash",
-    .usage = "ELF --map MAP --trace TRACE [--target NAME|FILE] [--budget BYTES] "
-             "[--list FILE] [--emit DIR]",
+    .usage = "ELF --map MAP --trace TRACE|--samples SAMPLES [--target NAME|FILE] "
+             "[--budget BYTES] [--list FILE] [--emit DIR]",
     .description =
         "Plans in input sections (what a linker can move) and names functions\n"
         "in its output. Every candidate layout is evaluated exactly: the\n"
@@ -99,6 +104,13 @@ const cli_cmd cmd_plan = {
         "  rank      baseline: fast memory filled by instructions per byte\n"
         "  density   baseline: fast memory filled by stock misses per byte\n"
         "  auto      all of the above; the one with the fewest misses\n\n"
+        "With --samples instead of --trace (PC samples from a board): fast\n"
+        "memory by samples per byte, busy-wait loops (samples in a tight\n"
+        "backward branch) left out, the rest in a hot block in order of heat\n"
+        "(--strategy rank: fast memory only). That is a ranking, not a\n"
+        "prediction: no miss figure is printed; measure before and after with\n"
+        "codeplace counters. With both, the samples' plan is one more\n"
+        "candidate, simulated on the trace.\n\n"
         "example:\n"
         "  codeplace trace fw.elf --target rp2040 -n 50 -o run.trace\n"
         "  codeplace plan fw.elf --map fw.map --trace run.trace --target rp2040 \\\n"
@@ -163,18 +175,22 @@ static void row_text(FILE *o, const plan_model *m, const tgt *t,
 {
     double cyc = cycles(t, c, r->insns, r->misses);
     double stock = cycles(t, c, plan_model_insns(m), r->stock_misses);
-    fprintf(o, "%-10s %8u %8u %10.1f %10.1f %10.0f %7.2fx\n", name,
-            r->fast_bytes, r->pad_bytes, r->misses,
-            r->conflict_after, cyc, cyc > 0 ? stock / cyc : 0.0);
+    char conflict[32] = "-"; /* not simulated for the samples' plan */
+    if (strncmp(name, "samples", 7))
+        snprintf(conflict, sizeof conflict, "%.1f", r->conflict_after);
+    fprintf(o, "%-10s %8u %8u %10.1f %10s %10.0f %7.2fx\n", name,
+            r->fast_bytes, r->pad_bytes, r->misses, conflict, cyc,
+            cyc > 0 ? stock / cyc : 0.0);
 }
 
 static void result_json(jw *w, const plan_model *m, const tgt *t,
                         const tgt_cache *c, const plan_result *r,
-                        double unrefined)
+                        double unrefined, const char *name)
 {
+    int sampled = name != NULL; /* the samples' plan: no 3C split */
     jw_obj_begin(w);
     jw_key(w, "strategy");
-    jw_str(w, plan_strategy_name(r->strategy));
+    jw_str(w, name ? name : plan_strategy_name(r->strategy));
     jw_key(w, "misses_per_iteration");
     jw_double(w, r->misses);
     if (unrefined >= 0) {
@@ -185,9 +201,15 @@ static void result_json(jw *w, const plan_model *m, const tgt *t,
     jw_key(w, "stock_misses_per_iteration");
     jw_double(w, r->stock_misses);
     jw_key(w, "conflict_misses_before");
-    jw_double(w, r->conflict_before);
+    if (sampled)
+        jw_null(w);
+    else
+        jw_double(w, r->conflict_before);
     jw_key(w, "conflict_misses_after");
-    jw_double(w, r->conflict_after);
+    if (sampled)
+        jw_null(w);
+    else
+        jw_double(w, r->conflict_after);
     jw_key(w, "instructions_per_iteration");
     jw_double(w, r->insns);
     jw_key(w, "search_moves");
@@ -198,10 +220,10 @@ static void result_json(jw *w, const plan_model *m, const tgt *t,
     jw_arr_begin(w);
     for (unsigned k = 0; k < r->nwork; k++) {
         double wt;
-        const char *name = plan_model_workload(m, k, &wt);
+        const char *wname = plan_model_workload(m, k, &wt);
         jw_obj_begin(w);
         jw_key(w, "trace");
-        jw_str(w, name);
+        jw_str(w, wname);
         jw_key(w, "weight");
         jw_double(w, wt);
         jw_key(w, "misses_per_iteration");
@@ -255,8 +277,8 @@ static void result_json(jw *w, const plan_model *m, const tgt *t,
         }
         jw_key(w, "size");
         jw_uint(w, u->size);
-        jw_key(w, "stock_misses");
-        jw_double(w, it->misses);
+        jw_key(w, sampled ? "samples" : "stock_misses");
+        jw_double(w, sampled ? it->samples : it->misses);
         jw_obj_end(w);
     }
     jw_arr_end(w);
@@ -338,6 +360,8 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
     const char *list = NULL, *layout = NULL, *emit = NULL, *arg;
     const char *refine = NULL, *refine_map = NULL;
     double unrefined[PLAN_NSTRATEGIES] = {0};
+    const char *samples = NULL;
+    plan_result *sres = NULL;
     plan_strategy strategy = PLAN_AUTO;
     uint32_t budget = 0, pad = 8192, iters = 32, plan_iters = 3;
     uint64_t seed = 1, cache_seed = 1;
@@ -403,15 +427,19 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
         case O_REFINE: refine = arg; break;
         case O_REFINE_MAP: refine_map = arg; break;
         case O_UNVERIFIED: allow_unverified = 1; break;
+        case O_SAMPLES: samples = arg; break;
         }
     }
     if (rc != CLI_END)
         return cli_parse_exit(rc);
     if (p.npos != 1)
         return cli_usage_error(ctx, "plan: give one ELF file");
-    if (!ntraces)
-        return cli_usage_error(ctx, "plan: --trace is required (record one "
-                               "with 'codeplace trace')");
+    if (!ntraces && !samples)
+        return cli_usage_error(ctx, "plan: give --trace (record one with "
+                               "'codeplace trace') or --samples (codeplace "
+                               "record)");
+    if (!ntraces && compare)
+        return cli_usage_error(ctx, "plan: --compare needs --trace");
     if (ntraces > PLAN_MAX_WORK)
         return cli_usage_error(ctx, "plan: at most %d traces", PLAN_MAX_WORK);
     char tpath[PLAN_MAX_WORK][1024];
@@ -420,7 +448,8 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
         if (parse_trace_arg(ctx, traces[i], tpath[i], sizeof tpath[i],
                             &tweight[i]) < 0)
             return CLI_USAGE;
-    if ((rc = cli_tgt_resolve(ctx, &to, tpath[0], NULL, 1)) != CLI_OK)
+    if ((rc = cli_tgt_resolve(ctx, &to, ntraces ? tpath[0] : NULL, NULL, 1)) !=
+        CLI_OK)
         return rc;
     const tgt *t = &to.t;
     tgt_cache c = t->cache;
@@ -487,6 +516,11 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
     for (int i = 0; i < nnoram; i++)
         if (!plan_model_exclude(m, noram[i], 1))
             cli_warn("--no-ram '%s' matches nothing", noram[i]);
+    plan_samples_args sa = {samples, strategy, budget, list, layout, emit};
+    if (!ntraces) {
+        status = cmd_plan_samples_only(ctx, m, t, &sa);
+        goto out;
+    }
     for (int i = 0; i < ntraces; i++) {
         cli_info(ctx, "plan: reading %s", tpath[i]);
         if (plan_model_add_workload(m, tpath[i], tweight[i], iters, &err) < 0) {
@@ -585,8 +619,19 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
         }
         cli_info(ctx, "plan: %ld linker stubs read back from %s", nst, refine);
     }
-    plan_emit_info info = {t, plan_strategy_name(best->strategy), budget,
-                           unverified};
+    if (samples) {
+        if (cmd_plan_samples_candidate(ctx, m, &sa, &sres) < 0)
+            goto out;
+        if ((strategy == PLAN_AUTO || compare) &&
+            plan_result_cycles(m, sres) < plan_result_cycles(m, best) - 1e-6)
+            best = sres;
+    }
+    plan_emit_info info = {.t = t,
+                           .strategy = best == sres
+                                           ? "samples-hotblock"
+                                           : plan_strategy_name(best->strategy),
+                           .budget = budget, .unverified = unverified,
+                           .from_samples = best == sres};
     emit_args ea = {m, best, &info};
     if (list && write_file(list, "name list", do_list, &ea) < 0)
         goto out;
@@ -618,7 +663,7 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
         jw_key(&w, "iterations");
         jw_uint(&w, plan_model_niters(m));
         jw_key(&w, "best");
-        jw_str(&w, plan_strategy_name(best->strategy));
+        jw_str(&w, info.strategy);
         jw_key(&w, "verified");
         jw_bool(&w, !unverified);
         if (unverified) {
@@ -630,7 +675,9 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
         for (int k = 0; k < PLAN_AUTO; k++)
             if (res[k])
                 result_json(&w, m, t, &c, res[k],
-                            refine ? unrefined[k] : -1);
+                            refine ? unrefined[k] : -1, NULL);
+        if (sres)
+            result_json(&w, m, t, &c, sres, -1, "samples-hotblock");
         jw_arr_end(&w);
         jw_obj_end(&w);
         jw_finish(&w);
@@ -649,8 +696,10 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
             if (res[k])
                 row_text(out, m, t, &c, plan_strategy_name((plan_strategy)k),
                          res[k]);
-        fprintf(out, "\nchosen: %s (%zu sections placed: ",
-                plan_strategy_name(best->strategy), best->nitems);
+        if (sres)
+            row_text(out, m, t, &c, "samples-hotblock", sres);
+        fprintf(out, "\nchosen: %s (%zu sections placed: ", info.strategy,
+                best->nitems);
         size_t nf = 0;
         for (size_t i = 0; i < best->nitems; i++)
             nf += best->items[i].region == PLAN_FAST;
@@ -676,6 +725,7 @@ out:
     cp_sig_restore();
     for (int k = 0; k < PLAN_NSTRATEGIES; k++)
         plan_result_free(res[k]);
+    plan_result_free(sres);
     plan_model_free(m);
     img_free(im);
     return status;

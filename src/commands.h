@@ -10,6 +10,7 @@ extern const cli_cmd cmd_target;
 extern const cli_cmd cmd_trace;
 extern const cli_cmd cmd_sim;
 extern const cli_cmd cmd_plan;
+extern const cli_cmd cmd_apply;
 extern const cli_cmd cmd_report;
 extern const cli_cmd cmd_samples;
 extern const cli_cmd cmd_diff;

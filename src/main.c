@@ -28,6 +28,7 @@ static const cli_cmd *const commands[] = {
     &cmd_sim,
     &cmd_plan,
     &cmd_verify,
+    &cmd_apply,
     &cmd_target,
     &cmd_samples,
     &cmd_report,

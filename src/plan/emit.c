@@ -26,8 +26,13 @@ static void header(FILE *f, const char *what, const plan_model *m,
             img_hash(plan_model_image(m)));
     fprintf(f, "%s strategy: %s  budget: %u bytes of %s\n", c, info->strategy,
             info->budget, info->t->fast_mem);
-    fprintf(f, "%s predicted: %.1f misses per iteration (stock %.1f), %.0f "
-            "instructions\n", c, r->misses, r->stock_misses, r->insns);
+    if (info->no_prediction)
+        fprintf(f, "%s predicted: nothing: %s\n", c,
+                info->basis ? info->basis : "not simulated");
+    else
+        fprintf(f, "%s predicted: %.1f misses per iteration (stock %.1f), "
+                "%.0f instructions\n", c, r->misses, r->stock_misses,
+                r->insns);
     if (info->unverified)
         fprintf(f, "%s UNVERIFIED prediction: %s\n", c, info->unverified);
 }
@@ -37,10 +42,17 @@ int plan_emit_list(FILE *f, const plan_model *m, const plan_result *r,
 {
     const img *im = plan_model_image(m);
     header(f, "name list", m, r, info, "#");
-    fputs("# One function name per line, grouped by region; the comment after\n"
-          "# each name is its size, the misses per iteration it had in the\n"
-          "# stock image and where it came from. Regions: a fast memory\n"
-          "# (sram, itcm), then flash in hot-block order.\n", f);
+    if (r->block_end)
+        fprintf(f, "# block end: %u bytes (the hot block is padded to it)\n",
+                r->block_end);
+    fprintf(f, "# One function name per line, grouped by region; the comment after\n"
+            "# each name is its size%s and where it came from. Regions: a\n"
+            "# fast memory (sram, itcm), then flash in hot-block order, with\n"
+            "# the cache set each hot section starts at.\n",
+            info->from_samples    ? ", the PC samples in it"
+            : info->no_prediction ? ""
+                                  : ", the misses per iteration it had in\n"
+                                    "# the stock image");
     plan_region cur = (plan_region)-1;
     for (size_t i = 0; i < r->nitems; i++) {
         const plan_item *it = &r->items[i];
@@ -49,11 +61,30 @@ int plan_emit_list(FILE *f, const plan_model *m, const plan_result *r,
             cur = it->region;
             fprintf(f, "# region: %s\n", region_name(info, cur));
         }
+        /* A hot section's cache set, so that codeplace apply can keep the
+         * colouring in another build. */
+        char set[24] = "";
+        if (it->region == PLAN_FLASH_HOT)
+            snprintf(set, sizeof set, "set %u, ", it->colour);
         for (unsigned k = 0; k < u->nfuncs; k++) {
             const img_func *fn = img_func_at(im, u->first_func + k);
-            if (k == 0)
-                fprintf(f, "%-40s # %u bytes, %.1f misses, %s%s%s%s %s%s\n",
-                        fn->name, u->size, it->misses,
+            if (k == 0 && info->from_samples)
+                fprintf(f, "%-40s # %u bytes, %s%.0f samples, %s%s%s%s %s%s\n",
+                        fn->name, u->size, set, it->samples,
+                        u->archive ? u->archive : "",
+                        u->object ? "(" : "", u->object ? u->object : "",
+                        u->object ? ")" : "", u->isec,
+                        (u->flags & PLAN_U_GUESSED) ? " (section guessed)" : "");
+            else if (k == 0 && info->no_prediction)
+                fprintf(f, "%-40s # %u bytes, %s%s%s%s%s %s%s\n",
+                        fn->name, u->size, set,
+                        u->archive ? u->archive : "",
+                        u->object ? "(" : "", u->object ? u->object : "",
+                        u->object ? ")" : "", u->isec,
+                        (u->flags & PLAN_U_GUESSED) ? " (section guessed)" : "");
+            else if (k == 0)
+                fprintf(f, "%-40s # %u bytes, %s%.1f misses, %s%s%s%s %s%s\n",
+                        fn->name, u->size, set, it->misses,
                         u->archive ? u->archive : "",
                         u->object ? "(" : "", u->object ? u->object : "",
                         u->object ? ")" : "", u->isec,
@@ -135,10 +166,16 @@ int plan_emit_layout(FILE *f, const plan_model *m, const plan_result *r,
         cur = (cur + al - 1) & ~(uint64_t)(al - 1);
         for (unsigned k = 0; k < u->nfuncs; k++) {
             const img_func *fn = img_func_at(im, u->first_func + k);
-            fprintf(f, "%s %s 0x%08llx %u fast-memory:saves-%.1f-misses\n",
-                    fn->name, info->t->fast_mem,
-                    (unsigned long long)(cur + (fn->addr - u->addr)),
-                    fn->size, it->saved > 0 ? it->saved : it->misses);
+            if (info->from_samples)
+                fprintf(f, "%s %s 0x%08llx %u fast-memory:%.0f-samples\n",
+                        fn->name, info->t->fast_mem,
+                        (unsigned long long)(cur + (fn->addr - u->addr)),
+                        fn->size, it->samples);
+            else
+                fprintf(f, "%s %s 0x%08llx %u fast-memory:saves-%.1f-misses\n",
+                        fn->name, info->t->fast_mem,
+                        (unsigned long long)(cur + (fn->addr - u->addr)),
+                        fn->size, it->saved > 0 ? it->saved : it->misses);
         }
         cur += u->size;
     }

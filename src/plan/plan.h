@@ -171,6 +171,7 @@ typedef struct plan_item {
     uint32_t colour;      /* start set of the unit in the hot block */
     double misses;        /* misses attributed to it before the move */
     double saved;         /* PLAN_FAST: misses per iteration the move saved */
+    double samples;       /* PC samples in it, when planned from samples */
 } plan_item;
 
 typedef struct plan_result {
