@@ -64,7 +64,9 @@ test_expect_success 'rp2040: the layout lists the stubs ld made (flash and fast 
     grep '^@stub 0x1' $W/rp2040-ram.layout >flash &&
     grep '^@stub 0x2' $W/rp2040-ram.layout >ram &&
     test -s flash && test -s ram &&
-    test \$(arm-none-eabi-nm $W/rp2040-ram.elf | grep -c '_veneer\$') -eq \$(cat flash ram | wc -l)
+    arm-none-eabi-nm $W/rp2040-ram.elf >nm &&
+    test \$(python3 $CP_ROOT/tests/cli/veneers.py nm count 1) -eq \$(wc -l <flash) &&
+    test \$(python3 $CP_ROOT/tests/cli/veneers.py nm count 2) -eq \$(wc -l <ram)
 "
 
 test_expect_success 'sim --layout fetches the stubs: the plan prediction and the relinked instructions' "
@@ -96,7 +98,8 @@ test_expect_success 'sim --layout: a bad @stub line names the file and line' "
 test_expect_success 'plan --refine-from: the flash stubs where ld put them, predicted again' "
     plan rp2040 ram 8K refined --refine-from $W/rp2040-ram.elf \
         --refine-map $W/rp2040-ram.map --json -q -o $W/refined.json &&
-    arm-none-eabi-nm $W/rp2040-ram.elf | awk '/_veneer\$/ && \$1 ~ /^10/ { print \$1 }' | sort >ld &&
+    arm-none-eabi-nm $W/rp2040-ram.elf >nm &&
+    python3 $CP_ROOT/tests/cli/veneers.py nm last 10 >ld &&
     sed -n 's/^@stub 0x\(1[0-9a-f]*\) .*/\1/p' $W/refined.layout | sort >ours &&
     test -s ld && test_cmp ld ours &&
     json $W/refined.json \"d['results'][0]['misses_before_refine']\" >/dev/null &&
@@ -117,10 +120,14 @@ test_expect_success 'plan --refine-from: usage and bad input' "
     grep -q 'not.elf' err
 "
 
-test_expect_success 'plan away from the link directory warns that alignments are guessed' "
-    $CODEPLACE plan $FW/demo-rp2040.elf --map $FW/demo-rp2040.map --trace $W/rp2040.trace \
+test_expect_success 'a map whose objects cannot be found warns that alignments are guessed; the map'"'"'s directory and its parents are searched' "
+    cp $FW/demo-rp2040.map far.map &&
+    $CODEPLACE plan $FW/demo-rp2040.elf --map far.map --trace $W/rp2040.trace \
         --target rp2040 --strategy hotblock -q >/dev/null 2>err &&
     grep -q 'sections: their object files .* alignment is guessed' err &&
+    $CODEPLACE plan $FW/demo-rp2040.elf --map $FW/demo-rp2040.map --trace $W/rp2040.trace \
+        --target rp2040 --strategy hotblock -q >/dev/null 2>err1 &&
+    ! grep -q 'alignment is guessed' err1 &&
     (cd $CP_ROOT && $CODEPLACE plan $FW/demo-rp2040.elf --map $FW/demo-rp2040.map \
         --trace $W/rp2040.trace --target rp2040 --strategy hotblock -q >/dev/null) 2>err2 &&
     ! grep -q 'alignment is guessed' err2
