@@ -1,23 +1,74 @@
 #!/bin/sh
-# Planner speed: one colour plan (100,000 local-search moves, each an exact
-# re-simulation of the sets it changes) and one combined plan at 16 KiB on a
-# 16-iteration trace of the RP2040 demo firmware. Prints CPU seconds.
+# The planner against its goals on the RP2040 demo firmware (a 16-iteration
+# trace): at budget 0 the annealed colouring against the fully associative
+# LRU misses of the stock stream; at 16 KiB combined against a density
+# ranking by misses per byte (the `density` strategy). The searches count
+# moves (--time 0), so every figure but the CPU seconds is the same on
+# every machine. MOVES sets the moves per search (default 200000); HEAVY=1
+# also plans the heavy workload (build/fw/heavy-rp2040.elf, 8 iterations).
+#
+#   sh bench/plan.sh            # or: MOVES=50000 HEAVY=1 sh bench/plan.sh
 set -eu
 cd "$(dirname "$0")/.."
 CP=build/codeplace
 W=build/bench-plan
+MOVES=${MOVES:-200000}
 mkdir -p "$W"
 make --no-print-directory firmware >/dev/null
 ELF=build/fw/demo-rp2040.elf MAP=build/fw/demo-rp2040.map
-[ -f "$W/run.trace" ] || $CP trace "$ELF" --target rp2040 --init codeplace_init \
-    --iter codeplace_iteration -n 16 -q -o "$W/run.trace" >/dev/null
-cpu() { # command...: prints user+sys seconds
-    /usr/bin/time -f "%U %S" "$@" 2>"$W/time.txt" >/dev/null
-    tail -1 "$W/time.txt" | awk '{printf "%.2f", $1 + $2}'
+if [ ! -f "$W/run.trace" ] || [ "$ELF" -nt "$W/run.trace" ]; then
+    $CP trace "$ELF" --target rp2040 --init codeplace_init \
+        --iter codeplace_iteration -n 16 -q -o "$W/run.trace" >/dev/null
+fi
+$CP sim "$W/run.trace" --elf "$ELF" --map "$MAP" --json -q -o "$W/stock.json"
+json() { # FILE EXPR over d
+    python3 -c 'import json,sys
+d=json.load(open(sys.argv[1]))
+print(round(eval(sys.argv[2], {"d": d}), 1))' "$@"
 }
-t=$(cpu $CP plan "$ELF" --map "$MAP" --trace "$W/run.trace" --target rp2040 \
-    --strategy colour --search-moves 100000 -q)
-echo "plan colour, 100,000 moves: $t s CPU ($(awk -v t="$t" 'BEGIN{printf "%.0f", 100000 / t}') moves/s including loading and the graph)"
-t=$(cpu $CP plan "$ELF" --map "$MAP" --trace "$W/run.trace" --target rp2040 \
-    --strategy combined --budget 16K -q)
-echo "plan combined, 16 KiB: $t s CPU"
+cpu() { # OUT command...: runs it, prints user+sys seconds
+    out=$1
+    shift
+    /usr/bin/time -f "%U %S" "$@" >"$out" 2>"$W/time.txt"
+    tail -1 "$W/time.txt" | awk '{printf "%.1f", $1 + $2}'
+}
+M="d['results'][0]['misses_per_iteration']"
+N="d['results'][0]['search_moves']"
+fa=$(json "$W/stock.json" "d['warm']['sum']['fully_associative'] / d['warm']['iterations']")
+stock=$(json "$W/stock.json" "d['warm']['misses_mean']")
+ideal=$(json "$W/stock.json" "d['warm']['sum']['ideal'] / d['warm']['iterations']")
+echo "rp2040 demo, 16 iterations: stock $stock warm misses per iteration, fully associative LRU $fa, ideal bound $ideal"
+echo "load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+P="$CP plan $ELF --map $MAP --trace $W/run.trace --target rp2040 --time 0 --json -q"
+t=$(cpu "$W/hotblock.json" $P --strategy hotblock)
+echo "budget 0, hotblock: $(json "$W/hotblock.json" "$M") misses per iteration ($t s CPU)"
+t=$(cpu "$W/colour.json" $P --strategy colour --search-moves "$MOVES")
+c=$(json "$W/colour.json" "$M")
+echo "budget 0, colour ($(json "$W/colour.json" "$N") moves): $c misses per iteration, $(python3 -c "print(round($c / $fa, 3))") x fully associative ($t s CPU)"
+t=$(cpu "$W/density.json" $P --strategy density --budget 16K)
+d=$(json "$W/density.json" "$M")
+echo "16 KiB, density ranking by misses per byte: $d misses per iteration ($t s CPU)"
+t=$(cpu "$W/combined.json" $P --strategy combined --budget 16K --search-moves "$MOVES")
+b=$(json "$W/combined.json" "$M")
+echo "16 KiB, combined ($(json "$W/combined.json" "$N") moves in its three searches): $b misses per iteration, $(python3 -c "print(round($b / $d, 3))") x density ($t s CPU)"
+
+[ "${HEAVY:-0}" = 1 ] || exit 0
+HE=build/fw/heavy-rp2040.elf HM=build/fw/heavy-rp2040.map
+if [ ! -f "$W/heavy.trace" ] || [ "$HE" -nt "$W/heavy.trace" ]; then
+    $CP trace "$HE" --target rp2040 --init codeplace_init \
+        --iter codeplace_iteration -n 8 -q -o "$W/heavy.trace" >/dev/null
+fi
+$CP sim "$W/heavy.trace" --elf "$HE" --map "$HM" --json -q -o "$W/hstock.json"
+fa=$(json "$W/hstock.json" "d['warm']['sum']['fully_associative'] / d['warm']['iterations']")
+echo "heavy workload, 8 iterations: stock $(json "$W/hstock.json" "d['warm']['misses_mean']"), fully associative LRU $fa, ideal bound $(json "$W/hstock.json" "d['warm']['sum']['ideal'] / d['warm']['iterations']")"
+P="$CP plan $HE --map $HM --trace $W/heavy.trace --target rp2040 --time 0 --json -q"
+t=$(cpu "$W/hcolour.json" $P --strategy colour --search-moves "$MOVES")
+c=$(json "$W/hcolour.json" "$M")
+echo "heavy, budget 0, colour: $c misses per iteration, $(python3 -c "print(round($c / $fa, 3))") x fully associative ($t s CPU)"
+t=$(cpu "$W/hdensity.json" $P --strategy density --budget 16K)
+d=$(json "$W/hdensity.json" "$M")
+echo "heavy, 16 KiB, density: $d misses per iteration ($t s CPU)"
+t=$(cpu "$W/hcombined.json" $P --strategy combined --budget 16K --search-moves "$MOVES")
+b=$(json "$W/hcombined.json" "$M")
+echo "heavy, 16 KiB, combined: $b misses per iteration, $(python3 -c "print(round($b / $d, 3))") x density ($t s CPU)"

@@ -8,6 +8,11 @@
 #                              the same object code as demo-rp2040
 #   demo-mps2-an500.elf/.map   QEMU reference (machine mps2-an500, Cortex-M7),
 #                              the same object code as demo-imxrt1062
+#   heavy-BOARD.elf/.map       the heavy workload (firmware/heavy/, C++17 on
+#                              newlib + libstdc++ + libgcc) for rp2040 and
+#                              imxrt1062, with QEMU references mps2-an385
+#                              (Cortex-M3 running the rp2040 object code) and
+#                              mps2-an500
 #
 #   ws-mps2-an385.elf/.map     whole-system echo firmware (firmware/ws/):
 #   ws-mps2-an500.elf/.map     kernel, LAN9118 driver, ARP/IPv4/ICMP/UDP
@@ -18,6 +23,7 @@
 #   make -f mk/firmware.mk relink TARGET=rp2040 PLACE=plan-dir OUT=build/fw/placed/demo-rp2040
 #        (TARGET=ws-mps2-an385 or ws-mps2-an500 for the echo firmware)
 #        (or firmware/relink.sh rp2040 plan-dir build/fw/placed/demo-rp2040)
+#   make -f mk/firmware.mk relink WORKLOAD=heavy TARGET=rp2040 PLACE=plan-dir OUT=...
 FW_OUT   := build/fw
 FW_CC    := arm-none-eabi-gcc
 FW_CFLAGS := -std=c99 -Os -g -Wall -Wextra -Werror \
@@ -39,13 +45,15 @@ FW_CPUOF_rp2040     := m0
 FW_CPUOF_microbit   := m0
 FW_CPUOF_imxrt1062  := m7
 FW_CPUOF_mps2-an500 := m7
+FW_CPUOF_mps2-an385 := m0
 FW_REF_microbit     := --oslib=semihost
 FW_REF_mps2-an500   := --oslib=semihost
 FW_EXTRA_microbit   := $(FW_OUT)/obj/m0/ref/semihost.o
 FW_EXTRA_mps2-an500 := $(FW_OUT)/obj/m7/ref/semihost.o
 
 FW_BOARDS := rp2040 imxrt1062 microbit mps2-an500
-FW_ELF    := $(FW_BOARDS:%=$(FW_OUT)/demo-%.elf)
+HV_BOARDS := rp2040 imxrt1062 mps2-an385 mps2-an500
+FW_ELF    := $(FW_BOARDS:%=$(FW_OUT)/demo-%.elf) $(HV_BOARDS:%=$(FW_OUT)/heavy-%.elf)
 
 .PHONY: firmware relink
 firmware: $(FW_ELF)
@@ -71,6 +79,57 @@ $(FW_OUT)/demo-$(1).elf: $$(FW_OBJ_$$(FW_CPUOF_$(1))) $$(FW_EXTRA_$(1)) $$(FW_LD
 	$$(call fw_link,$(1),firmware/ld/default,$(FW_OUT)/demo-$(1))
 endef
 $(foreach b,$(FW_BOARDS),$(eval $(call FW_BOARD_RULE,$(b))))
+
+# The heavy workload (docs/firmware.md, "The heavy workload"): C++17 on
+# Debian's newlib (libnewlib-arm-none-eabi), libstdc++
+# (libstdc++-arm-none-eabi-newlib) and libgcc, no picolibc. The startup is
+# the shared one, built for newlib (no picolibc TLS pointer).
+HV_CXX      := arm-none-eabi-g++
+HV_CXXFLAGS := -std=c++17 -Os -g -Wall -Wextra -Werror \
+	-fno-exceptions -fno-rtti -fno-threadsafe-statics -fno-use-cxa-atexit \
+	-ffunction-sections -fdata-sections -Ifirmware/common -Ifirmware/heavy
+HV_CFLAGS   := -std=c99 -Os -g -Wall -Wextra -Werror -DCODEPLACE_NEWLIB \
+	-ffunction-sections -fdata-sections -Ifirmware/common
+HV_SRC      := $(sort $(wildcard firmware/heavy/*.cpp))
+HV_HDR      := $(wildcard firmware/heavy/*.h firmware/common/*.h)
+HV_OBJ_m0   := $(HV_SRC:firmware/%.cpp=$(FW_OUT)/hobj/m0/%.o) $(FW_OUT)/hobj/m0/common/startup.o
+HV_OBJ_m7   := $(HV_SRC:firmware/%.cpp=$(FW_OUT)/hobj/m7/%.o) $(FW_OUT)/hobj/m7/common/startup.o
+HV_EXTRA_mps2-an385 := $(FW_OUT)/hobj/m0/ref/heavy-semihost.o
+HV_EXTRA_mps2-an500 := $(FW_OUT)/hobj/m7/ref/heavy-semihost.o
+
+$(FW_OUT)/hobj/%/ref/heavy-semihost.o: firmware/ref/heavy-semihost.cpp $(HV_HDR) mk/firmware.mk
+	@mkdir -p $(dir $@)
+	$(HV_CXX) $(FW_CPU_$*) $(HV_CXXFLAGS) -c -o $@ $<
+
+$(FW_OUT)/hobj/%/common/startup.o: firmware/common/startup.c $(HV_HDR) mk/firmware.mk
+	@mkdir -p $(dir $@)
+	$(FW_CC) $(FW_CPU_$*) $(HV_CFLAGS) -c -o $@ $<
+
+$(FW_OUT)/hobj/m0/heavy/%.o: firmware/heavy/%.cpp $(HV_HDR) mk/firmware.mk
+	@mkdir -p $(dir $@)
+	$(HV_CXX) $(FW_CPU_m0) $(HV_CXXFLAGS) -c -o $@ $<
+
+$(FW_OUT)/hobj/m7/heavy/%.o: firmware/heavy/%.cpp $(HV_HDR) mk/firmware.mk
+	@mkdir -p $(dir $@)
+	$(HV_CXX) $(FW_CPU_m7) $(HV_CXXFLAGS) -c -o $@ $<
+
+# hv_link(board, placement dir, output prefix). libstdc++.a is built with
+# exceptions: its string code refers to the unwinder, which wants the
+# exception index that sections.ld discards. The workload never throws
+# (firmware/heavy/rt.cpp stops the board instead), so the index is empty.
+hv_link = $(HV_CXX) $(FW_CPU_$(FW_CPUOF_$(1))) -nostartfiles -Wl,--gc-sections \
+	-Wl,--defsym=__exidx_start=0 -Wl,--defsym=__exidx_end=0 \
+	-L$(2) -Lfirmware/ld/default -Lfirmware/ld \
+	-T firmware/ld/$(1).ld -Wl,-Map=$(3).map -o $(3).elf \
+	$(HV_OBJ_$(FW_CPUOF_$(1))) $(HV_EXTRA_$(1)) -lstdc++ -lm -lc -lgcc
+
+.SECONDARY: $(HV_OBJ_m0) $(HV_OBJ_m7) $(HV_EXTRA_mps2-an385) $(HV_EXTRA_mps2-an500)
+
+define HV_BOARD_RULE
+$(FW_OUT)/heavy-$(1).elf: $$(HV_OBJ_$$(FW_CPUOF_$(1))) $$(HV_EXTRA_$(1)) $$(FW_LD)
+	$$(call hv_link,$(1),firmware/ld/default,$(FW_OUT)/heavy-$(1))
+endef
+$(foreach b,$(HV_BOARDS),$(eval $(call HV_BOARD_RULE,$(b))))
 
 # Whole-system echo firmware: one set of objects per board (the LAN9118
 # is at another address on each, firmware/ws/board.h).
@@ -104,9 +163,15 @@ $(foreach b,$(WS_BOARDS),$(eval $(call WS_BOARD_RULE,$(b))))
 
 # Relink one board with a plan's codeplace_flash.ld / codeplace_ram.ld:
 # PLACE's files come before firmware/ld/default/ in the search path.
+# WORKLOAD is demo (default) or heavy.
 TARGET ?= rp2040
+WORKLOAD ?= demo
+FW_LINK_demo  := fw_link
+FW_LINK_heavy := hv_link
+FW_RELINK_DEPS_demo  = $(FW_OBJ_$(FW_CPUOF_$(TARGET))) $(FW_EXTRA_$(TARGET))
+FW_RELINK_DEPS_heavy = $(HV_OBJ_$(FW_CPUOF_$(TARGET))) $(HV_EXTRA_$(TARGET))
 WS_TARGET := $(patsubst ws-%,%,$(filter ws-%,$(TARGET)))
-relink_usage = @test -n "$(PLACE)" -a -n "$(OUT)" || { echo "usage: make -f mk/firmware.mk relink TARGET=board PLACE=dir OUT=prefix" >&2; exit 2; }
+relink_usage = @test -n "$(PLACE)" -a -n "$(OUT)" || { echo "usage: make -f mk/firmware.mk relink [WORKLOAD=demo|heavy] TARGET=board PLACE=dir OUT=prefix" >&2; exit 2; }
 relink_unknown = { echo "relink: unknown TARGET '$(TARGET)' (one of: $(FW_BOARDS) $(WS_BOARDS:%=ws-%))" >&2; exit 2; }
 relink_place = @test -d "$(PLACE)" || { echo "relink: no directory '$(PLACE)'" >&2; exit 2; }
 ifneq ($(WS_TARGET),)
@@ -118,12 +183,13 @@ relink: $(WS_OBJ_$(WS_TARGET))
 	@mkdir -p $(dir $(OUT))
 	$(call ws_link,$(WS_TARGET),$(PLACE),$(OUT))
 else
-relink: $(FW_OBJ_$(FW_CPUOF_$(TARGET))) $(FW_EXTRA_$(TARGET))
+relink: $(FW_RELINK_DEPS_$(WORKLOAD))
 	$(relink_usage)
+	@test -n "$(FW_LINK_$(WORKLOAD))" || { echo "relink: unknown WORKLOAD '$(WORKLOAD)' (demo or heavy)" >&2; exit 2; }
 	@test -n "$(FW_CPUOF_$(TARGET))" || $(relink_unknown)
 	$(relink_place)
 	@mkdir -p $(dir $(OUT))
-	$(call fw_link,$(TARGET),$(PLACE),$(OUT))
+	$(call $(FW_LINK_$(WORKLOAD)),$(TARGET),$(PLACE),$(OUT))
 endif
 
 CHECK_DEPS += firmware

@@ -4,11 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/stats.h"
+#include "bench/ctrfile.h"
 #include "bench/sweepfile.h"
 #include "cmd-bench.h"
 #include "commands.h"
 #include "report/svg.h"
+#include "util/stats.h"
+#include "util/wfile.h"
 
 enum { C_RUN, C_N, C_METRIC, C_LEVEL, C_ITERS, C_SVG, C_NOPT };
 
@@ -40,7 +42,9 @@ const cli_cmd cmd_bench_compare = {
         "interval of the difference of medians: when it holds 0 the difference\n"
         "is inside the noise. With files: reads CSV results of bench udp and\n"
         "prints per label (image) the peak reply rate and the all-answered rate,\n"
-        "mean +- SD over the passes.\n\n"
+        "mean +- SD over the passes. JSON files of codeplace counters --ping\n"
+        "--label L join them: misses per echo and echo rate per label, next\n"
+        "to the peak reply rate of the sweeps of the same label.\n\n"
         "example:\n"
         "  codeplace bench compare -n 5 \\\n"
         "      --run 'stock=codeplace bench udp dev:7 --rates 2000 --json -q' \\\n"
@@ -87,8 +91,70 @@ typedef struct group {
     size_t n, cap, capall;
 } group;
 
+/* Counters results (codeplace counters --json) per label. */
+typedef struct ctr_group {
+    char name[64];
+    double *mpe, *rate; /* misses per echo, echo rate per file */
+    size_t n, cap, capr;
+} ctr_group;
+
+static double median_of(const double *v, size_t n)
+{
+    cp_summary s;
+    cp_summarize(v, n, &s);
+    return s.median;
+}
+
+/* Misses per echo and echo rate per image, with the peak reply rate of
+ * the sweeps of the same label when there are any. */
+static void print_counters(cli_ctx *ctx, jw *w, const ctr_group *c, size_t nc,
+                           const group *g, size_t ng)
+{
+    FILE *o = ctx->out;
+    if (!ctx->json && !ctx->csv)
+        fprintf(o, "%s%-16s %4s %16s %14s %18s\n", ng ? "\n" : "", "name",
+                "n", "misses/echo", "echoes/s", "peak reply rate");
+    else if (ctx->json) {
+        jw_key(w, "counters");
+        jw_arr_begin(w);
+    }
+    for (size_t i = 0; i < nc; i++) {
+        double peak = NAN;
+        for (size_t k = 0; k < ng; k++)
+            if (!strcmp(g[k].name, c[i].name) && g[k].n)
+                peak = median_of(g[k].v, g[k].n);
+        double m = median_of(c[i].mpe, c[i].n), r = median_of(c[i].rate, c[i].n);
+        if (ctx->json) {
+            jw_obj_begin(w);
+            jw_key(w, "name"); jw_str(w, c[i].name);
+            jw_key(w, "n"); jw_uint(w, c[i].n);
+            bench_json_num(w, "misses_per_echo_median", m);
+            bench_json_num(w, "echo_rate_median", r);
+            bench_json_num(w, "peak_reply_rate_median", peak);
+            jw_obj_end(w);
+        } else if (!ctx->csv) {
+            char pk[32] = "-", rt[32] = "-";
+            if (!isnan(peak))
+                snprintf(pk, sizeof pk, "%.0f", peak);
+            if (!isnan(r))
+                snprintf(rt, sizeof rt, "%.1f", r);
+            fprintf(o, "%-16s %4zu %16.1f %14s %18s\n", c[i].name, c[i].n, m,
+                    rt, pk);
+        }
+    }
+    if (ctx->json)
+        jw_arr_end(w);
+    else if (!ctx->csv)
+        for (size_t i = 1; i < nc; i++) {
+            double a = median_of(c[0].mpe, c[0].n), b = median_of(c[i].mpe, c[i].n);
+            fprintf(o, "%s - %s: %+.1f misses per echo (%+.1f%%)\n", c[i].name,
+                    c[0].name, b - a, a != 0 ? 100 * (b - a) / a : NAN);
+        }
+}
+
 static void print_groups(cli_ctx *ctx, group *g, size_t ng, double level,
-                         uint32_t iters, int files)
+                         uint32_t iters, int files, const ctr_group *cg,
+                         size_t ncg)
 {
     FILE *o = ctx->out;
     jw w;
@@ -172,6 +238,8 @@ static void print_groups(cli_ctx *ctx, group *g, size_t ng, double level,
     }
     if (ctx->json) {
         jw_arr_end(&w);
+        if (ncg)
+            print_counters(ctx, &w, cg, ncg, g, ng);
         jw_obj_end(&w);
         jw_finish(&w);
     } else if (!ctx->csv) {
@@ -190,6 +258,8 @@ static void print_groups(cli_ctx *ctx, group *g, size_t ng, double level,
                                            : d > 0 ? "higher" : "lower");
         }
     }
+    if (!ctx->json && !ctx->csv && ncg)
+        print_counters(ctx, NULL, cg, ncg, g, ng);
 }
 
 static int grow_push(double **v, size_t *cap, size_t n, double x)
@@ -239,14 +309,67 @@ out:
     return rc;
 }
 
+/* A counters JSON file: 1 when path is one and was added to the group of
+ * its label (the file name without one), -1 on an error, 0 when path is
+ * something else (a sweep CSV). */
+static int read_counters_json(const char *path, ctr_group **cs, size_t *nc,
+                              size_t *cap, cp_err *err)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0; /* read_sweep_csv names the problem */
+    char buf[65536];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    if (!nb_ctr_is_counters(buf))
+        return 0;
+    nb_ctr_file cf;
+    if (nb_ctr_parse(buf, path, &cf, err) < 0)
+        return -1;
+    const char *label = cf.label[0] ? cf.label : cp_basename(path);
+    size_t i = 0;
+    while (i < *nc && strcmp((*cs)[i].name, label))
+        i++;
+    if (i == *nc) {
+        if (cp_grow((void **)cs, cap, *nc + 1, sizeof **cs) < 0)
+            return cp_seterr(err, "out of memory");
+        memset(&(*cs)[i], 0, sizeof **cs);
+        snprintf((*cs)[i].name, sizeof (*cs)[i].name, "%s", label);
+        (*nc)++;
+    }
+    ctr_group *c = &(*cs)[i];
+    if (grow_push(&c->mpe, &c->cap, c->n, cf.misses_per_echo) < 0 ||
+        grow_push(&c->rate, &c->capr, c->n, cf.echo_rate_hz) < 0)
+        return cp_seterr(err, "out of memory");
+    c->n++;
+    return 1;
+}
+
+static void print_counters_only(cli_ctx *ctx, const ctr_group *cg, size_t ncg)
+{
+    jw w;
+    if (ctx->json) {
+        jw_init(&w, ctx->out, 1);
+        jw_obj_begin(&w);
+    }
+    print_counters(ctx, &w, cg, ncg, NULL, 0);
+    if (ctx->json) {
+        jw_obj_end(&w);
+        jw_finish(&w);
+    }
+}
+
 /* Peak reply rate per image: mean with +- SD error bars. */
 static int compare_svg(const char *path, const group *g, size_t ng)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        cli_error("cannot create '%s': %s", path, strerror(errno));
+    cp_wfile wf;
+    cp_err werr;
+    if (cp_wfile_open(&wf, path, &werr) < 0) {
+        cli_error("%s", werr.msg);
         return -1;
     }
+    FILE *f = wf.f;
     rep_svg_bar *bars = calloc(ng ? ng : 1, sizeof *bars);
     int rc = -1;
     if (bars) {
@@ -267,8 +390,13 @@ static int compare_svg(const char *path, const group *g, size_t ng)
         }
     }
     free(bars);
-    if (fclose(f) != 0 || rc < 0) {
+    if (rc < 0) {
+        cp_wfile_abort(&wf);
         cli_error("cannot write '%s'", path);
+        return -1;
+    }
+    if (cp_wfile_commit(&wf, &werr) < 0) {
+        cli_error("%s", werr.msg);
         return -1;
     }
     return 0;
@@ -309,7 +437,8 @@ static int bench_compare_fn(cli_ctx *ctx, int argc, char **argv)
     if (svg && nruns)
         return cli_usage_error(ctx, "bench compare: --svg goes with result files");
     group *g = NULL;
-    size_t ng = 0, gcap = 0;
+    size_t ng = 0, gcap = 0, ncg = 0, cgcap = 0;
+    ctr_group *cg = NULL;
     cp_err err;
     int ret = CLI_OK;
     if (nruns) {
@@ -329,8 +458,8 @@ static int bench_compare_fn(cli_ctx *ctx, int argc, char **argv)
             memcpy(g[i].name, runs[i], (size_t)(eq - runs[i]));
         }
         bench_catch_stop();
-        for (uint32_t round = 0; round < times && !bench_stop && ret == CLI_OK; round++)
-            for (size_t i = 0; i < nruns && !bench_stop; i++) {
+        for (uint32_t round = 0; round < times && !cp_sig_stop && ret == CLI_OK; round++)
+            for (size_t i = 0; i < nruns && !cp_sig_stop; i++) {
                 const char *cmd = strchr(runs[i], '=') + 1;
                 int status = -1;
                 char *out = run_capture(cmd, &status);
@@ -365,17 +494,21 @@ static int bench_compare_fn(cli_ctx *ctx, int argc, char **argv)
                 g[i].n++;
                 cli_info(ctx, "round %u/%u %s: %g", round + 1, times, g[i].name, v);
             }
-        if (bench_stop)
+        if (cp_sig_stop)
             cli_warn("bench compare: interrupted; comparing the finished runs");
     } else {
-        for (int i = 0; i < p.npos; i++)
-            if (read_sweep_csv(pos[i], &g, &ng, &gcap, &err) < 0) {
+        for (int i = 0; i < p.npos; i++) {
+            int cr = read_counters_json(pos[i], &cg, &ncg, &cgcap, &err);
+            if (cr == 0 && read_sweep_csv(pos[i], &g, &ng, &gcap, &err) == 0)
+                continue;
+            if (cr != 1) {
                 cli_error("bench compare: %s", err.msg);
                 ret = CLI_FAIL;
                 break;
             }
+        }
     }
-    int have = ng > 0;
+    int have = ng > 0 || ncg > 0;
     for (size_t i = 0; i < ng; i++)
         if (g[i].n == 0)
             have = 0;
@@ -384,7 +517,10 @@ static int bench_compare_fn(cli_ctx *ctx, int argc, char **argv)
         ret = CLI_FAIL;
     }
     if (have && cli_out_open(ctx) == 0) {
-        print_groups(ctx, g, ng, level, iters, nruns == 0);
+        if (ng)
+            print_groups(ctx, g, ng, level, iters, nruns == 0, cg, ncg);
+        else
+            print_counters_only(ctx, cg, ncg);
         if (svg && compare_svg(svg, g, ng) < 0)
             ret = CLI_FAIL;
     } else if (have) {
@@ -395,7 +531,12 @@ static int bench_compare_fn(cli_ctx *ctx, int argc, char **argv)
         free(g[i].all);
     }
     free(g);
-    if (bench_stop && ret == CLI_OK)
+    for (size_t i = 0; i < ncg; i++) {
+        free(cg[i].mpe);
+        free(cg[i].rate);
+    }
+    free(cg);
+    if (cp_sig_stop && ret == CLI_OK)
         ret = CLI_FAIL;
     return ret;
 }

@@ -79,7 +79,7 @@ static int bench_echo_fn(cli_ctx *ctx, int argc, char **argv)
     getsockname(fd, (struct sockaddr *)&a, &sl);
     cli_info(ctx, "echoing on %s", nb_addr_str(&a, buf, sizeof buf));
     uint64_t n = 0;
-    rc = nb_udp_echo_serve(fd, &bench_stop, &n, &err);
+    rc = nb_udp_echo_serve(fd, &cp_sig_stop, &n, &err);
     close(fd);
     cli_info(ctx, "echoed %llu datagrams", (unsigned long long)n);
     if (rc < 0) {

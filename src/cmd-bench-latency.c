@@ -219,7 +219,7 @@ static int bench_latency_fn(cli_ctx *ctx, int argc, char **argv)
     if (icmp) {
         nb_ping_cfg pc = {.peer = addr, .peerlen = alen, .count = count,
                           .interval_s = interval / 1000.0, .size = size,
-                          .timeout_s = timeout / 1000.0, .stop = &bench_stop};
+                          .timeout_s = timeout / 1000.0, .stop = &cp_sig_stop};
         nb_ping_result pr;
         if (nb_ping(&pc, &pr, &err) < 0) {
             cli_error("bench latency: %s: %s", peer, err.msg);
@@ -238,7 +238,7 @@ static int bench_latency_fn(cli_ctx *ctx, int argc, char **argv)
         nb_udp_cfg uc = {.peer = addr, .peerlen = alen, .rates = &rate,
                          .nrates = 1, .step_s = count / rate, .passes = 1,
                          .size = size, .timeout_s = timeout / 1000.0,
-                         .spin_us = 30, .stop = &bench_stop,
+                         .spin_us = 30, .stop = &cp_sig_stop,
                          .on_step = lat_on_step, .arg = &pair,
                          .on_rtts = lat_on_rtts};
         int interrupted = 0;

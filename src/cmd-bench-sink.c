@@ -175,13 +175,13 @@ static int bench_sink_fn(cli_ctx *ctx, int argc, char **argv)
         return cli_usage_error(ctx, "option '--interval': at least 0.01 s");
     nb_sink_cfg cfg = {.interval_s = interval, .duration_s = duration,
                        .idle_s = idle, .max_conns = conns,
-                       .per_conn = per_conn, .stop = &bench_stop,
+                       .per_conn = per_conn, .stop = &cp_sig_stop,
                        .on_event = sink_event, .arg = ctx};
     cp_err err;
     if (nb_resolve_listen(listen_s, 5001, SOCK_STREAM, &cfg.addr, &cfg.addrlen,
                    &err) < 0)
         return cli_usage_error(ctx, "option '--listen': %s", err.msg);
-    if (cli_out_open(ctx) < 0)
+    if (cli_out_open_stream(ctx) < 0)
         return CLI_FAIL;
     bench_catch_stop();
     if (nb_sink_run(&cfg, &err) < 0) {

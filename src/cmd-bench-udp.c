@@ -9,6 +9,7 @@
 #include "cmd-bench.h"
 #include "commands.h"
 #include "report/svg.h"
+#include "util/wfile.h"
 
 enum { U_RATES, U_STEP, U_PASSES, U_SIZE, U_TIMEOUT, U_SPIN, U_GAP, U_LABEL,
        U_SVG, U_RT, U_NOPT };
@@ -191,11 +192,13 @@ static void udp_json(FILE *o, const udp_run *r, const char *peer,
  * rate itself as a dashed reference (y = x). */
 static int udp_svg(const char *path, const udp_run *r, const char *label)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        cli_error("cannot create '%s': %s", path, strerror(errno));
+    cp_wfile wf;
+    cp_err werr;
+    if (cp_wfile_open(&wf, path, &werr) < 0) {
+        cli_error("%s", werr.msg);
         return -1;
     }
+    FILE *f = wf.f;
     rep_svg_series *s = malloc((r->passes + 1) * sizeof *s);
     char (*names)[32] = malloc(r->passes * sizeof *names);
     double *x = malloc((r->n + 1) * sizeof *x), *y = malloc((r->n + 1) * sizeof *y);
@@ -205,7 +208,7 @@ static int udp_svg(const char *path, const udp_run *r, const char *label)
         free(names);
         free(x);
         free(y);
-        fclose(f);
+        cp_wfile_abort(&wf);
         cli_error("out of memory");
         return -1;
     }
@@ -244,8 +247,13 @@ static int udp_svg(const char *path, const udp_run *r, const char *label)
     free(names);
     free(x);
     free(y);
-    if (fclose(f) != 0 || rc < 0) {
+    if (rc < 0) {
+        cp_wfile_abort(&wf);
         cli_error("cannot write '%s'", path);
+        return -1;
+    }
+    if (cp_wfile_commit(&wf, &werr) < 0) {
+        cli_error("%s", werr.msg);
         return -1;
     }
     return 0;
@@ -296,7 +304,7 @@ static int bench_udp_fn(cli_ctx *ctx, int argc, char **argv)
     nb_udp_cfg cfg = {.rates = rates, .nrates = nrates, .step_s = step,
                       .passes = passes, .size = size,
                       .timeout_s = timeout_ms / 1000.0, .spin_us = spin,
-                      .gap_s = gap_ms / 1000.0, .stop = &bench_stop,
+                      .gap_s = gap_ms / 1000.0, .stop = &cp_sig_stop,
                       .on_step = udp_on_step, .realtime = realtime};
     for (size_t i = 0; i < nrates; i++)
         if (rates[i] * step > 50e6) {

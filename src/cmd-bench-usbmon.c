@@ -104,7 +104,7 @@ static int bench_usbmon_fn(cli_ctx *ctx, int argc, char **argv)
     if (live) {
         bench_catch_stop();
         cli_info(ctx, "capturing on %s for %g s", live, duration);
-        rc = nb_usbmon_live(u, live, duration, &bench_stop, &err);
+        rc = nb_usbmon_live(u, live, duration, &cp_sig_stop, &err);
     } else {
         rc = nb_usbmon_read(u, pos[0], &err);
     }

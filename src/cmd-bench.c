@@ -7,30 +7,27 @@
 #include <string.h>
 
 #include "commands.h"
+#include "util/sig.h"
 
-volatile sig_atomic_t bench_stop;
-
-static void on_stop(int sig)
+static void on_alarm(int sig)
 {
     (void)sig;
-    bench_stop = 1;
+    cp_sig_stop = 1;
 }
 
 void bench_stop_on(int sig)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop;
+    sa.sa_handler = on_alarm;
     sigemptyset(&sa.sa_mask);
     sigaction(sig, &sa, NULL);
 }
 
 void bench_catch_stop(void)
 {
-    bench_stop_on(SIGINT);
-    bench_stop_on(SIGTERM);
+    cp_sig_catch(); /* SIGINT, SIGTERM, SIGHUP (util/sig.h) */
     signal(SIGPIPE, SIG_IGN);
-    bench_stop = 0;
 }
 
 int bench_arg_seconds(cli_ctx *ctx, const char *opt, const char *s, double *v)

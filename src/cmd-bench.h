@@ -1,5 +1,5 @@
-/* What the bench subcommands (src/cmd-bench-*.c) share: stopping on Ctrl-C
- * or SIGTERM while keeping what was measured, and their argument helpers. */
+/* What the bench subcommands (src/cmd-bench-*.c) share: stopping on Ctrl-C,
+ * SIGTERM or SIGHUP while keeping what was measured, and their argument helpers. */
 #ifndef CP_CMD_BENCH_H
 #define CP_CMD_BENCH_H
 
@@ -8,12 +8,12 @@
 
 #include "cli/cli.h"
 #include "util/jw.h"
+#include "util/sig.h"
 
-/* Set by SIGINT and SIGTERM once bench_catch_stop has run. */
-extern volatile sig_atomic_t bench_stop;
-/* Installs the handlers, ignores SIGPIPE and clears bench_stop. */
+/* Installs the stop handlers (SIGINT, SIGTERM, SIGHUP: util/sig.h, which
+ * sets cp_sig_stop) and ignores SIGPIPE. */
 void bench_catch_stop(void);
-/* Makes sig (SIGALRM for a duration) set bench_stop too. */
+/* Makes sig (SIGALRM for a duration) set cp_sig_stop too. */
 void bench_stop_on(int sig);
 
 /* A non-negative number of seconds (or milliseconds) for option opt;

@@ -1,6 +1,7 @@
 /* codeplace counters: XIP cache hits and misses over a run window and an
  * idle window of the same length, read through a debug probe. */
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/sweepfile.h"
 #include "cli/cli.h"
 #include "cli/probeopt.h"
 #include "cli/tgtopt.h"
@@ -17,10 +19,12 @@
 #include "probe/probe.h"
 #include "target/target.h"
 #include "util/jw.h"
+#include "util/sig.h"
 
 enum {
-    O_GDB, O_OPENOCD, O_TARGET, O_CACHE, O_AS, O_WINDOW, O_LOAD, O_EVENTS, O_NO_IDLE,
-    O_CTR_BASE, O_CORE, O_TIMEOUT, O_NOPT
+    O_GDB, O_OPENOCD, O_TARGET, O_CACHE, O_AS, O_WINDOW, O_LOAD, O_EVENTS,
+    O_NO_IDLE, O_CTR_BASE, O_CORE, O_TIMEOUT, O_PING, O_COUNT, O_INTERVAL,
+    O_ICMP, O_LABEL, O_NOPT
 };
 
 static const cli_opt opts[] = {
@@ -38,6 +42,15 @@ static const cli_opt opts[] = {
     [O_NO_IDLE] = {"no-idle", 0, NULL, "skip the idle window"},
     [O_CTR_BASE] = {"ctr-base", 0, "ADDR", "counter block address (RP2040 "
                     "layout: FLUSH +4, CTR_HIT +0xc, CTR_ACC +0x10)"},
+    [O_PING] = {"ping", 0, "HOST[:PORT]", "the load is codeplace bench "
+                "latency HOST: UDP echo (port 7 unless given; --icmp for ICMP); "
+                "misses per echo answered"},
+    [O_COUNT] = {"count", 0, "N", "--ping: echoes to send (default 300)"},
+    [O_INTERVAL] = {"interval", 'i', "MS", "--ping: time between echoes "
+                    "(default 20)"},
+    [O_ICMP] = {"icmp", 0, NULL, "--ping: ICMP echo instead of UDP"},
+    [O_LABEL] = {"label", 0, "NAME", "name of the image in the JSON (bench "
+                 "compare groups by it)"},
     [O_NOPT] = {0},
 };
 
@@ -48,13 +61,17 @@ const cli_cmd cmd_counters = {
     .fn = cmd_counters_fn,
     .summary = "count XIP cache hits and misses through a debug probe",
     .usage = "--target rp2040|rp2350 --gdb HOST:PORT|--openocd HOST:PORT "
-             "[--window S] [--load CMD] [--events N]",
+             "[--window S | --load CMD [--events N] | --ping HOST [--count N]]",
     .description =
         "Flushes the XIP cache, zeroes its hit and access counters, lets a\n"
         "window pass, reads them; then does the same for an idle window of\n"
         "equal length. Misses = accesses - hits. The difference run - idle is\n"
         "what the workload costs; with --events N it is divided by N. With\n"
         "--load the run window lasts while CMD runs (e.g. a UDP echo sweep).\n"
+        "--ping HOST --count N is the one-line form of --load 'codeplace bench\n"
+        "latency HOST --count N --interval 20' --events N, counting the echoes\n"
+        "answered; its JSON (with --label) goes to bench compare next to sweep\n"
+        "files: misses per echo and echo rate per image.\n"
         "The counters are 32-bit and saturate: a counter at 0xFFFFFFFF is\n"
         "reported as saturated (use a shorter window). An all-stop GDB stub\n"
         "halts the core briefly to zero and to read the counters. See\n"
@@ -62,7 +79,9 @@ const cli_cmd cmd_counters = {
         "example:\n"
         "  codeplace counters --target rp2040 --openocd localhost --window 2\n"
         "  codeplace counters --target rp2040 --gdb localhost:3333 \\\n"
-        "      --load 'codeplace bench latency 192.168.7.2 --count 1000 -q' --events 1000",
+        "      --load 'codeplace bench latency 192.168.7.2 --count 1000 -q' --events 1000\n"
+        "  codeplace counters --target rp2040 --openocd localhost --ping 192.168.7.2 \\\n"
+        "      --count 300 --label stock --json -o stock-ctr.json",
     .opts = opts,
     .globals = CLI_G_JSON | CLI_G_OUT | CLI_G_VERB,
 };
@@ -71,12 +90,78 @@ typedef struct waiter {
     double window;   /* seconds; used when cmd is NULL */
     const char *cmd;
     int cmd_status;
+    int capture;     /* keep the command's stdout in out */
+    char *out;
 } waiter;
+
+/* Runs cmd through sh with its stdout in a pipe; returns what it printed
+ * (NULL on out of memory), *status its exit status. */
+static char *run_capture(const char *cmd, int *status)
+{
+    int fd[2];
+    if (pipe(fd) < 0)
+        return NULL;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fd[0]);
+        close(fd[1]);
+        return NULL;
+    }
+    if (pid == 0) {
+        dup2(fd[1], 1);
+        close(fd[0]);
+        close(fd[1]);
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    close(fd[1]);
+    size_t cap = 4096, len = 0;
+    char *buf = malloc(cap);
+    for (;;) {
+        if (buf && len + 1 >= cap) {
+            char *nb = realloc(buf, 2 * cap);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+            } else {
+                buf = nb;
+                cap *= 2;
+            }
+        }
+        char sink[512];
+        ssize_t r = buf ? read(fd[0], buf + len, cap - len - 1)
+                        : read(fd[0], sink, sizeof sink);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        if (buf)
+            len += (size_t)r;
+    }
+    close(fd[0]);
+    int st;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    *status = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+    if (buf)
+        buf[len] = 0;
+    return buf;
+}
 
 static int wait_window(void *arg, double *secs, cp_err *err)
 {
     waiter *w = arg;
     double t0 = probe_now();
+    if (w->cmd && w->capture) {
+        free(w->out);
+        w->out = run_capture(w->cmd, &w->cmd_status);
+        if (!w->out)
+            return cp_seterr(err, "cannot run '%s'", w->cmd);
+        *secs = probe_now() - t0;
+        w->window = *secs;
+        return 0;
+    }
     if (w->cmd) {
         fflush(NULL);
         pid_t pid = fork();
@@ -96,7 +181,7 @@ static int wait_window(void *arg, double *secs, cp_err *err)
         return 0;
     }
     double end = t0 + w->window;
-    for (double now; (now = probe_now()) < end;) {
+    for (double now; (now = probe_now()) < end && !cp_sig_stop;) {
         double d = end - now;
         struct timespec ts = {(time_t)d, (long)((d - (double)(time_t)d) * 1e9)};
         nanosleep(&ts, NULL);
@@ -137,6 +222,10 @@ static int cmd_counters_fn(cli_ctx *ctx, int argc, char **argv)
     char *pos[argc];
     const char *arg, *load = NULL;
     cli_tgt to = {0};
+    const char *ping = NULL, *label = NULL;
+    uint32_t count = 300, interval = 20;
+    int icmp = 0, have_count = 0, have_interval = 0;
+    char pingcmd[1400];
     double window = 1.0;
     uint64_t events = 0, base = 0;
     int no_idle = 0, have_window = 0, have_base = 0, rc;
@@ -161,6 +250,23 @@ static int cmd_counters_fn(cli_ctx *ctx, int argc, char **argv)
         case O_AS: to.as = arg; break;
         case O_LOAD: load = arg; break;
         case O_NO_IDLE: no_idle = 1; break;
+        case O_PING: ping = arg; break;
+        case O_ICMP: icmp = 1; break;
+        case O_LABEL: label = arg; break;
+        case O_COUNT:
+            if (cli_arg_u32(ctx, "count", arg, 0, &count) < 0)
+                return CLI_USAGE;
+            if (count < 1 || count > 65535)
+                return cli_usage_error(ctx, "--count: give 1..65535");
+            have_count = 1;
+            break;
+        case O_INTERVAL:
+            if (cli_arg_u32(ctx, "interval", arg, 0, &interval) < 0)
+                return CLI_USAGE;
+            if (interval < 1 || interval > 60000)
+                return cli_usage_error(ctx, "--interval: give 1..60000 ms");
+            have_interval = 1;
+            break;
         case O_WINDOW:
             if (cli_arg_double(ctx, "window", arg, &window) < 0)
                 return CLI_USAGE;
@@ -192,6 +298,28 @@ static int cmd_counters_fn(cli_ctx *ctx, int argc, char **argv)
     if (load && have_window)
         return cli_usage_error(ctx, "counters: --load sets the window; drop "
                                "--window");
+    if (ping && (load || have_window || events))
+        return cli_usage_error(ctx, "counters: --ping is the load and counts "
+                               "the echoes: drop --load, --window, --events");
+    if (!ping && (have_count || have_interval || icmp))
+        return cli_usage_error(ctx, "counters: --count, --interval and --icmp "
+                               "go with --ping");
+    if (ping) {
+        /* The load is this program's own bench latency. */
+        char self[1024];
+        ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
+        if (sl <= 0)
+            snprintf(self, sizeof self, "codeplace");
+        else
+            self[sl] = 0;
+        if (strpbrk(ping, "'\\ ;&|$`\"") || strchr(self, '\''))
+            return cli_usage_error(ctx, "--ping: '%s' is not HOST[:PORT]",
+                                   ping);
+        snprintf(pingcmd, sizeof pingcmd, "'%s' bench latency '%s' --count %u "
+                 "--interval %u%s --json -q", self, ping, count, interval,
+                 icmp ? " --icmp" : "");
+        load = pingcmd;
+    }
     probe_ctr_regs regs = {0};
     if ((rc = cli_tgt_resolve(ctx, &to, NULL, NULL, 0)) != CLI_OK)
         return rc;
@@ -225,21 +353,50 @@ static int cmd_counters_fn(cli_ctx *ctx, int argc, char **argv)
     if (!pr)
         return CLI_FAIL;
     int status = CLI_FAIL;
-    waiter w = {.window = window, .cmd = load};
+    waiter w = {.window = window, .cmd = load, .capture = ping != NULL};
+    double answered = 0, sent = 0, median_us = NAN;
     probe_ctr_result run, idle;
     cli_info(ctx, "run window%s%s", load ? " while running: " : "",
              load ? load : "");
+    cp_sig_catch(); /* Ctrl-C, SIGTERM, SIGHUP: end the window, no figures */
     if (probe_ctr_window(pr, &regs, wait_window, &w, &run, &err) < 0) {
         cli_error("%s", err.msg);
         goto done;
     }
-    if (load && w.cmd_status)
+    if (cp_sig_stop) {
+        cli_error("interrupted by %s during the run window: no figures",
+                  cp_sig_name(cp_sig_last()));
+        goto done;
+    }
+    if (ping) {
+        if (w.cmd_status || nb_extract_figure(w.out, "answered", &answered) < 0 ||
+            nb_extract_figure(w.out, "sent", &sent) < 0) {
+            cli_error("the echoes to %s failed (bench latency exited %d)", ping,
+                      w.cmd_status);
+            goto done;
+        }
+        nb_extract_figure(w.out, "median_us", &median_us);
+        if (answered < 1) {
+            cli_error("%s answered none of the %.0f echoes: no misses per echo",
+                      ping, sent);
+            goto done;
+        }
+        if (answered < sent)
+            cli_warn("%s answered %.0f of %.0f echoes; misses are per echo "
+                     "answered", ping, answered, sent);
+        events = (uint64_t)answered;
+    } else if (load && w.cmd_status)
         cli_warn("the load command exited with status %d", w.cmd_status);
     if (!no_idle) {
         w.cmd = NULL;
         cli_info(ctx, "idle window (%.3f s)", w.window);
         if (probe_ctr_window(pr, &regs, wait_window, &w, &idle, &err) < 0) {
             cli_error("%s", err.msg);
+            goto done;
+        }
+        if (cp_sig_stop) {
+            cli_error("interrupted by %s during the idle window: no figures",
+                      cp_sig_name(cp_sig_last()));
             goto done;
         }
     }
@@ -252,6 +409,10 @@ static int cmd_counters_fn(cli_ctx *ctx, int argc, char **argv)
         jw j;
         jw_init(&j, o, 1);
         jw_obj_begin(&j);
+        jw_key(&j, "kind");
+        jw_str(&j, "codeplace counters 1");
+        jw_key(&j, "label");
+        jw_str(&j, label);
         jw_key(&j, "base");
         jw_uint(&j, regs.base);
         json_window(&j, "run", &run);
@@ -269,6 +430,33 @@ static int cmd_counters_fn(cli_ctx *ctx, int argc, char **argv)
             jw_double(&j, (double)delta / (double)events);
         else
             jw_null(&j);
+        if (ping) {
+            jw_key(&j, "ping");
+            jw_obj_begin(&j);
+            jw_key(&j, "peer");
+            jw_str(&j, ping);
+            jw_key(&j, "protocol");
+            jw_str(&j, icmp ? "icmp" : "udp");
+            jw_key(&j, "interval_ms");
+            jw_uint(&j, interval);
+            jw_key(&j, "sent");
+            jw_uint(&j, (uint64_t)sent);
+            jw_key(&j, "answered");
+            jw_uint(&j, (uint64_t)answered);
+            jw_key(&j, "median_us");
+            if (isnan(median_us))
+                jw_null(&j);
+            else
+                jw_double(&j, median_us);
+            jw_obj_end(&j);
+            jw_key(&j, "misses_per_echo");
+            if (sat)
+                jw_null(&j);
+            else
+                jw_double(&j, (double)delta / answered);
+            jw_key(&j, "echo_rate_hz");
+            jw_double(&j, run.seconds > 0 ? answered / run.seconds : 0);
+        }
         jw_obj_end(&j);
         jw_finish(&j);
     } else {
@@ -279,16 +467,26 @@ static int cmd_counters_fn(cli_ctx *ctx, int argc, char **argv)
             text_window(o, "idle", &idle);
         if (!no_idle && !sat)
             fprintf(o, "run - idle: %lld misses\n", delta);
+        if (ping)
+            fprintf(o, "echoes: %.0f of %.0f answered by %s in %.3f s "
+                    "(%.1f/s), median round trip %.0f us\n", answered, sent,
+                    ping, run.seconds, run.seconds > 0 ? answered / run.seconds
+                                                      : 0.0, median_us);
         if (events && !sat)
-            fprintf(o, "misses per event: %.1f (%llu events)\n",
-                    (double)delta / (double)events,
-                    (unsigned long long)events);
+            fprintf(o, "misses per %s: %.1f (%llu %s)\n",
+                    ping ? "echo" : "event", (double)delta / (double)events,
+                    (unsigned long long)events, ping ? "echoes" : "events");
     }
     if (sat)
         cli_warn("a 32-bit counter saturated at 0xFFFFFFFF: the counts are "
                  "lower bounds; use a shorter --window");
+    else if (!no_idle && delta < 0)
+        cli_warn("the idle window missed more than the run window: what the "
+                 "load costs is below the noise of the idle work");
     status = CLI_OK;
 done:
+    cp_sig_restore();
+    free(w.out);
     probe_close(pr);
     return status;
 }

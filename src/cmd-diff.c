@@ -59,7 +59,11 @@ static void text_out(FILE *o, const rep_diff *d, const rep_names *l,
     fprintf(o, "new:       %s (%zu functions, %s bytes)\n", img_path(newi),
             img_nfuncs(newi), cli_commas(b2, d->new_bytes));
     fprintf(o, "functions: %zu changed size, %zu added, %zu removed, %zu the "
-            "same\n", d->nchanged, d->nadded, d->nremoved, d->nsame);
+            "same", d->nchanged, d->nadded, d->nremoved, d->nsame);
+    if (d->nnosize)
+        fprintf(o, " (%zu of them have no size in the symbol table and "
+                "inferred sizes that differ: not compared)", d->nnosize);
+    fputc('\n', o);
     fprintf(o, "code:      %+" PRId64 " bytes\n",
             (int64_t)d->new_bytes - (int64_t)d->old_bytes);
     if (d->nchanged + d->nadded + d->nremoved || all) {
@@ -122,6 +126,8 @@ static void json_out(FILE *o, const rep_diff *d, const rep_names *l,
     jw_uint(&w, d->nremoved);
     jw_key(&w, "same");
     jw_uint(&w, d->nsame);
+    jw_key(&w, "same_not_compared");
+    jw_uint(&w, d->nnosize);
     jw_key(&w, "functions");
     jw_arr_begin(&w);
     for (size_t i = 0; i < d->n; i++) {

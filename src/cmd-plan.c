@@ -1,38 +1,47 @@
 /* codeplace plan: choose where the hot code goes, write it in every form. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/tgtopt.h"
+#include "cmd-plan-samples.h"
 #include "commands.h"
 #include "image/image.h"
 #include "plan/emit.h"
 #include "plan/plan.h"
 #include "target/target.h"
 #include "util/jw.h"
+#include "util/sig.h"
+#include "util/wfile.h"
 
 enum {
-    O_ELF, O_MAP, O_TRACE, O_TARGET, O_CACHE, O_AS, O_UNCACHED, O_BUDGET, O_STRATEGY, O_PAD,
-    O_EXCLUDE, O_NORAM, O_ITERS, O_PLAN_ITERS, O_SECONDS, O_SEED, O_LIST,
-    O_LAYOUT, O_EMIT, O_COMPARE, O_NOPT
+    O_ELF, O_MAP, O_TRACE, O_TARGET, O_CACHE, O_AS, O_UNCACHED, O_BUDGET, O_STRATEGY,
+    O_PAD, O_EXCLUDE, O_NORAM, O_ITERS, O_PLAN_ITERS, O_MOVES, O_TIME, O_SEED,
+    O_CACHE_SEED, O_LIST, O_LAYOUT, O_EMIT, O_COMPARE, O_REFINE, O_REFINE_MAP,
+    O_UNVERIFIED, O_SAMPLES,
+    O_NOPT
 };
 
 static const cli_opt opts[] = {
     [O_ELF] = {"elf", 'e', "FILE", "the image to plan, as the ELF argument"},
     [O_MAP] = {"map", 'm', "FILE", "GNU ld map file of the same build (plans "
                "input sections, names archives)"},
-    [O_TRACE] = {"trace", 0, "FILE", "the evidence: a trace of this image "
-                 "(codeplace trace)"},
+    [O_TRACE] = {"trace", 0, "FILE[:WEIGHT]", "the evidence: a trace of "
+                 "this image (codeplace trace); repeat for several workloads, "
+                 "each weighted (default 1)"},
     [O_TARGET] = CLI_TGT_OPT_TARGET('t', "target name or file (default: the "
-                                    "trace's)"),
+                                    "first trace's)"),
     [O_CACHE] = CLI_TGT_OPT_CACHE(0),
     [O_AS] = CLI_TGT_OPT_AS,
     [O_UNCACHED] = CLI_TGT_OPT_UNCACHED,
     [O_BUDGET] = {"budget", 'b', "BYTES", "fast memory (SRAM/ITCM) the plan may "
                   "fill, e.g. 16K (default 0: flash layout only)"},
     [O_STRATEGY] = {"strategy", 0, "NAME", "stock, hotblock, colour, ram, "
-                    "combined, rank or auto (default: auto)"},
+                    "combined, rank, density or auto (default: auto)"},
     [O_PAD] = {"pad-limit", 0, "BYTES", "padding the hot block may add to "
                "flash (default 8K)"},
     [O_EXCLUDE] = {"exclude", 'x', "GLOB", "never move functions or sections "
@@ -43,9 +52,14 @@ static const cli_opt opts[] = {
                  "(default 32; 0: all)"},
     [O_PLAN_ITERS] = {"plan-iterations", 0, "N", "iterations each candidate "
                       "is evaluated on while searching (default 3)"},
-    [O_SECONDS] = {"search-moves", 0, "N", "local-search moves tried per "
-                   "layout (default 40000; each re-simulates the sets it changes)"},
-    [O_SEED] = {"seed", 0, "N", "seed of the local search (default 1)"},
+    [O_MOVES] = {"search-moves", 0, "N", "annealing moves per search (default "
+                 "200000; each re-simulates the sets it changes)"},
+    [O_TIME] = {"time", 0, "SECONDS", "wall-clock limit of the searches "
+                "(default 60; 0: none); a search it stops early is reported"},
+    [O_SEED] = {"seed", 0, "N", "seed of the search (default 1): the same "
+                "inputs and seed give the same plan"},
+    [O_CACHE_SEED] = {"cache-seed", 0, "N", "seed of the random replacement "
+                      "policy, as codeplace sim --seed (default 1)"},
     [O_LIST] = {"list", 0, "FILE", "write the name list"},
     [O_LAYOUT] = {"layout", 'l', "FILE", "write the layout file (for "
                   "codeplace sim --layout)"},
@@ -53,6 +67,18 @@ static const cli_opt opts[] = {
                 "snippets into DIR"},
     [O_COMPARE] = {"compare", 0, NULL, "plan with every strategy and print "
                    "them side by side"},
+    [O_REFINE] = {"refine-from", 0, "ELF", "the image relinked with this plan: "
+                   "read the linker's stub addresses back from it and predict "
+                   "again"},
+    [O_REFINE_MAP] = {"refine-map", 0, "FILE", "GNU ld map file of the "
+                      "--refine-from image"},
+    [O_UNVERIFIED] = {"unverified", 0, NULL, "plan even when the map "
+                      "disagrees with the ELF (the prediction is marked "
+                      "unverified)"},
+    [O_SAMPLES] = {"samples", 0, "FILE", "PC samples of this image "
+                   "(codeplace record): alone, a ranking by samples per byte "
+                   "(no prediction); with --trace, one more candidate, "
+                   "evaluated on the trace"},
     [O_NOPT] = {0},
 };
 
@@ -62,8 +88,8 @@ const cli_cmd cmd_plan = {
     .name = "plan",
     .fn = cmd_plan_fn,
     .summary = "choose functions for SRAM/ITCM and colour the hot code in flash",
-    .usage = "ELF --map MAP --trace TRACE [--target NAME|FILE] [--budget BYTES] "
-             "[--list FILE] [--emit DIR]",
+    .usage = "ELF --map MAP --trace TRACE|--samples SAMPLES [--target NAME|FILE] "
+             "[--budget BYTES] [--list FILE] [--emit DIR]",
     .description =
         "Plans in input sections (what a linker can move) and names functions\n"
         "in its output. Every candidate layout is evaluated exactly: the\n"
@@ -72,11 +98,20 @@ const cli_cmd cmd_plan = {
         "  hotblock  the hot sections contiguous at the start of .text, in the\n"
         "            order the code first runs\n"
         "  colour    each hot section at a chosen cache set (with padding),\n"
-        "            from a temporal relationship graph, then a local search\n"
+        "            from a temporal relationship graph, then simulated\n"
+        "            annealing on exact re-simulation\n"
         "  ram       fast memory filled by re-simulated misses saved per byte\n"
-        "  combined  ram, then colour of the rest\n"
+        "  combined  colour, ram on that layout, colour of the rest again\n"
         "  rank      baseline: fast memory filled by instructions per byte\n"
+        "  density   baseline: fast memory filled by stock misses per byte\n"
         "  auto      all of the above; the one with the fewest misses\n\n"
+        "With --samples instead of --trace (PC samples from a board): fast\n"
+        "memory by samples per byte, busy-wait loops (samples in a tight\n"
+        "backward branch) left out, the rest in a hot block in order of heat\n"
+        "(--strategy rank: fast memory only). That is a ranking, not a\n"
+        "prediction: no miss figure is printed; measure before and after with\n"
+        "codeplace counters. With both, the samples' plan is one more\n"
+        "candidate, simulated on the trace.\n\n"
         "example:\n"
         "  codeplace trace fw.elf --target rp2040 -n 50 -o run.trace\n"
         "  codeplace plan fw.elf --map fw.map --trace run.trace --target rp2040 \\\n"
@@ -85,10 +120,48 @@ const cli_cmd cmd_plan = {
     .globals = CLI_G_JSON | CLI_G_OUT | CLI_G_VERB,
 };
 
-static void progress(void *c, const char *msg)
+static void progress(void *c, int level, const char *msg)
 {
     cli_ctx *ctx = c;
-    cli_debug(ctx, "plan: %s", msg);
+    if (level == 0)
+        cli_info(ctx, "plan: %s", msg);
+    else
+        cli_debug(ctx, "plan: %s", msg);
+}
+
+/* "FILE" or "FILE:WEIGHT" (a positive number after the last colon). */
+static int parse_trace_arg(cli_ctx *ctx, const char *arg, char *path,
+                           size_t cap, double *weight)
+{
+    const char *colon = strrchr(arg, ':');
+    *weight = 1;
+    size_t n = strlen(arg);
+    if (colon && colon[1]) {
+        char *end;
+        double w = strtod(colon + 1, &end);
+        if (*end == 0) {
+            if (!(w > 0) || w > 1e6)
+                return cli_usage_error(ctx, "--trace %s: the weight must be a "
+                                       "positive number", arg), -1;
+            *weight = w;
+            n = (size_t)(colon - arg);
+        }
+    }
+    if (n == 0 || n >= cap)
+        return cli_usage_error(ctx, "--trace '%s': no file name", arg), -1;
+    memcpy(path, arg, n);
+    path[n] = 0;
+    return 0;
+}
+
+/* After a stop signal: no artefact of an unfinished search is written. */
+static int stopped(void)
+{
+    if (!cp_sig_stop)
+        return 0;
+    cli_error("interrupted by %s: the search did not finish; nothing written",
+              cp_sig_name(cp_sig_last()));
+    return 1;
 }
 
 static double cycles(const tgt *t, const tgt_cache *c, double insns,
@@ -97,36 +170,76 @@ static double cycles(const tgt *t, const tgt_cache *c, double insns,
     return insns * t->cpi + misses * c->miss_cycles;
 }
 
-static void row_text(FILE *o, const tgt *t, const tgt_cache *c,
-                     const char *name, const plan_result *r)
+static void row_text(FILE *o, const plan_model *m, const tgt *t,
+                     const tgt_cache *c, const char *name,
+                     const plan_result *r)
 {
     double cyc = cycles(t, c, r->insns, r->misses);
-    double stock = cycles(t, c, r->insns, r->stock_misses);
-    fprintf(o, "%-10s %8u %8u %10.1f %10.1f %10.0f %7.2fx\n", name,
-            r->fast_bytes, r->pad_bytes, r->misses,
-            r->conflict_after, cyc, cyc > 0 ? stock / cyc : 0.0);
+    double stock = cycles(t, c, plan_model_insns(m), r->stock_misses);
+    char conflict[32] = "-"; /* not simulated for the samples' plan */
+    if (strncmp(name, "samples", 7))
+        snprintf(conflict, sizeof conflict, "%.1f", r->conflict_after);
+    fprintf(o, "%-10s %8u %8u %10.1f %10s %10.0f %7.2fx\n", name,
+            r->fast_bytes, r->pad_bytes, r->misses, conflict, cyc,
+            cyc > 0 ? stock / cyc : 0.0);
 }
 
 static void result_json(jw *w, const plan_model *m, const tgt *t,
-                        const tgt_cache *c, const plan_result *r)
+                        const tgt_cache *c, const plan_result *r,
+                        double unrefined, const char *name)
 {
+    int sampled = name != NULL; /* the samples' plan: no 3C split */
     jw_obj_begin(w);
     jw_key(w, "strategy");
-    jw_str(w, plan_strategy_name(r->strategy));
+    jw_str(w, name ? name : plan_strategy_name(r->strategy));
     jw_key(w, "misses_per_iteration");
     jw_double(w, r->misses);
+    if (unrefined >= 0) {
+        /* --refine-from: the prediction before the stubs were read back */
+        jw_key(w, "misses_before_refine");
+        jw_double(w, unrefined);
+    }
     jw_key(w, "stock_misses_per_iteration");
     jw_double(w, r->stock_misses);
     jw_key(w, "conflict_misses_before");
-    jw_double(w, r->conflict_before);
+    if (sampled)
+        jw_null(w);
+    else
+        jw_double(w, r->conflict_before);
     jw_key(w, "conflict_misses_after");
-    jw_double(w, r->conflict_after);
+    if (sampled)
+        jw_null(w);
+    else
+        jw_double(w, r->conflict_after);
     jw_key(w, "instructions_per_iteration");
     jw_double(w, r->insns);
+    jw_key(w, "search_moves");
+    jw_uint(w, r->moves);
+    jw_key(w, "stopped_by_time");
+    jw_bool(w, r->time_cut);
+    jw_key(w, "workloads");
+    jw_arr_begin(w);
+    for (unsigned k = 0; k < r->nwork; k++) {
+        double wt;
+        const char *wname = plan_model_workload(m, k, &wt);
+        jw_obj_begin(w);
+        jw_key(w, "trace");
+        jw_str(w, wname);
+        jw_key(w, "weight");
+        jw_double(w, wt);
+        jw_key(w, "misses_per_iteration");
+        jw_double(w, r->work_misses[k]);
+        jw_key(w, "stock_misses_per_iteration");
+        jw_double(w, r->work_stock[k]);
+        jw_obj_end(w);
+    }
+    jw_arr_end(w);
     jw_key(w, "est_cycles_per_iteration");
     jw_double(w, cycles(t, c, r->insns, r->misses));
+    jw_key(w, "stock_instructions_per_iteration");
+    jw_double(w, plan_model_insns(m));
     jw_key(w, "stock_est_cycles_per_iteration");
-    jw_double(w, cycles(t, c, r->insns, r->stock_misses));
+    jw_double(w, cycles(t, c, plan_model_insns(m), r->stock_misses));
     jw_key(w, "fast_bytes");
     jw_uint(w, r->fast_bytes);
     jw_key(w, "veneers");
@@ -165,8 +278,8 @@ static void result_json(jw *w, const plan_model *m, const tgt *t,
         }
         jw_key(w, "size");
         jw_uint(w, u->size);
-        jw_key(w, "stock_misses");
-        jw_double(w, it->misses);
+        jw_key(w, sampled ? "samples" : "stock_misses");
+        jw_double(w, sampled ? it->samples : it->misses);
         jw_obj_end(w);
     }
     jw_arr_end(w);
@@ -176,14 +289,22 @@ static void result_json(jw *w, const plan_model *m, const tgt *t,
 static int write_file(const char *path, const char *what,
                       int (*fn)(FILE *, void *), void *arg)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        cli_error("cannot create '%s': %m", path);
+    cp_wfile w;
+    cp_err err;
+    if (cp_wfile_open(&w, path, &err) < 0) {
+        cli_error("%s", err.msg);
         return -1;
     }
-    int rc = fn(f, arg);
-    if (fclose(f) != 0 || rc < 0) {
-        cli_error("cannot write %s '%s'", what, path);
+    errno = 0;
+    if (fn(w.f, arg) < 0) {
+        int e = errno;
+        cp_wfile_abort(&w);
+        cli_error("cannot write %s '%s': %s", what, path,
+                  e ? strerror(e) : "write error");
+        return -1;
+    }
+    if (cp_wfile_commit(&w, &err) < 0) {
+        cli_error("%s %s", what, err.msg);
         return -1;
     }
     return 0;
@@ -230,15 +351,19 @@ static int check_budget(cli_ctx *ctx, const tgt *t, uint32_t budget)
 
 /* What the command line asks for (parse_args fills it). */
 typedef struct plan_args {
-    const char **excl, **noram;
-    int nexcl, nnoram, compare;
-    const char *elf, *map, *trace, *list, *layout, *emit;
+    const char **excl, **noram, **traces;
+    int nexcl, nnoram, ntraces, compare, allow_unverified;
+    const char *elf, *map, *list, *layout, *emit;
+    const char *refine, *refine_map, *samples;
+    char (*tpath)[1024]; /* the traces' files and weights */
+    double *tweight;
     cli_tgt to;
     const tgt *t; /* &to.t once resolved */
     tgt_cache c;
     plan_strategy strategy;
     uint32_t budget, pad, iters, plan_iters, moves;
-    uint64_t seed;
+    uint64_t seed, cache_seed;
+    double time_limit;
 } plan_args;
 
 /* What a run made (run_plan fills it; plan_state_free frees it). */
@@ -246,7 +371,12 @@ typedef struct plan_state {
     img *im;
     plan_model *m;
     plan_result *res[PLAN_NSTRATEGIES];
+    plan_result *sres; /* the samples' plan next to a trace, or NULL */
     plan_result *best;
+    double unrefined[PLAN_NSTRATEGIES]; /* misses before --refine-from */
+    char why[512];
+    const char *unverified; /* why the prediction is unverified, or NULL */
+    plan_emit_info info;
 } plan_state;
 
 /* Returns -1 when the arguments are good, else the exit code. */
@@ -261,7 +391,7 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, char **pos,
         switch (rc) {
         case O_ELF: a->elf = arg; break;
         case O_MAP: a->map = arg; break;
-        case O_TRACE: a->trace = arg; break;
+        case O_TRACE: a->traces[a->ntraces++] = arg; break;
         case O_TARGET: a->to.name = arg; break;
         case O_CACHE: a->to.cache = arg; break;
         case O_AS: a->to.as = arg; break;
@@ -274,7 +404,7 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, char **pos,
             if (plan_strategy_parse(arg, &a->strategy) < 0)
                 return cli_usage_error(ctx, "--strategy: '%s' is not one of "
                                        "stock, hotblock, colour, ram, combined, "
-                                       "rank, auto", arg);
+                                       "rank, density, auto", arg);
             break;
         case O_PAD:
             if (cli_arg_u32(ctx, "pad-limit", arg, 1, &a->pad) < 0)
@@ -290,18 +420,33 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, char **pos,
             if (cli_arg_u32(ctx, "plan-iterations", arg, 0, &a->plan_iters) < 0)
                 return CLI_USAGE;
             break;
-        case O_SECONDS:
+        case O_MOVES:
             if (cli_arg_u32(ctx, "search-moves", arg, 0, &a->moves) < 0)
                 return CLI_USAGE;
             break;
+        case O_TIME:
+            if (cli_arg_double(ctx, "time", arg, &a->time_limit) < 0)
+                return CLI_USAGE;
+            if (a->time_limit < 0)
+                return cli_usage_error(ctx, "--time %s: not a number of seconds",
+                                       arg);
+            break;
         case O_SEED:
             if (cli_arg_u64(ctx, "seed", arg, 0, &a->seed) < 0)
+                return CLI_USAGE;
+            break;
+        case O_CACHE_SEED:
+            if (cli_arg_u64(ctx, "cache-seed", arg, 0, &a->cache_seed) < 0)
                 return CLI_USAGE;
             break;
         case O_LIST: a->list = arg; break;
         case O_LAYOUT: a->layout = arg; break;
         case O_EMIT: a->emit = arg; break;
         case O_COMPARE: a->compare = 1; break;
+        case O_REFINE: a->refine = arg; break;
+        case O_REFINE_MAP: a->refine_map = arg; break;
+        case O_UNVERIFIED: a->allow_unverified = 1; break;
+        case O_SAMPLES: a->samples = arg; break;
         }
     }
     if (rc != CLI_END)
@@ -310,13 +455,25 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, char **pos,
         return CLI_USAGE;
     if (!a->elf || p.npos)
         return cli_usage_error(ctx, "plan: give one ELF file");
-    if (!a->trace)
-        return cli_usage_error(ctx, "plan: --trace is required (record one "
-                               "with 'codeplace trace')");
-    if ((rc = cli_tgt_resolve(ctx, &a->to, a->trace, NULL, 1)) != CLI_OK)
+    if (!a->ntraces && !a->samples)
+        return cli_usage_error(ctx, "plan: give --trace (record one with "
+                               "'codeplace trace') or --samples (codeplace "
+                               "record)");
+    if (!a->ntraces && a->compare)
+        return cli_usage_error(ctx, "plan: --compare needs --trace");
+    if (a->ntraces > PLAN_MAX_WORK)
+        return cli_usage_error(ctx, "plan: at most %d traces", PLAN_MAX_WORK);
+    for (int i = 0; i < a->ntraces; i++)
+        if (parse_trace_arg(ctx, a->traces[i], a->tpath[i],
+                            sizeof a->tpath[i], &a->tweight[i]) < 0)
+            return CLI_USAGE;
+    if ((rc = cli_tgt_resolve(ctx, &a->to, a->ntraces ? a->tpath[0] : NULL,
+                              NULL, 1)) != CLI_OK)
         return rc;
     a->t = &a->to.t;
     a->c = a->t->cache;
+    if (a->refine_map && !a->refine)
+        return cli_usage_error(ctx, "plan: --refine-map goes with --refine-from");
     if (a->budget && (rc = check_budget(ctx, a->t, a->budget)) != CLI_OK)
         return rc;
     if (a->compare && (a->list || a->layout || a->emit))
@@ -329,59 +486,97 @@ static void plan_state_free(plan_state *st)
 {
     for (int k = 0; k < PLAN_NSTRATEGIES; k++)
         plan_result_free(st->res[k]);
+    plan_result_free(st->sres);
     plan_model_free(st->m);
     img_free(st->im);
 }
 
-/* Loads the image and the trace, plans, writes the artefacts. 0 or -1
- * (reported). */
-static int run_plan(cli_ctx *ctx, const plan_args *a, plan_state *st)
+/* The map and the ELF must agree, or nothing says that the sections the
+ * plan moves exist (docs/plan.md). 0, or -1 (reported). */
+static int check_map(const plan_args *a, plan_state *st)
+{
+    for (size_t i = 0; i < img_nwarnings(st->im); i++)
+        cli_warn("%s", img_warning(st->im, i));
+    if (!a->map) {
+        snprintf(st->why, sizeof st->why, "no --map: each function is assumed "
+                 "to have its own section (.text.NAME); objects built without "
+                 "-ffunction-sections have none, and ld ignores a pattern "
+                 "that matches nothing");
+        st->unverified = st->why;
+        cli_warn("%s: the prediction is unverified", st->why);
+    } else if (img_map_unplaced(st->im)) {
+        snprintf(st->why, sizeof st->why, "the map '%s' disagrees with '%s': "
+                 "%zu function(s) lie in no input section it lists (a map of "
+                 "another build, or cut short)", a->map, a->elf,
+                 img_map_unplaced(st->im));
+        st->unverified = st->why;
+        if (!a->allow_unverified) {
+            cli_error("%s; give the map of this build (or --unverified to "
+                      "plan anyway)", st->why);
+            return -1;
+        }
+        cli_warn("%s: the prediction is unverified", st->why);
+    }
+    return 0;
+}
+
+/* Reads every trace into the model. 0, or -1 (reported). */
+static int load_traces(cli_ctx *ctx, const plan_args *a, plan_model *m)
 {
     cp_err err;
-    if (!(st->im = img_open(a->elf, a->map, &err))) {
-        cli_error("%s", err.msg);
-        return -1;
+    for (int i = 0; i < a->ntraces; i++) {
+        cli_info(ctx, "plan: reading %s", a->tpath[i]);
+        if (plan_model_add_workload(m, a->tpath[i], a->tweight[i], a->iters,
+                                    &err) < 0) {
+            cli_error("%s", err.msg);
+            return -1;
+        }
     }
-    if (!a->map)
-        cli_warn("no --map: assuming each function has its own section "
-                 "(.text.NAME, -ffunction-sections)");
-    plan_model *m = st->m = plan_model_new(st->im, a->t, &a->c, &err);
-    if (!m) {
-        cli_error("%s", err.msg);
-        return -1;
-    }
-    for (int i = 0; i < a->nexcl; i++)
-        if (!plan_model_exclude(m, a->excl[i], 0))
-            cli_warn("--exclude '%s' matches nothing", a->excl[i]);
-    for (int i = 0; i < a->nnoram; i++)
-        if (!plan_model_exclude(m, a->noram[i], 1))
-            cli_warn("--no-ram '%s' matches nothing", a->noram[i]);
-    cli_info(ctx, "plan: reading %s", a->trace);
-    if (plan_model_add_trace(m, a->trace, a->iters, &err) < 0) {
-        cli_error("%s", err.msg);
-        return -1;
-    }
-    if (cli_tgt_check_trace(ctx, &a->to, a->trace, a->iters) != CLI_OK)
-        return -1;
-    plan_model_set_plan_iters(m, a->plan_iters);
+    for (int i = 0; i < a->ntraces; i++)
+        if (cli_tgt_check_trace(ctx, &a->to, a->tpath[i], a->iters) != CLI_OK)
+            return -1;
+    if (plan_model_dropped(m) == 1 && a->ntraces == 1)
+        cli_warn("%s: the recording ended inside its last iteration: 1 "
+                 "unfinished iteration dropped, complete iterations only",
+                 a->tpath[0]);
+    else if (plan_model_dropped(m))
+        cli_warn("%u recordings ended inside their last iteration: %u "
+                 "unfinished iterations dropped, complete iterations only",
+                 plan_model_dropped(m), plan_model_dropped(m));
+    return 0;
+}
+
+/* Runs the strategies asked for; st->best is the one with the fewest
+ * cycles. 0, or -1 (reported). */
+static int run_strategies(cli_ctx *ctx, const plan_args *a, plan_state *st)
+{
+    plan_model *m = st->m;
+    cp_err err;
     plan_opts o = plan_opts_default(a->t);
     o.budget = a->budget;
     o.pad_limit = a->pad;
     o.search_moves = a->moves;
+    o.time_limit = a->time_limit;
     o.seed = a->seed;
     o.progress = progress;
     o.progress_ctx = ctx;
-
+    o.stop = &cp_sig_stop;
+    int all = a->compare || a->strategy == PLAN_AUTO;
     for (int k = 0; k < PLAN_AUTO; k++) {
-        if (!a->compare && a->strategy != PLAN_AUTO && k != (int)a->strategy)
+        if (!all && k != (int)a->strategy)
             continue;
-        if (a->strategy == PLAN_AUTO || a->compare) {
-            if ((k == PLAN_RAM || k == PLAN_COMBINED || k == PLAN_RANK) &&
-                a->budget == 0)
+        plan_opts ok = o;
+        if (all) {
+            if ((k == PLAN_RAM || k == PLAN_COMBINED || k == PLAN_RANK ||
+                 k == PLAN_DENSITY) && a->budget == 0)
                 continue;
             cli_info(ctx, "plan: %s ...", plan_strategy_name((plan_strategy)k));
+            ok.time_limit = a->time_limit *
+                            plan_time_share((plan_strategy)k, a->budget);
         }
-        st->res[k] = plan_run(m, (plan_strategy)k, &o, &err);
+        st->res[k] = plan_run(m, (plan_strategy)k, &ok, &err);
+        if (stopped())
+            return -1;
         if (!st->res[k]) {
             cli_error("%s", err.msg);
             return -1;
@@ -390,16 +585,117 @@ static int run_plan(cli_ctx *ctx, const plan_args *a, plan_state *st)
                              plan_result_cycles(m, st->best) - 1e-6)
             st->best = st->res[k];
     }
-    plan_emit_info info = {a->t, plan_strategy_name(st->best->strategy),
-                           a->budget};
-    emit_args ea = {m, st->best, &info};
-    if (a->list && write_file(a->list, "name list", do_list, &ea) < 0)
-        return -1;
-    if (a->layout && write_file(a->layout, "layout", do_layout, &ea) < 0)
-        return -1;
-    if (a->emit && plan_emit_snippets(a->emit, m, st->best, &info, &err) < 0) {
+    for (int k = 0; k < PLAN_AUTO; k++)
+        if (st->res[k] && st->res[k]->time_cut)
+            cli_warn("%s: --time %g stopped the search after %lu moves: the "
+                     "plan may differ from run to run (--time 0 makes it "
+                     "repeatable)", plan_strategy_name((plan_strategy)k),
+                     a->time_limit, st->res[k]->moves);
+    return 0;
+}
+
+/* --refine-from: predicts again with the stubs where GNU ld really put
+ * them. 0, or -1 (reported). */
+static int refine(cli_ctx *ctx, const plan_args *a, plan_state *st)
+{
+    cp_err err;
+    img *rl = img_open(a->refine, a->refine_map, &err);
+    if (!rl) {
         cli_error("%s", err.msg);
         return -1;
+    }
+    long nst = plan_model_refine_stubs(st->m, rl, &err);
+    img_free(rl);
+    if (nst < 0) {
+        cli_error("%s: %s", a->refine, err.msg);
+        return -1;
+    }
+    if (nst == 0 && st->best->flash_stubs)
+        cli_warn("%s has none of the plan's %u linker stubs: is it the "
+                 "image relinked with this plan?", a->refine,
+                 st->best->flash_stubs);
+    for (int k = 0; k < PLAN_NSTRATEGIES; k++) {
+        if (!st->res[k])
+            continue;
+        st->unrefined[k] = st->res[k]->misses;
+        if (plan_result_refine(st->m, st->res[k], &err) < 0) {
+            cli_error("%s", err.msg);
+            return -1;
+        }
+    }
+    cli_info(ctx, "plan: %ld linker stubs read back from %s", nst, a->refine);
+    return 0;
+}
+
+/* Loads the image and the traces, plans, writes the artefacts. Returns -1
+ * when the text or JSON report is to be rendered, else the exit code
+ * (reported; a plan from samples alone reports itself). */
+static int run_plan(cli_ctx *ctx, const plan_args *a, plan_state *st)
+{
+    cp_err err;
+    if (!(st->im = img_open(a->elf, a->map, &err))) {
+        cli_error("%s", err.msg);
+        return CLI_FAIL;
+    }
+    if (check_map(a, st) < 0)
+        return CLI_FAIL;
+    plan_model *m = st->m = plan_model_new(st->im, a->t, &a->c, &err);
+    if (!m) {
+        cli_error("%s", err.msg);
+        return CLI_FAIL;
+    }
+    if (plan_model_align_guessed(m))
+        cli_warn("%zu of %zu sections: their object files (named in %s, "
+                 "relative to where the link ran) cannot be read from here; "
+                 "their alignment is guessed and planned addresses may differ "
+                 "from the linker's", plan_model_align_guessed(m),
+                 plan_model_nunits(m), a->map ? a->map : a->elf);
+    for (int i = 0; i < a->nexcl; i++)
+        if (!plan_model_exclude(m, a->excl[i], 0))
+            cli_warn("--exclude '%s' matches nothing", a->excl[i]);
+    for (int i = 0; i < a->nnoram; i++)
+        if (!plan_model_exclude(m, a->noram[i], 1))
+            cli_warn("--no-ram '%s' matches nothing", a->noram[i]);
+    plan_samples_args sa = {a->samples, a->strategy, a->budget, a->list,
+                            a->layout, a->emit};
+    if (!a->ntraces)
+        return cmd_plan_samples_only(ctx, m, a->t, &sa);
+    if (load_traces(ctx, a, m) < 0)
+        return CLI_FAIL;
+    plan_model_set_plan_iters(m, a->plan_iters);
+    plan_model_set_cache_seed(m, a->cache_seed);
+    /* Testing: make evaluations fail after the first N. */
+    const char *fail = getenv("CODEPLACE_PLAN_FAIL_AFTER");
+    if (fail && *fail)
+        plan_model_fail_after(m, strtoul(fail, NULL, 10));
+    if (run_strategies(ctx, a, st) < 0)
+        return CLI_FAIL;
+    if (a->refine && refine(ctx, a, st) < 0)
+        return CLI_FAIL;
+    if (a->samples) {
+        if (cmd_plan_samples_candidate(ctx, m, &sa, &st->sres) < 0)
+            return CLI_FAIL;
+        if ((a->strategy == PLAN_AUTO || a->compare) &&
+            plan_result_cycles(m, st->sres) <
+                plan_result_cycles(m, st->best) - 1e-6)
+            st->best = st->sres;
+    }
+    int from_samples = st->best == st->sres;
+    st->info = (plan_emit_info){
+        .t = a->t,
+        .strategy = from_samples ? "samples-hotblock"
+                                 : plan_strategy_name(st->best->strategy),
+        .budget = a->budget, .unverified = st->unverified,
+        .from_samples = from_samples};
+    emit_args ea = {m, st->best, &st->info};
+    if (a->list && write_file(a->list, "name list", do_list, &ea) < 0)
+        return CLI_FAIL;
+    if (a->layout && write_file(a->layout, "layout", do_layout, &ea) < 0)
+        return CLI_FAIL;
+    if (a->emit &&
+        plan_emit_snippets(a->emit, m, st->best, &st->info, &err) < 0) {
+        cli_error("%s", err.msg);
+        return CLI_FAIL;
     }
     for (size_t i = 0; i < plan_model_nunits(m); i++) {
         const plan_unit *u = plan_model_unit(m, i);
@@ -407,76 +703,116 @@ static int run_plan(cli_ctx *ctx, const plan_args *a, plan_state *st)
             cli_debug(ctx, "note: %s shares %s with %u other function(s); "
                       "they move together", u->name, u->isec, u->nfuncs - 1);
     }
-    return 0;
+    return -1;
+}
+
+static void render_json(FILE *out, const plan_args *a, const plan_state *st)
+{
+    const tgt *t = a->t;
+    jw w;
+    jw_init(&w, out, 1);
+    jw_obj_begin(&w);
+    jw_key(&w, "image");
+    jw_str(&w, img_path(st->im));
+    jw_key(&w, "target");
+    jw_str(&w, t->name);
+    jw_key(&w, "budget");
+    jw_uint(&w, a->budget);
+    jw_key(&w, "iterations");
+    jw_uint(&w, plan_model_niters(st->m));
+    jw_key(&w, "best");
+    jw_str(&w, st->info.strategy);
+    jw_key(&w, "verified");
+    jw_bool(&w, !st->unverified);
+    if (st->unverified) {
+        jw_key(&w, "unverified_because");
+        jw_str(&w, st->unverified);
+    }
+    jw_key(&w, "results");
+    jw_arr_begin(&w);
+    for (int k = 0; k < PLAN_AUTO; k++)
+        if (st->res[k])
+            result_json(&w, st->m, t, &a->c, st->res[k],
+                        a->refine ? st->unrefined[k] : -1, NULL);
+    if (st->sres)
+        result_json(&w, st->m, t, &a->c, st->sres, -1, "samples-hotblock");
+    jw_arr_end(&w);
+    jw_obj_end(&w);
+    jw_finish(&w);
 }
 
 static void render(FILE *out, const cli_ctx *ctx, const plan_args *a,
                    const plan_state *st)
 {
     const tgt *t = a->t;
+    const plan_model *m = st->m;
     const plan_result *best = st->best;
     if (ctx->json) {
-        jw w;
-        jw_init(&w, out, 1);
-        jw_obj_begin(&w);
-        jw_key(&w, "image");
-        jw_str(&w, img_path(st->im));
-        jw_key(&w, "target");
-        jw_str(&w, t->name);
-        jw_key(&w, "budget");
-        jw_uint(&w, a->budget);
-        jw_key(&w, "iterations");
-        jw_uint(&w, plan_model_niters(st->m));
-        jw_key(&w, "best");
-        jw_str(&w, plan_strategy_name(best->strategy));
-        jw_key(&w, "results");
-        jw_arr_begin(&w);
-        for (int k = 0; k < PLAN_AUTO; k++)
-            if (st->res[k])
-                result_json(&w, st->m, t, &a->c, st->res[k]);
-        jw_arr_end(&w);
-        jw_obj_end(&w);
-        jw_finish(&w);
+        render_json(out, a, st);
         return;
     }
     fprintf(out, "image %s, target %s, %u iterations, budget %u bytes of "
-            "%s\n", img_path(st->im), t->name, plan_model_niters(st->m),
+            "%s\n", img_path(st->im), t->name, plan_model_niters(m),
             a->budget, t->fast_mem);
     fprintf(out, "stock: %.1f misses per iteration (%.1f above a fully "
             "associative cache), %.0f instructions\n\n",
-            best->stock_misses, best->conflict_before, best->insns);
+            best->stock_misses, best->conflict_before, plan_model_insns(m));
     fprintf(out, "%-10s %8s %8s %10s %10s %10s %8s\n", "strategy",
             "fast", "padding", "misses", "conflict", "est.cycles",
             "speedup");
     for (int k = 0; k < PLAN_AUTO; k++)
         if (st->res[k])
-            row_text(out, t, &a->c, plan_strategy_name((plan_strategy)k),
+            row_text(out, m, t, &a->c, plan_strategy_name((plan_strategy)k),
                      st->res[k]);
-    fprintf(out, "\nchosen: %s (%zu sections placed: ",
-            plan_strategy_name(best->strategy), best->nitems);
+    if (st->sres)
+        row_text(out, m, t, &a->c, "samples-hotblock", st->sres);
+    fprintf(out, "\nchosen: %s (%zu sections placed: ", st->info.strategy,
+            best->nitems);
     size_t nf = 0;
     for (size_t i = 0; i < best->nitems; i++)
         nf += best->items[i].region == PLAN_FAST;
     fprintf(out, "%zu in %s, %zu in the hot block)\n", nf, t->fast_mem,
             best->nitems - nf);
+    if (plan_model_nworkloads(m) > 1) {
+        fprintf(out, "\nworkloads (warm misses per iteration):\n");
+        fprintf(out, "%-32s %7s %10s %10s\n", "trace", "weight", "stock",
+                best->strategy == PLAN_STOCK ? "stock" : "planned");
+        for (unsigned k = 0; k < best->nwork; k++) {
+            double wt;
+            const char *name = plan_model_workload(m, k, &wt);
+            fprintf(out, "%-32s %7.2f %10.1f %10.1f\n", name ? name : "-",
+                    wt, best->work_stock[k], best->work_misses[k]);
+        }
+    }
+    if (st->unverified)
+        fprintf(out, "UNVERIFIED prediction: %s\n", st->unverified);
 }
 
 static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
 {
     char *pos[argc];
-    const char *excl[argc], *noram[argc];
-    plan_args a = {.excl = excl, .noram = noram, .strategy = PLAN_AUTO,
-                   .pad = 8192, .iters = 32, .plan_iters = 3, .moves = 40000,
-                   .seed = 1};
+    const char *excl[argc], *noram[argc], *traces[argc];
+    char tpath[PLAN_MAX_WORK][1024];
+    double tweight[PLAN_MAX_WORK];
+    plan_args a = {.excl = excl, .noram = noram, .traces = traces,
+                   .tpath = tpath, .tweight = tweight,
+                   .strategy = PLAN_AUTO, .pad = 8192, .iters = 32,
+                   .plan_iters = 3, .moves = 200000, .time_limit = 60,
+                   .seed = 1, .cache_seed = 1};
     int rc = parse_args(ctx, argc, argv, pos, &a);
     if (rc >= 0)
         return rc;
+    cp_sig_catch(); /* Ctrl-C, SIGTERM, SIGHUP: stop, write nothing */
     plan_state st = {0};
-    int status = CLI_FAIL;
-    if (run_plan(ctx, &a, &st) == 0 && cli_out_open(ctx) == 0) {
-        render(ctx->out, ctx, &a, &st);
-        status = CLI_OK;
+    int status = run_plan(ctx, &a, &st);
+    if (status < 0) {
+        status = CLI_FAIL;
+        if (cli_out_open(ctx) == 0) {
+            render(ctx->out, ctx, &a, &st);
+            status = CLI_OK;
+        }
     }
+    cp_sig_restore();
     plan_state_free(&st);
     return status;
 }

@@ -13,6 +13,7 @@
 #include "probe/probe.h"
 #include "target/target.h"
 #include "util/jw.h"
+#include "util/sig.h"
 
 enum {
     O_GDB, O_OPENOCD, O_ELF, O_TARGET, O_CACHE, O_AS, O_HALT, O_PCSR, O_RATE, O_DURATION,
@@ -28,8 +29,10 @@ static const cli_opt opts[] = {
     [O_CACHE] = CLI_TGT_OPT_CACHE(0),
     [O_AS] = CLI_TGT_OPT_AS,
     [O_HALT] = {"halt", 0, NULL, "sample by halting: interrupt, read the PC, "
-                "continue (automatic on ARMv6-M, which has no DWT_PCSR)"},
-    [O_PCSR] = {"pcsr", 0, NULL, "sample DWT_PCSR without halting, or fail"},
+                "continue (automatic when DWT_PCSR reads 0 or never "
+                "changes)"},
+    [O_PCSR] = {"pcsr", 0, NULL, "sample DWT_PCSR without halting, or fail "
+                "(no fall back to halting)"},
     [O_RATE] = {"rate", 'r', "HZ", "samples per second (default: PCSR as fast "
                 "as the link allows; halting lets the core run about as "
                 "long as each stop)"},
@@ -51,13 +54,15 @@ const cli_cmd cmd_record = {
              "[--target T] [--halt] [--rate HZ] [--duration S]",
     .description =
         "Samples the PC of a running board through a probe's own server and\n"
-        "writes a samples file (docs/formats/samples.md). Without halting it\n"
-        "reads DWT_PCSR (0xE000101C) as fast as the link allows; this needs\n"
-        "memory reads while the core runs (OpenOCD's Tcl port, or a GDB stub\n"
-        "with non-stop mode). A PCSR that reads as 0 or never changes is\n"
-        "reported as not implemented. --halt (automatic on ARMv6-M, e.g.\n"
-        "RP2040) interrupts the core, reads the PC and lets it run again; the\n"
-        "time it was stopped is reported. Samples are flushed to the file as\n"
+        "writes a samples file (docs/formats/samples.md). By default, on every\n"
+        "core (ARMv6-M too: the Cortex-M0+ of the RP2040 has one), it reads\n"
+        "DWT_PCSR (0xE000101C) without halting, as fast as the link allows;\n"
+        "this needs memory reads while the core runs (OpenOCD's Tcl port, or\n"
+        "a GDB stub with non-stop mode). 16 reads check the register first:\n"
+        "when they all give 0 or one value, or the stub cannot read while the\n"
+        "core runs, record samples by halting and says why. --halt forces\n"
+        "that: it interrupts the core, reads the PC and lets it run again;\n"
+        "the time it was stopped is reported. Samples are flushed to the file as\n"
         "they come: Ctrl-C or a probe that goes away keeps what was measured.\n"
         "See docs/probe.md.\n\n"
         "example:\n"
@@ -69,13 +74,6 @@ const cli_cmd cmd_record = {
     .globals = CLI_G_JSON | CLI_G_OUT | CLI_G_VERB,
 };
 
-static volatile sig_atomic_t stop_flag;
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    stop_flag = 1;
-}
 
 static void progress(void *arg, const probe_sample_stats *st)
 {
@@ -147,8 +145,8 @@ static fshare *per_function(const char *path, const img *im, size_t *n,
 }
 
 static void summary(cli_ctx *ctx, const probe_sample_stats *st,
-                    probe_mode mode, const char *path, const img *im,
-                    unsigned top)
+                    probe_mode mode, const char *why, const char *path,
+                    const img *im, unsigned top)
 {
     double rate = st->elapsed_s > 0 ? st->samples / st->elapsed_s : 0;
     const char *end = st->stopped_by == 0   ? "duration"
@@ -167,6 +165,8 @@ static void summary(cli_ctx *ctx, const probe_sample_stats *st,
         jw_str(&w, path);
         jw_key(&w, "mode");
         jw_str(&w, mode == PROBE_MODE_PCSR ? "pcsr" : "halt");
+        jw_key(&w, "mode_reason");
+        jw_str(&w, why);
         jw_key(&w, "samples");
         jw_uint(&w, st->samples);
         jw_key(&w, "seconds");
@@ -212,6 +212,8 @@ static void summary(cli_ctx *ctx, const probe_sample_stats *st,
                     st->elapsed_s > 0 ? 100 * st->halted_s / st->elapsed_s : 0,
                     st->samples ? 1e6 * st->halted_s / st->samples : 0,
                     1e6 * st->max_halt_s);
+        fprintf(o, "mode:      %s: %s\n",
+                mode == PROBE_MODE_PCSR ? "DWT_PCSR" : "halting", why);
         fprintf(o, "written:   %s\n", path);
         if (fs && nf) {
             fprintf(o, "\n%-32s %10s %7s\n", "function", "samples", "share");
@@ -222,14 +224,6 @@ static void summary(cli_ctx *ctx, const probe_sample_stats *st,
         }
     }
     free(fs);
-}
-
-static int is_v6m(const tgt *t, const img *im)
-{
-    if (tgt_is_armv6m(t))
-        return 1;
-    const char *a = im ? img_cpu_arch(im) : NULL;
-    return a && !strncmp(a, "v6", 2);
 }
 
 static int cmd_record_fn(cli_ctx *ctx, int argc, char **argv)
@@ -309,15 +303,14 @@ static int cmd_record_fn(cli_ctx *ctx, int argc, char **argv)
         cli_error("%s", err.msg);
         return CLI_FAIL;
     }
-    probe_mode mode = PROBE_MODE_PCSR;
-    if (halt || (!pcsr && is_v6m(t, im)))
-        mode = PROBE_MODE_HALT;
-    if (pcsr && is_v6m(t, im)) {
-        cli_error("ARMv6-M (%s) has no DWT_PCSR; sample with --halt",
-                  t ? t->cpu : img_cpu_arch(im));
-        img_free(im);
-        return CLI_FAIL;
-    }
+    /* DWT_PCSR first on every core, ARMv6-M included (optional there:
+     * ARMv6-M Architecture Reference Manual, DDI 0419C, C1.7.2; the
+     * Cortex-M0+ has it with its DWT, Cortex-M0+ TRM 7.1.3); halting only
+     * when asked or when the register turns out not to sample. */
+    probe_mode mode = halt ? PROBE_MODE_HALT : PROBE_MODE_PCSR;
+    char why[sizeof err.msg];
+    snprintf(why, sizeof why, "%s", halt ? "--halt" : "DWT_PCSR changes "
+             "while the core runs");
     uint32_t pcsr_addr = t && t->dwt_pcsr ? t->dwt_pcsr : 0xe000101cu;
     if (pa.gdb && mode == PROBE_MODE_PCSR)
         pa.po.nonstop = pcsr ? 1 : 2;
@@ -327,6 +320,8 @@ static int cmd_record_fn(cli_ctx *ctx, int argc, char **argv)
         return CLI_FAIL;
     }
     if (mode == PROBE_MODE_PCSR && !probe_reads_while_running(pr)) {
+        snprintf(why, sizeof why, "the GDB stub cannot read memory while "
+                 "the target runs (no non-stop mode)");
         cli_info(ctx, "note: the GDB stub at %s cannot read memory while the "
                  "target runs; sampling by halting", probe_addr(pr));
         mode = PROBE_MODE_HALT;
@@ -341,10 +336,22 @@ static int cmd_record_fn(cli_ctx *ctx, int argc, char **argv)
         else if (changed)
             cli_info(ctx, "enabled the DWT (DEMCR.TRCENA was 0)");
     }
-    if (mode == PROBE_MODE_PCSR && probe_pcsr_check(pr, pcsr_addr, 16,
-                                                    &err) < 0) {
-        cli_error("%s", err.msg);
-        goto done;
+    if (mode == PROBE_MODE_PCSR) {
+        probe_pcsr_verdict vd;
+        if (probe_pcsr_test(pr, pcsr_addr, 16, &vd, &err) < 0) {
+            cli_error("%s", err.msg);
+            goto done;
+        }
+        if (vd == PROBE_PCSR_HALTED || (vd != PROBE_PCSR_OK && pcsr)) {
+            cli_error("%s%s", err.msg, vd == PROBE_PCSR_HALTED ? ""
+                      : "; sample with --halt");
+            goto done;
+        }
+        if (vd != PROBE_PCSR_OK) {
+            snprintf(why, sizeof why, "%s", err.msg);
+            cli_info(ctx, "note: %s; sampling by halting", err.msg);
+            mode = PROBE_MODE_HALT;
+        }
     }
     probe_samples_hdr h = {
         .source = mode == PROBE_MODE_PCSR ? "probe-pcsr" : "probe-halt",
@@ -356,14 +363,10 @@ static int cmd_record_fn(cli_ctx *ctx, int argc, char **argv)
         cli_error("%s", err.msg);
         goto done;
     }
-    struct sigaction sa = {0}, old_int, old_term;
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
+    cp_sig_catch(); /* SIGINT, SIGTERM, SIGHUP stop the recording */
     probe_sampler cfg = {
         .mode = mode, .pcsr_addr = pcsr_addr, .rate_hz = rate,
-        .duration_s = duration, .max_samples = max_samples, .stop = &stop_flag, .progress = progress,
+        .duration_s = duration, .max_samples = max_samples, .stop = &cp_sig_stop, .progress = progress,
         .progress_arg = ctx, .progress_s = 1.0,
     };
     cli_info(ctx, "recording from %s (%s)%s", probe_addr(pr),
@@ -371,8 +374,7 @@ static int cmd_record_fn(cli_ctx *ctx, int argc, char **argv)
              duration > 0 || max_samples ? "" : "; Ctrl-C stops");
     probe_sample_stats st;
     int r = probe_sample_run(pr, &cfg, out, &st, &err);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    cp_sig_restore();
     if (ctx->verbose >= 0 && st.elapsed_s >= 1.0)
         fputc('\n', stderr);
     if (probe_samples_finish(out, st.elapsed_s, r < 0 ? NULL : &err) < 0 ||
@@ -385,7 +387,7 @@ static int cmd_record_fn(cli_ctx *ctx, int argc, char **argv)
                   st.error.msg, (unsigned long long)st.samples, ctx->out_path);
     if (mode == PROBE_MODE_PCSR && st.samples && st.distinct <= 1)
         cli_warn("DWT_PCSR hardly changed: the core may sleep or be stuck");
-    summary(ctx, &st, mode, ctx->out_path, im, top);
+    summary(ctx, &st, mode, why, ctx->out_path, im, top);
     status = st.stopped_by == 2 ? CLI_FAIL : CLI_OK;
 done:
     probe_close(pr);

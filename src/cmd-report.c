@@ -15,6 +15,7 @@
 #include "samples/samples.h"
 #include "target/target.h"
 #include "trace/trace.h"
+#include "util/wfile.h"
 
 enum {
     O_ELF, O_MAP, O_TRACE, O_TARGET, O_CACHE, O_AS, O_UNCACHED, O_TOP, O_SORT, O_LIB, O_FUNC, O_ALL,
@@ -107,6 +108,13 @@ static int trace_misses(cli_ctx *ctx, rep_profile *prof, const img *im,
         cli_error("%s", err.msg);
         return -1;
     }
+    if (csim_stream_cut(s))
+        cli_warn("%s: the recording was cut short; using its complete "
+                 "blocks", trace);
+    if (csim_stream_dropped(s))
+        cli_warn("%s: the recording ended inside its last iteration: 1 "
+                 "unfinished iteration dropped, complete iterations only",
+                 trace);
     csim_map *m = csim_map_new(s);
     csim_report r;
     memset(&r, 0, sizeof r);
@@ -137,12 +145,22 @@ static int trace_misses(cli_ctx *ctx, rep_profile *prof, const img *im,
         goto out;
     }
     prof->miss_iters = r.niter - r.from;
-    char b[32];
+    char b[32], which[96];
+    if (r.from >= r.niter || r.niter < 2) {
+        cli_warn("%s: %zu complete iteration%s: no warm iteration, the "
+                 "misses are those of a cold cache", trace, r.niter,
+                 r.niter == 1 ? "" : "s");
+        snprintf(which, sizeof which, "%zu complete iteration%s, no warm "
+                 "iteration (cold misses)", r.niter, r.niter == 1 ? "" : "s");
+    } else {
+        snprintf(which, sizeof which, "warm iterations %zu..%zu", r.from,
+                 r.niter - 1);
+    }
     snprintf(desc, ndesc, "the %s cache (%s bytes, %u-way, %u-byte lines, "
-             "%s), warm iterations %zu..%zu of %s", tg->name,
+             "%s), %s of %s", tg->name,
              cli_commas(b, tg->cache.size), (unsigned)tg->cache.ways,
-             (unsigned)tg->cache.line, tgt_repl_name(tg->cache.repl), r.from,
-             r.niter ? r.niter - 1 : 0, trace);
+             (unsigned)tg->cache.line, tgt_repl_name(tg->cache.repl), which,
+             trace);
     rc = 0;
 out:
     free(mm);
@@ -157,19 +175,19 @@ static int write_file(const char *path, rep_profile *p, const rep_view *v,
                       int (*fn)(FILE *, rep_profile *, const rep_view *,
                                 cp_err *))
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        cli_error("cannot create '%s': %s", path, strerror(errno));
+    cp_wfile w;
+    cp_err err;
+    if (cp_wfile_open(&w, path, &err) < 0) {
+        cli_error("%s", err.msg);
         return -1;
     }
-    cp_err err;
-    int rc = fn(f, p, v, &err);
-    if (fclose(f) != 0 && rc == 0) {
-        rc = -1;
-        snprintf(err.msg, sizeof err.msg, "write error");
-    }
-    if (rc < 0) {
+    if (fn(w.f, p, v, &err) < 0) {
+        cp_wfile_abort(&w);
         cli_error("cannot write '%s': %s", path, err.msg);
+        return -1;
+    }
+    if (cp_wfile_commit(&w, &err) < 0) {
+        cli_error("%s", err.msg);
         return -1;
     }
     return 0;
@@ -282,6 +300,11 @@ static int cmd_report_fn(cli_ctx *ctx, int argc, char **argv)
     if (ctx->json + ctx->csv + folded + speedscope > 1)
         return cli_usage_error(ctx, "report: choose one of --json, --csv, "
                                "--folded, --speedscope");
+    if ((v.sort == REP_SORT_MISSES || v.sort == REP_SORT_MISS_DENSITY) &&
+        !trace)
+        return cli_usage_error(ctx, "--sort %s needs the misses: give "
+                               "--trace", v.sort == REP_SORT_MISSES
+                                              ? "misses" : "miss-density");
     rep_table table;
     if (!strcmp(by, "func"))
         table = REP_TABLE_FUNCS;

@@ -192,6 +192,13 @@ static int cmd_samples_fn(cli_ctx *ctx, int argc, char **argv)
             cli_info(ctx, "%s: %s, %zu addresses, %" PRIu64 " samples", in,
                      smp_kind_name(kind), s->n, smp_total(s));
     }
+    if (s && im && s->elf[0] && strcmp(s->elf, img_hash(im)))
+        cli_warn("%s was recorded from image %s, but %s is %s (another "
+                 "build): the names may not match the addresses", in, s->elf,
+                 elf, img_hash(im));
+    if (s && trace && smp_get_extra(s, "unfinished_iterations_dropped"))
+        cli_warn("%s: the recording ended inside its last iteration: 1 "
+                 "unfinished iteration dropped, complete iterations only", in);
     img_free(im);
     if (!s) {
         cli_error("%s", err.msg);

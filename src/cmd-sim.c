@@ -15,6 +15,7 @@
 #include "target/target.h"
 #include "trace/trace.h"
 #include "util/jw.h"
+#include "util/wfile.h"
 
 enum {
     O_ELF, O_MAP, O_TARGET, O_CACHE, O_AS, O_UNCACHED, O_LAYOUT, O_SEED,
@@ -187,8 +188,9 @@ static void report_text(FILE *o, const simctx *c)
     const csim_report *r = c->r;
     const csim_iter *c0 = &r->iter[0], *w = &r->warm_sum;
     char b1[48], b2[48], b3[48];
-    fprintf(o, "trace:      %s (%zu iterations; %s records before the first "
-               "mark)\n", c->trace, r->niter,
+    fprintf(o, "trace:      %s (%zu complete iterations%s; %s records "
+               "before the first mark)\n", c->trace, r->niter,
+            csim_stream_dropped(c->s) ? ", 1 unfinished dropped" : "",
             cli_commas(b1, csim_stream_prologue(c->s)));
     if (c->elf)
         fprintf(o, "image:      %s\n", c->elf);
@@ -334,6 +336,8 @@ static void report_json(FILE *o, const simctx *c)
     jw_uint(&w, r->clock_hz);
     jw_key(&w, "prologue_records");
     jw_uint(&w, csim_stream_prologue(c->s));
+    jw_key(&w, "dropped_iterations");
+    jw_uint(&w, csim_stream_dropped(c->s));
     jw_key(&w, "iterations");
     jw_arr_begin(&w);
     for (size_t k = 0; k < r->niter; k++)
@@ -510,7 +514,9 @@ static void report_csv(FILE *o, const simctx *c, int by)
 /* ---- loading ---- */
 
 static csim_stream *load(cli_ctx *ctx, const char *path, const img *im,
-                         const tgt *t, int dreads, cli_tally *tally)
+                         const tgt *t, int dreads, cli_tally *tally,
+                         const csim_stub *stubs, size_t nstubs,
+                         const uint8_t *fast)
 {
     cp_err err;
     trc_reader *rd = trc_open_ex(path, TRC_OPEN_PARTIAL, &err);
@@ -526,11 +532,18 @@ static csim_stream *load(cli_ctx *ctx, const char *path, const img *im,
     }
     if (dreads >= 0)
         csim_stream_set_dreads(s, dreads);
+    if (nstubs && csim_stream_set_stubs(s, stubs, nstubs, fast, &err) < 0) {
+        trc_close(rd);
+        csim_stream_free(s);
+        cli_error("%s", err.msg);
+        return NULL;
+    }
     trc_rec rec;
     int rc;
     uint64_t n = 0;
-    while ((rc = trc_next(rd, &rec, &err)) == 1) {
-        cli_tally_add(tally, &rec);
+    while ((rc = trc_next_complete(rd, &rec, &err)) == 1) {
+        if (tally)
+            cli_tally_add(tally, &rec);
         if (csim_stream_add(s, &rec, &err) < 0) {
             rc = -1;
             break;
@@ -542,6 +555,18 @@ static csim_stream *load(cli_ctx *ctx, const char *path, const img *im,
     if (rc == 0 && trc_truncated(rd))
         cli_warn("%s: the recording was cut short; using its %llu complete "
                  "records", path, (unsigned long long)n);
+    if (rc == 0) {
+        uint64_t drecs;
+        uint64_t d = trc_dropped(rd, &drecs);
+        csim_stream_set_dropped(s, d, trc_truncated(rd));
+        if (d)
+            cli_warn("%s: the recording ended (%s) inside its last "
+                     "iteration: %llu unfinished iteration dropped (%llu "
+                     "records), complete iterations only", path,
+                     trc_truncated(rd) ? "cut short"
+                                       : trc_get_totals(rd)->end,
+                     (unsigned long long)d, (unsigned long long)drecs);
+    }
     trc_close(rd);
     if (rc < 0 || csim_stream_finish(s, &err) < 0) {
         cli_error("%s", err.msg);
@@ -741,7 +766,7 @@ static int cmd_sim_fn(cli_ctx *ctx, int argc, char **argv)
     csim_report r = {0};
     cli_tally tally;
     cli_tally_init(&tally, c.t);
-    csim_stream *s = load(ctx, c.trace, im, c.t, dreads, &tally);
+    csim_stream *s = load(ctx, c.trace, im, c.t, dreads, &tally, NULL, 0, NULL);
     if (!s || cli_tgt_verdict(ctx, &to, &tally, c.trace) != CLI_OK)
         goto out;
     c.s = s;
@@ -755,6 +780,44 @@ static int cmd_sim_fn(cli_ctx *ctx, int argc, char **argv)
             cli_error("%s", err.msg);
             goto out;
         }
+        csim_stub *stubs = NULL;
+        size_t nstubs = 0;
+        if (csim_layout_stubs(c.layout, s, &stubs, &nstubs, &err) < 0) {
+            cli_error("%s", err.msg);
+            goto out;
+        }
+        if (nstubs) {
+            /* The layout's linker stubs: direct calls from cached flash
+             * into fast memory fetch them. Which functions are fast is
+             * known now; read the trace again with the stubs in it. */
+            size_t nimg = img_nfuncs(im);
+            uint8_t *fast = calloc(nimg ? nimg : 1, 1);
+            if (!fast) {
+                free(stubs);
+                cli_error("out of memory");
+                goto out;
+            }
+            for (size_t i = 0; i < nimg; i++)
+                fast[i] = csim_map_kind(m, i) == CSIM_UNCACHED;
+            csim_map_free(m);
+            m = NULL;
+            csim_stream_free(s);
+            c.s = s = load(ctx, c.trace, im, c.t, dreads, NULL, stubs, nstubs,
+                           fast);
+            free(fast);
+            free(stubs);
+            if (!s)
+                goto out;
+            m = csim_map_new(s);
+            if (!m) {
+                cli_error("out of memory");
+                goto out;
+            }
+            if (csim_layout_apply(c.layout, s, m, &g, &c.lst, &err) < 0) {
+                cli_error("%s", err.msg);
+                goto out;
+            }
+        }
         if (c.lst.missing)
             cli_warn("%s: %zu functions are not in %s (first: %s); skipped",
                      c.layout, c.lst.missing, c.elf, c.lst.first_missing);
@@ -767,19 +830,23 @@ static int cmd_sim_fn(cli_ctx *ctx, int argc, char **argv)
     }
     c.r = &r;
     if (svg) {
-        FILE *f = fopen(svg, "w");
+        cp_wfile wf;
         char title[256];
         snprintf(title, sizeof title, "%s: hot lines per cache set (%s)",
                  cp_basename(c.trace), c.t->name);
-        cp_err herr = {{0}};
-        int bad = !f;
-        if (f) {
-            bad = rep_heat_svg(f, &r, title, &herr) < 0;
-            bad |= fclose(f) != 0;
+        if (cp_wfile_open(&wf, svg, &err) < 0) {
+            cli_error("%s", err.msg);
+            goto out;
         }
-        if (bad) {
+        cp_err herr = {{0}};
+        if (rep_heat_svg(wf.f, &r, title, &herr) < 0) {
+            cp_wfile_abort(&wf);
             cli_error("cannot write '%s'%s%s", svg, herr.msg[0] ? ": " : "",
                       herr.msg);
+            goto out;
+        }
+        if (cp_wfile_commit(&wf, &err) < 0) {
+            cli_error("%s", err.msg);
             goto out;
         }
     }

@@ -4,7 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/tgtopt.h"
@@ -17,11 +19,13 @@
 #include "trace/trace.h"
 #include "bench/udp.h"
 #include "util/jw.h"
+#include "util/sig.h"
 
 enum {
     O_TARGET, O_CACHE, O_AS, O_MAP, O_INIT, O_ITER, O_N, O_MARK, O_ENTRY, O_SP, O_PERIPH,
     O_MAXI, O_TIMEOUT, O_RESULT, O_COUNT, O_INFO, O_ITERS, O_RECORDS, O_PARTIAL,
-    O_QEMU, O_ELF, O_QRUN, O_SKIP, O_UDP, O_RATE, O_SIZE, O_RUNCMD, O_NOPT
+    O_QEMU, O_ELF, O_QRUN, O_SKIP, O_UDP, O_RATE, O_SIZE, O_RUNCMD, O_EXPECT,
+    O_NOPT
 };
 
 static const cli_opt opts[] = {
@@ -76,6 +80,8 @@ static const cli_opt opts[] = {
     [O_RUNCMD] = {"run", 0, "CMD", "with --udp: run CMD (sh -c) for traffic "
                   "instead; $CODEPLACE_UDP_HOST:$CODEPLACE_UDP_PORT reach the "
                   "guest"},
+    [O_EXPECT] = {"expect", 0, "N", "harness mode: the iteration function "
+                  "must return N (r0); a run with another return fails"},
     [O_NOPT] = {0},
 };
 
@@ -112,14 +118,6 @@ const cli_cmd cmd_trace = {
     .opts = opts,
     .globals = CLI_G_JSON | CLI_G_OUT | CLI_G_VERB,
 };
-
-static volatile sig_atomic_t interrupted;
-
-static void on_sigint(int sig)
-{
-    (void)sig;
-    interrupted = 1;
-}
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -251,6 +249,10 @@ static int do_info(cli_ctx *ctx, const char *path, int per_iter, int partial)
         it[nit++] = cur;
     const trc_header *h = trc_get_header(r);
     spread s = spread_of(it, nit);
+    /* A recording without marks that ended normally is one stretch. */
+    if (!nit && (t->marks || trc_truncated(r) || strcmp(t->end, "done")))
+        cli_warn("%s: no complete iteration (ended: %s)", path,
+                 trc_truncated(r) ? "truncated" : t->end);
     if (cli_out_open(ctx) < 0) {
         free(it);
         trc_close(r);
@@ -368,9 +370,9 @@ static int do_qemu(cli_ctx *ctx, const char *log, const char *elf,
         img_free(im);
         return CLI_FAIL;
     }
-    /* A log that ends before mark n: its last iteration is partial. */
-    int partial = mark && n && !st.all_done;
-    trc_set_end(w, partial ? "stopped" : "done");
+    /* A log that ends before the iterations asked for is not "done". */
+    int short_log = mark && ((n && !st.all_done) || !st.iterations);
+    trc_set_end(w, short_log ? "stopped" : "done");
     const trc_totals *tot = trc_writer_totals(w);
     uint64_t recs = tot->records;
     if (trc_finish(w, &err)) {
@@ -398,12 +400,18 @@ static int do_qemu(cli_ctx *ctx, const char *log, const char *elf,
                 cli_commas(b1, st.lines), cli_commas(b2, st.stopped),
                 cli_commas(b3, st.rewound));
     }
-    if (partial)
+    int status = CLI_OK;
+    if (mark && !st.iterations) {
+        cli_error("%s: the log ends before the first complete iteration "
+                  "(--mark %s)", log, mark);
+        status = CLI_FAIL;
+    } else if (mark && n && !st.all_done) {
         cli_warn("%s: the log ends after %llu of %llu iterations", log,
                  (unsigned long long)st.iterations, (unsigned long long)n);
+    }
     free(st.iter_insns);
     img_free(im);
-    return CLI_OK;
+    return status;
 }
 
 /* ---- recording ---- */
@@ -413,11 +421,29 @@ typedef struct run_opts {
     const tgt *t;
     uint64_t n, max_insns;
     double timeout;
-    int have_sp, count_each, per_iter;
-    uint32_t sp;
+    int have_sp, count_each, per_iter, have_expect;
+    uint32_t sp, expect;
     emu_range periph[16];
     unsigned nperiph;
 } run_opts;
+
+/* Harness mode: what the functions returned in r0 (for void functions,
+ * whatever the code left there). */
+static void print_returns(FILE *o, const run_opts *ro, const emu_stats *st)
+{
+    fprintf(o, "returns:      ");
+    if (ro->init)
+        fprintf(o, "%s 0x%08x; ", ro->init, st->init_ret);
+    if (!st->ret_mismatches)
+        fprintf(o, "%s %u in every iteration\n", ro->iter, ro->expect);
+    else
+        fprintf(o, "%s not %u in %llu of %llu iterations (first: iteration "
+                "%llu, 0x%08x)\n", ro->iter, ro->expect,
+                (unsigned long long)st->ret_mismatches,
+                (unsigned long long)st->iterations,
+                (unsigned long long)st->first_mismatch,
+                st->first_mismatch_ret);
+}
 
 static void report_run(cli_ctx *ctx, const run_opts *ro, const emu_stats *st,
                        const trc_totals *tot, uint64_t bytes, double secs,
@@ -460,6 +486,20 @@ static void report_run(cli_ctx *ctx, const run_opts *ro, const emu_stats *st,
             jw_key(&w, "result");
             jw_str(&w, result_line);
         }
+        if (ro->iter) {
+            jw_key(&w, "returns");
+            jw_obj_begin(&w);
+            if (ro->init) {
+                jw_key(&w, "init"); jw_uint(&w, st->init_ret);
+            }
+            jw_key(&w, "expected"); jw_uint(&w, ro->expect);
+            jw_key(&w, "mismatches"); jw_uint(&w, st->ret_mismatches);
+            if (st->ret_mismatches) {
+                jw_key(&w, "first_iteration"); jw_uint(&w, st->first_mismatch);
+                jw_key(&w, "first_value"); jw_uint(&w, st->first_mismatch_ret);
+            }
+            jw_obj_end(&w);
+        }
         jw_obj_end(&w);
         jw_finish(&w);
         return;
@@ -490,7 +530,86 @@ static void report_run(cli_ctx *ctx, const run_opts *ro, const emu_stats *st,
             cli_commas(b1, st->periph_reads), cli_commas(b2, st->periph_writes));
     if (result_line)
         fprintf(o, "result:       %s\n", result_line);
+    if (ro->iter && st->iterations)
+        print_returns(o, ro, st);
     fprintf(o, "ended:        %s\n", emu_end_name(st->end));
+}
+
+/* Progress of a recording, and the disk it fills. */
+typedef struct run_progress {
+    cli_ctx *ctx;
+    const run_opts *ro;
+    trc_writer *w;
+    uint64_t avail;   /* bytes free where the trace goes (0: unknown) */
+    uint64_t flushed_at; /* iterations at the last flush for a projection */
+    int shown;
+} run_progress;
+
+static uint64_t free_bytes(const char *path)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == dir)
+        dir[1] = 0;
+    else
+        *slash = 0;
+    struct statvfs sv;
+    if (statvfs(dir, &sv) != 0)
+        return 0;
+    return (uint64_t)sv.f_bavail * (uint64_t)sv.f_frsize;
+}
+
+static int on_progress(void *arg, emu *e)
+{
+    run_progress *rp = arg;
+    const emu_stats *st = emu_get_stats(e);
+    double secs = emu_elapsed(e);
+    /* After iteration 1, 2, 4, 8... (the calls that do not depend on the
+     * clock, so the file stays the same from run to run), what is buffered
+     * goes out as a block: the bytes are then those of every record so far
+     * (a write error shows at the end). */
+    uint64_t k = st->iterations;
+    if (rp->w && k && !(k & (k - 1)) && k != rp->flushed_at) {
+        cp_err ferr;
+        trc_flush(rp->w, &ferr);
+        rp->flushed_at = k;
+    }
+    uint64_t bytes = rp->w ? trc_writer_bytes(rp->w) : 0;
+    /* Projected from the bytes so far, less the start-up's share (by
+     * instructions), per complete iteration. */
+    uint64_t proj = 0;
+    if (rp->w && st->iterations >= 4 && rp->ro->n > st->iterations &&
+        bytes && st->insns > st->pre_insns) {
+        double per_iter = (double)bytes *
+                          (double)(st->insns - st->pre_insns) /
+                          (double)st->insns / (double)st->iterations;
+        proj = bytes + (uint64_t)(per_iter *
+                                  (double)(rp->ro->n - st->iterations));
+    }
+    if (rp->ctx->verbose >= 0 && isatty(STDERR_FILENO)) {
+        char b1[32], b2[32], b3[32];
+        fprintf(stderr, "\r\033[Ktrace: %.1f M instructions/s, %s of %s "
+                "iterations, %s bytes",
+                secs > 0 ? (double)st->insns / secs / 1e6 : 0.0,
+                cli_commas(b1, st->iterations), cli_commas(b2, rp->ro->n),
+                cli_commas(b3, bytes));
+        if (proj)
+            fprintf(stderr, " (projected %s)", cli_commas(b1, proj));
+        rp->shown = 1;
+    }
+    if (proj && rp->avail && proj > bytes && proj - bytes > rp->avail) {
+        char note[200], b1[32], b2[32];
+        snprintf(note, sizeof note, "the projected trace (%s bytes for %llu "
+                 "iterations) does not fit the %s bytes free for '%s'",
+                 cli_commas(b1, proj), (unsigned long long)rp->ro->n,
+                 cli_commas(b2, rp->avail + bytes), rp->ctx->out_path);
+        emu_set_stop_note(e, note);
+        return 1;
+    }
+    return 0;
 }
 
 static int do_run(cli_ctx *ctx, const run_opts *ro)
@@ -511,10 +630,13 @@ static int do_run(cli_ctx *ctx, const run_opts *ro)
         (ro->entry && sym_addr(im, "--entry", ro->entry, &entry)) ||
         (ro->result && sym_addr(im, "--result", ro->result, &res)))
         goto out;
+    run_progress rp = {.ctx = ctx, .ro = ro};
     emu_cfg cfg = {
         .im = im, .t = ro->t, .periph = ro->periph, .nperiph = ro->nperiph,
         .insn_limit = ro->max_insns, .time_limit = ro->timeout,
-        .interrupt = &interrupted, .count_each = ro->count_each,
+        .interrupt = &cp_sig_stop, .count_each = ro->count_each,
+        .expect_ret = ro->expect, .progress = on_progress,
+        .progress_arg = &rp, .progress_s = 0.5,
     };
     e = emu_new(&cfg, &err);
     if (!e) {
@@ -546,12 +668,10 @@ static int do_run(cli_ctx *ctx, const run_opts *ro)
             cli_error("%s", err.msg);
             goto out;
         }
+        rp.w = w;
+        rp.avail = free_bytes(ctx->out_path);
     }
-    interrupted = 0;
-    struct sigaction sa, old;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_sigint;
-    sigaction(SIGINT, &sa, &old);
+    cp_sig_catch(); /* Ctrl-C, SIGTERM and SIGHUP end the run cleanly */
     cli_info(ctx, "running %s on %s (%s), %s mode, %llu iterations...",
              ro->elf, ro->t->name, ro->t->cpu, ro->iter ? "harness" : "free-run",
              (unsigned long long)ro->n);
@@ -566,7 +686,9 @@ static int do_run(cli_ctx *ctx, const run_opts *ro)
         rc = emu_run_free(e, w, entry, sp, mark, ro->n, &err);
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    sigaction(SIGINT, &old, NULL);
+    cp_sig_restore();
+    if (rp.shown)
+        fputs("\r\033[K", stderr);
     double secs = (double)(t1.tv_sec - t0.tv_sec) +
                   (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     const emu_stats *st = emu_get_stats(e);
@@ -575,7 +697,9 @@ static int do_run(cli_ctx *ctx, const run_opts *ro)
     trc_totals tot = {0};
     uint64_t bytes = 0;
     if (w) {
-        trc_set_end(w, emu_end_name(st->end));
+        /* A run that failed is never "done", wherever it failed. */
+        trc_set_end(w, rc && st->end == EMU_END_DONE ? "fault"
+                                                     : emu_end_name(st->end));
         tot = *trc_writer_totals(w);
         cp_err e2;
         if (trc_finish(w, &e2)) {
@@ -612,11 +736,30 @@ static int do_run(cli_ctx *ctx, const run_opts *ro)
     switch (st->end) {
     case EMU_END_DONE:
         status = rc ? CLI_FAIL : CLI_OK;
+        if (!rc && ro->iter && ro->have_expect && st->ret_mismatches) {
+            cli_error("%s: %s returned 0x%08x, not %u (--expect), in %llu of "
+                      "%llu iterations (first: iteration %llu)", ro->elf,
+                      ro->iter, st->first_mismatch_ret, ro->expect,
+                      (unsigned long long)st->ret_mismatches,
+                      (unsigned long long)st->iterations,
+                      (unsigned long long)st->first_mismatch);
+            status = CLI_FAIL;
+        }
         break;
     case EMU_END_INSN_LIMIT:
-        cli_error("%s: an iteration ran past --max-insns %llu (in iteration "
-                  "%llu)%s", ro->elf, (unsigned long long)ro->max_insns,
-                  (unsigned long long)st->iterations, kept);
+        if (ro->mark && !st->marks)
+            cli_error("%s: the PC never reached --mark %s in %llu "
+                      "instructions (--max-insns)%s", ro->elf, ro->mark,
+                      (unsigned long long)ro->max_insns, kept);
+        else if (!st->iterations && !(ro->mark && st->marks))
+            cli_error("%s: %s ran past --max-insns %llu before the first "
+                      "iteration%s", ro->elf, ro->init ? ro->init : "start-up",
+                      (unsigned long long)ro->max_insns, kept);
+        else
+            cli_error("%s: an iteration ran past --max-insns %llu (in "
+                      "iteration %llu)%s", ro->elf,
+                      (unsigned long long)ro->max_insns,
+                      (unsigned long long)st->iterations, kept);
         break;
     case EMU_END_TIME_LIMIT:
         cli_warn("stopped by --timeout after %llu iterations%s",
@@ -624,7 +767,8 @@ static int do_run(cli_ctx *ctx, const run_opts *ro)
         status = CLI_OK;
         break;
     case EMU_END_INTERRUPTED:
-        cli_warn("interrupted after %llu iterations%s",
+        cli_warn("interrupted by %s after %llu iterations%s",
+                 cp_sig_name(cp_sig_last()),
                  (unsigned long long)st->iterations, kept);
         status = CLI_OK;
         break;
@@ -705,7 +849,16 @@ static int cmd_trace_fn(cli_ctx *ctx, int argc, char **argv)
         case O_SP:
             if (cli_arg_u32(ctx, "--sp", arg, 0, &ro.sp))
                 return CLI_USAGE;
+            if (!ro.sp || ro.sp & 3)
+                return cli_usage_error(ctx, "--sp: '%s' is not a stack "
+                                       "pointer (non-zero, 4-byte aligned)",
+                                       arg);
             ro.have_sp = 1;
+            break;
+        case O_EXPECT:
+            if (cli_arg_u32(ctx, "--expect", arg, 0, &ro.expect))
+                return CLI_USAGE;
+            ro.have_expect = 1;
             break;
         case O_PERIPH:
             if (ro.nperiph == sizeof ro.periph / sizeof ro.periph[0])
@@ -720,8 +873,16 @@ static int cmd_trace_fn(cli_ctx *ctx, int argc, char **argv)
         case O_TIMEOUT:
             if (cli_arg_double(ctx, "--timeout", arg, &ro.timeout))
                 return CLI_USAGE;
+            if (!(ro.timeout > 0))
+                return cli_usage_error(ctx, "--timeout: '%s' is not a "
+                                       "positive number of seconds", arg);
             break;
-        case O_RESULT: ro.result = arg; break;
+        case O_RESULT:
+            if (ro.result)
+                return cli_usage_error(ctx, "--result: give one symbol "
+                                       "(already '%s')", ro.result);
+            ro.result = arg;
+            break;
         case O_COUNT: ro.count_each = 1; break;
         case O_INFO: info = arg; break;
         case O_ITERS: ro.per_iter = 1; break;
@@ -816,6 +977,9 @@ static int cmd_trace_fn(cli_ctx *ctx, int argc, char **argv)
     ro.elf = qelf;
     if (!!ro.iter != !!ro.init && !ro.iter)
         return cli_usage_error(ctx, "trace: --init goes with --iter");
+    if (ro.have_expect && !ro.iter)
+        return cli_usage_error(ctx, "trace: --expect goes with --iter "
+                               "(harness mode)");
     if (ro.iter && (ro.mark || ro.entry))
         return cli_usage_error(ctx, "trace: --iter (harness mode) excludes "
                                "--mark and --entry (free-run mode)");

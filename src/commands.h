@@ -12,6 +12,7 @@ extern const cli_cmd cmd_target;
 extern const cli_cmd cmd_trace;
 extern const cli_cmd cmd_sim;
 extern const cli_cmd cmd_plan;
+extern const cli_cmd cmd_apply;
 extern const cli_cmd cmd_report;
 extern const cli_cmd cmd_samples;
 extern const cli_cmd cmd_diff;
@@ -25,5 +26,6 @@ extern const cli_cmd cmd_bench_echo;
 extern const cli_cmd cmd_calc;
 extern const cli_cmd cmd_record;
 extern const cli_cmd cmd_counters;
+extern const cli_cmd cmd_verify;
 
 #endif

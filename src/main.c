@@ -1,6 +1,7 @@
 /* codeplace: command dispatch. The table below is the one list of commands;
  * `codeplace help` and each command's --help are generated from it and from
  * the commands' option tables. */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -26,6 +27,8 @@ static const cli_cmd *const commands[] = {
     &cmd_trace,
     &cmd_sim,
     &cmd_plan,
+    &cmd_verify,
+    &cmd_apply,
     &cmd_target,
     &cmd_samples,
     &cmd_report,
@@ -71,6 +74,9 @@ static int cmd_help_fn(cli_ctx *ctx, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    /* A file size limit (ulimit -f) makes writes fail with EFBIG, which every
+     * writer reports, instead of killing the process mid-file. */
+    signal(SIGXFSZ, SIG_IGN);
     if (argc < 2) {
         print_overview(stderr);
         return CLI_USAGE;

@@ -18,6 +18,8 @@ extern volatile uint32_t codeplace_mark_count;
 
 void codeplace_init(void);
 void codeplace_iteration(void);
+/* The demo's second, lighter request (parse only): a second workload. */
+void codeplace_iteration_parse(void);
 void codeplace_mark(void);
 
 /* The run-time set-up codeplace_init() does first, so that a harness that

@@ -26,9 +26,12 @@ extern uint32_t __data_start[], __data_end[], __data_load[];
 extern uint32_t __bss_start[], __bss_end[];
 extern char __tls_base[];
 
+#if !defined(CODEPLACE_NEWLIB)
 /* picolibc: sets the thread pointer that __aeabi_read_tp returns (errno
- * is thread-local in picolibc). */
+ * is thread-local in picolibc). newlib builds (the heavy workload, built
+ * with -DCODEPLACE_NEWLIB) keep errno in their reentrancy structure. */
 void _set_tls(void *tls);
+#endif
 
 void codeplace_reset_handler(void) __attribute__((noreturn, used));
 void codeplace_nmi_handler(void);
@@ -71,7 +74,9 @@ void codeplace_runtime_init(void)
 #if defined(__ARM_FP)
     enable_fpu();
 #endif
+#if !defined(CODEPLACE_NEWLIB)
     _set_tls(__tls_base);
+#endif
 }
 
 void codeplace_reset_handler(void)

@@ -20,9 +20,15 @@ static char json[DEMO_JSON];
 static struct reading batch[DEMO_SENSORS];
 static char trailer[48];
 
+/* The entry points a harness may call each iteration. */
+void (*const volatile codeplace_entries[2])(void) = {
+    codeplace_iteration, codeplace_iteration_parse,
+};
+
 void codeplace_init(void)
 {
     codeplace_runtime_init();
+    (void)codeplace_entries[1];
     seq = 0;
     codeplace_result = 0x811c9dc5u;
     demo_crc32_init();
@@ -53,5 +59,29 @@ void codeplace_iteration(void)
     bin[2] = (uint32_t)demo_json_long(json, "median_ax", -1);
     tlen = demo_base64(trailer, sizeof trailer, (const unsigned char *)bin, sizeof bin);
     crc = demo_crc32(crc, trailer, tlen);
+    codeplace_result = (codeplace_result ^ crc) * 16777619u + n;
+}
+
+/*
+ * A second, lighter request: make, parse and calibrate one batch and CRC
+ * its text, without the filter, the report and its check (a subset of the
+ * code codeplace_iteration runs, as a ping is of a UDP echo). For planning
+ * several workloads at once (codeplace trace --iter
+ * codeplace_iteration_parse). Nothing in the image calls it:
+ * codeplace_init() reads codeplace_entries so that --gc-sections keeps it.
+ */
+void codeplace_iteration_parse(void)
+{
+    unsigned i, n = 0;
+    uint32_t crc = 0;
+    size_t len;
+
+    seq++;
+    for (i = 0; i < DEMO_SENSORS; i++) {
+        len = demo_make_line(line, sizeof line, seq, i);
+        crc = demo_crc32(crc, line, len);
+        if (demo_parse_line(line, &batch[n]) == 0 && demo_calibrate(&batch[n]) == 0)
+            n++;
+    }
     codeplace_result = (codeplace_result ^ crc) * 16777619u + n;
 }

@@ -78,6 +78,10 @@ csim_cache *csim_cache_new(const tgt_cache *g, uint64_t seed, cp_err *err);
 void csim_cache_free(csim_cache *c);
 /* Empties every set and reseeds the random policy. */
 void csim_cache_flush(csim_cache *c);
+/* Empties one set and reseeds its generator, exactly as csim_cache_flush
+ * leaves it: a set simulated alone after this sees what it sees in a
+ * whole-cache run (sets are independent under every policy here). */
+void csim_cache_flush_set(csim_cache *c, uint32_t set);
 uint32_t csim_cache_nsets(const csim_cache *c);
 /* One access (a line number, maybe | CSIM_NOALLOC): 1 hit, 0 miss. */
 int csim_cache_access(csim_cache *c, uint32_t line);
@@ -132,7 +136,18 @@ typedef struct csim_stream csim_stream;
 enum csim_fn_flags {
     CSIM_FN_UNKNOWN = 1 << 0, /* code outside every ELF function: a 4 KiB
                                  block named "?0x..." that never moves */
+    CSIM_FN_STUB = 1 << 1,    /* a linker stub a layout expects (@stub):
+                                 "stub:TARGET", fetched before TARGET when a
+                                 direct call from cached flash enters it */
 };
+
+/* A long-branch stub GNU ld adds for a direct call (BL / B.W) between
+ * cached flash and fast memory: at addr (in the caller's memory), size
+ * bytes, insns instructions run per pass, in front of the function
+ * starting at target (its traced address). */
+typedef struct csim_stub {
+    uint32_t addr, size, insns, target;
+} csim_stub;
 
 typedef struct csim_fn {
     const char *name;
@@ -150,6 +165,15 @@ csim_stream *csim_stream_new(const img *im, const tgt *t, cp_err *err);
 /* Overrides the default: 1 data reads are simulated, 0 ignored. Call
  * before the first csim_stream_add. */
 void csim_stream_set_dreads(csim_stream *s, int on);
+/* Stubs to fetch (call before the first csim_stream_add): a fetch run
+ * that starts at a stub's target, right after a fetch run that ended with
+ * a direct BL / B.W to it, is preceded by a fetch of the stub and its
+ * instructions are counted, when the stub is in cached flash and the
+ * caller is not fast[i] (per image function; NULL: none is), or the stub
+ * is in fast memory and the caller is. Each stub becomes a function "stub:NAME" of
+ * its own, placed at its address. */
+int csim_stream_set_stubs(csim_stream *s, const csim_stub *st, size_t n,
+                          const uint8_t *fast, cp_err *err);
 /* Adds one trace record. Records before the first TRC_MARK are the
  * prologue: counted, not simulated (the cache is flushed at the first
  * mark, so iteration 0 is cold). Without any mark the whole trace is one
@@ -158,9 +182,16 @@ int csim_stream_add(csim_stream *s, const trc_rec *r, cp_err *err);
 /* Ends loading; builds the per-function indices. */
 int csim_stream_finish(csim_stream *s, cp_err *err);
 /* Reads a whole trace file into a stream (trc_open_ex with
- * TRC_OPEN_PARTIAL: a recording cut short loads up to its last block). */
+ * TRC_OPEN_PARTIAL: a recording cut short loads up to its last block),
+ * complete iterations only (trc_next_complete). */
 csim_stream *csim_stream_load(const char *trace_path, const img *im,
                               const tgt *t, cp_err *err);
+/* Iterations the loader left out: the unfinished last one of an
+ * interrupted, limited or cut recording (0 or 1); and whether the file was
+ * cut short (no trailer). Set by whoever reads the trace. */
+uint64_t csim_stream_dropped(const csim_stream *s);
+int csim_stream_cut(const csim_stream *s);
+void csim_stream_set_dropped(csim_stream *s, uint64_t iters, int cut);
 void csim_stream_free(csim_stream *s);
 
 size_t csim_stream_nfns(const csim_stream *s);
@@ -260,6 +291,7 @@ typedef struct csim_layout_stats {
     size_t to_flash, to_ram, coloured;
     size_t shifted;  /* moved by an @shift line */
     size_t missing;  /* names not in the image (skipped) */
+    size_t stubs;    /* @stub lines */
     char first_missing[128];
 } csim_layout_stats;
 
@@ -269,6 +301,11 @@ typedef struct csim_layout_stats {
  * given. Errors name the file and line. */
 int csim_layout_apply(const char *path, const csim_stream *s, csim_map *m,
                       const tgt_cache *g, csim_layout_stats *st, cp_err *err);
+/* The @stub lines of a layout file (docs/formats/layout.md): *out
+ * (malloc'ed, *n entries; NULL when none), targets resolved by name in s.
+ * A target not in the image is an error naming the file and line. */
+int csim_layout_stubs(const char *path, const csim_stream *s, csim_stub **out,
+                      size_t *n, cp_err *err);
 /* The same from text in memory (len bytes); path names it in errors. */
 int csim_layout_apply_text(const char *path, const char *text, size_t len,
                            const csim_stream *s, csim_map *m,

@@ -57,14 +57,16 @@ static int check_overlap(const char *path, const csim_stream *s,
          * functions can overlap. */
         if (m->kind[i] != CSIM_UNCACHED && !(s->fns[i].flags & CSIM_FN_UNKNOWN))
             v[n++] = (span){m->base[i], m->base[i] + s->fns[i].size, i,
-                            m->moved[i]};
+                            m->moved[i] || (s->fns[i].flags & CSIM_FN_STUB)};
     qsort(v, n, sizeof *v, cmp_span);
     for (size_t i = 1; i < n; i++)
         if (v[i].a < v[i - 1].b && (v[i].moved || v[i - 1].moved) &&
             /* moved by the same distance: they overlapped in the traced
              * image too (assembly routines that fall into each other) */
-            m->addr[v[i].fn] - s->fns[v[i].fn].addr !=
-                m->addr[v[i - 1].fn] - s->fns[v[i - 1].fn].addr) {
+            (m->addr[v[i].fn] - s->fns[v[i].fn].addr !=
+                 m->addr[v[i - 1].fn] - s->fns[v[i - 1].fn].addr ||
+             ((s->fns[v[i].fn].flags | s->fns[v[i - 1].fn].flags) &
+              CSIM_FN_STUB))) {
             cp_seterr(err, "%s: %s (0x%08x, %u bytes) overlaps %s (0x%08x)",
                       path, s->fns[v[i - 1].fn].name, v[i - 1].a,
                       v[i - 1].b - v[i - 1].a, s->fns[v[i].fn].name, v[i].a);
@@ -228,6 +230,77 @@ static int parse_line(const char *path, unsigned ln, char *p,
                      "itcm or dtcm", path, ln, region);
 }
 
+/* "@stub 0xADDR SIZE INSNS TARGET" (after "@stub"): a linker stub. */
+static int parse_stub(const char *path, unsigned ln, char *p,
+                      const csim_stream *s, csim_stub *out, cp_err *err)
+{
+    char *a = next_tok(&p), *sz = next_tok(&p), *in = next_tok(&p);
+    char *name = next_tok(&p);
+    uint64_t addr, size, insns;
+    if (!a || !sz || !in || !name || next_tok(&p) ||
+        cp_parse_u64(a, 0, &addr) < 0 || addr > 0xffffffffULL ||
+        cp_parse_u64(sz, 0, &size) < 0 || size == 0 || size > 64 ||
+        cp_parse_u64(in, 0, &insns) < 0 || insns > 64)
+        return cp_seterr(err, "%s:%u: expected '@stub 0xADDR SIZE INSNS "
+                         "TARGET' (SIZE 1..64 bytes, INSNS 0..64)", path, ln);
+    const tgt_mem *mem = tgt_mem_at(s->t, (uint32_t)addr);
+    if (!mem || (mem->kind != TGT_MEM_FLASH && mem->kind != TGT_MEM_SRAM &&
+                 mem->kind != TGT_MEM_ITCM))
+        return cp_seterr(err, "%s:%u: stub at 0x%08llx is not in %s cached "
+                         "flash or fast memory", path, ln,
+                         (unsigned long long)addr, s->t->name);
+    size_t f = csim_stream_find(s, name);
+    if (f == NONE || f >= s->nimg)
+        return cp_seterr(err, "%s:%u: stub target '%s' is not a function of "
+                         "the image", path, ln, name);
+    *out = (csim_stub){(uint32_t)addr, (uint32_t)size, (uint32_t)insns,
+                       s->fns[f].addr};
+    return 0;
+}
+
+int csim_layout_stubs(const char *path, const csim_stream *s, csim_stub **out,
+                      size_t *n, cp_err *err)
+{
+    char *data;
+    size_t len, cap = 0;
+    *out = NULL;
+    *n = 0;
+    if (cp_read_file(path, &data, &len, err) < 0)
+        return -1;
+    unsigned ln = 0;
+    int rc = 0;
+    for (char *p = data, *nl; p && *p && rc == 0; p = nl) {
+        nl = strchr(p, '\n');
+        if (nl)
+            *nl++ = 0;
+        ln++;
+        size_t l = strlen(p);
+        if (l && p[l - 1] == '\r')
+            p[--l] = 0;
+        while (isspace((unsigned char)*p))
+            p++;
+        if (strncmp(p, "@stub", 5) || !isspace((unsigned char)p[5]))
+            continue;
+        csim_stub st;
+        if (parse_stub(path, ln, p + 5, s, &st, err) < 0) {
+            rc = -1;
+            break;
+        }
+        if (cp_grow((void **)out, &cap, *n + 1, sizeof **out) < 0) {
+            rc = cp_seterr(err, "out of memory");
+            break;
+        }
+        (*out)[(*n)++] = st;
+    }
+    free(data);
+    if (rc < 0) {
+        free(*out);
+        *out = NULL;
+        *n = 0;
+    }
+    return rc;
+}
+
 int csim_layout_apply(const char *path, const csim_stream *s, csim_map *m,
                       const tgt_cache *g, csim_layout_stats *st, cp_err *err)
 {
@@ -259,6 +332,7 @@ int csim_layout_apply_text(const char *path, const char *text, size_t len,
     uint8_t *seen = calloc(s->nfns ? s->nfns : 1, 1);
     unsigned ln = 0;
     int ok_header = 0, rc = -1;
+    unsigned version = 1;
     uint32_t shift_from[8];
     long long shift_by[8];
     unsigned shift_line[8];
@@ -280,14 +354,15 @@ int csim_layout_apply_text(const char *path, const char *text, size_t len,
             char extra;
             if (sscanf(p, "# codeplace layout %u%c", &ver, &extra) != 1) {
                 cp_seterr(err, "%s:1: not a layout file (expected '# codeplace "
-                          "layout 1')", path);
+                          "layout 2')", path);
                 goto out;
             }
-            if (ver != 1) {
+            if (ver != 1 && ver != 2) {
                 cp_seterr(err, "%s:1: layout version %u; this codeplace reads "
-                          "version 1", path, ver);
+                          "versions 1 and 2", path, ver);
                 goto out;
             }
+            version = ver;
             ok_header = 1;
             continue;
         }
@@ -314,6 +389,19 @@ int csim_layout_apply_text(const char *path, const char *text, size_t len,
             shift_line[nshift] = ln;
             shift_from[nshift] = (uint32_t)from;
             shift_by[nshift++] = delta;
+            continue;
+        }
+        if (!strncmp(p, "@stub", 5) && isspace((unsigned char)p[5])) {
+            /* Fetched through the stream (csim_layout_stubs); checked here. */
+            if (version < 2) {
+                cp_seterr(err, "%s:%u: @stub lines need layout version 2 "
+                          "(the file says 1)", path, ln);
+                goto out;
+            }
+            csim_stub stub;
+            if (parse_stub(path, ln, p + 5, s, &stub, err) < 0)
+                goto out;
+            st->stubs++;
             continue;
         }
         entry e;
@@ -350,6 +438,7 @@ int csim_layout_apply_text(const char *path, const char *text, size_t len,
     for (unsigned k = 0; k < nshift; k++)
         for (size_t i = 0; i < s->nfns; i++)
             if (!seen[i] && m->kind[i] == CSIM_CACHED &&
+                !(s->fns[i].flags & CSIM_FN_STUB) &&
                 ((s->fns[i].flags & CSIM_FN_UNKNOWN)
                      ? (uint64_t)s->fns[i].addr + s->fns[i].size > shift_from[k]
                      : s->fns[i].addr >= shift_from[k])) {
@@ -367,7 +456,7 @@ int csim_layout_apply_text(const char *path, const char *text, size_t len,
         uint32_t nsets = tgt_cache_sets(g), ls = log2u(g->line);
         uint64_t cur = 0;
         for (size_t i = 0; i < s->nfns; i++)
-            if (m->kind[i] == CSIM_CACHED &&
+            if (m->kind[i] == CSIM_CACHED && !(s->fns[i].flags & CSIM_FN_STUB) &&
                 (uint64_t)m->base[i] + s->fns[i].size > cur)
                 cur = (uint64_t)m->base[i] + s->fns[i].size;
         for (size_t i = 0; i < ncol; i++) {

@@ -15,11 +15,13 @@ csim_stream *csim_stream_load(const char *trace_path, const img *im,
     }
     trc_rec r;
     int rc;
-    while ((rc = trc_next(rd, &r, err)) == 1)
+    while ((rc = trc_next_complete(rd, &r, err)) == 1)
         if (csim_stream_add(s, &r, err) < 0) {
             rc = -1;
             break;
         }
+    if (rc == 0)
+        csim_stream_set_dropped(s, trc_dropped(rd, NULL), trc_truncated(rd));
     trc_close(rd);
     if (rc < 0 || csim_stream_finish(s, err) < 0) {
         csim_stream_free(s);

@@ -75,6 +75,15 @@ void csim_cache_flush(csim_cache *c)
                          : 0;
 }
 
+void csim_cache_flush_set(csim_cache *c, uint32_t set)
+{
+    set &= c->mask;
+    memset(c->tag + (size_t)set * c->ways, 0xff, c->ways * sizeof *c->tag);
+    c->meta[set] = c->g.repl == TGT_REPL_RANDOM
+                       ? splitmix(c->seed ^ ((uint64_t)set << 32)) | 1
+                       : 0;
+}
+
 uint32_t csim_cache_nsets(const csim_cache *c)
 {
     return c->nsets;

@@ -30,6 +30,7 @@ csim_stream *csim_stream_new(const img *im, const tgt *t, cp_err *err)
     s->t = t;
     s->dreads = default_dreads(t);
     s->last_fn = NONE;
+    s->last_fetch_fn = NONE;
     size_t n = im ? img_nfuncs(im) : 0;
     if (cp_grow((void **)&s->fns, &s->capf, n + 1, sizeof *s->fns) < 0) {
         csim_stream_free(s);
@@ -74,8 +75,67 @@ void csim_stream_free(csim_stream *s)
     free(s->fn_runs);
     free(s->fn_start);
     free(s->blk_ht);
+    free(s->stubs);
+    free(s->fast);
     cp_pool_free(s->pool);
     free(s);
+}
+
+int csim_stream_set_stubs(csim_stream *s, const csim_stub *st, size_t n,
+                          const uint8_t *fast, cp_err *err)
+{
+    if (s->nruns || s->marked || s->nstubs)
+        return cp_seterr(err, "stream: stubs set after the first record");
+    if (!n)
+        return 0;
+    s->stubs = malloc(n * sizeof *s->stubs);
+    s->fast = calloc(s->nimg ? s->nimg : 1, 1);
+    if (!s->stubs || !s->fast ||
+        cp_grow((void **)&s->fns, &s->capf, s->nfns + n, sizeof *s->fns) < 0)
+        return cp_seterr(err, "out of memory");
+    memcpy(s->stubs, st, n * sizeof *st);
+    if (fast)
+        memcpy(s->fast, fast, s->nimg);
+    s->stub_fn0 = s->nfns;
+    for (size_t i = 0; i < n; i++) {
+        char name[160];
+        const char *tn = "?";
+        for (size_t k = 0; k < s->nimg; k++)
+            if (s->fns[k].addr == st[i].target) {
+                tn = s->fns[k].name;
+                break;
+            }
+        snprintf(name, sizeof name, "stub:%s", tn);
+        const char *nm = cp_pool_str(s->pool, name);
+        if (!nm)
+            return cp_seterr(err, "out of memory");
+        s->fns[s->nfns++] = (csim_fn){nm, st[i].addr, st[i].size ? st[i].size : 2,
+                                      NULL, CSIM_FN_STUB};
+    }
+    s->nstubs = n;
+    return 0;
+}
+
+/* Whether the fetch run that ended at end ended with a Thumb BL or B.W
+ * (T1 / T4 encodings, ARMv7-M ARM A7.7.18 and A7.7.12) to target: the
+ * calls GNU ld may route through a long-branch stub (a call through a
+ * register never is). */
+static int ends_in_branch_to(const csim_stream *s, uint32_t end,
+                             uint32_t target)
+{
+    uint8_t b[4];
+    if (!s->im || end < 4 || img_read(s->im, end - 4, b, 4) < 0)
+        return 0;
+    uint32_t h1 = b[0] | b[1] << 8, h2 = b[2] | b[3] << 8;
+    if (h1 >> 11 != 0x1e || ((h2 & 0xd000) != 0xd000 && (h2 & 0xd000) != 0x9000))
+        return 0;
+    uint32_t S = (h1 >> 10) & 1, I1 = !(((h2 >> 13) & 1) ^ S);
+    uint32_t I2 = !(((h2 >> 11) & 1) ^ S);
+    uint32_t imm = S << 24 | I1 << 23 | I2 << 22 | (h1 & 0x3ff) << 12 |
+                   (h2 & 0x7ff) << 1;
+    if (S)
+        imm |= 0xfe000000u;
+    return end - 4 + 4 + imm == target;
 }
 
 /* Index of the unknown block holding addr, made on first use. */
@@ -235,6 +295,27 @@ int csim_stream_add(csim_stream *s, const trc_rec *r, cp_err *err)
             fl |= RUN_UNC;
     }
     uint32_t addr = r->addr & (r->kind == TRC_FETCH ? ~1u : ~0u);
+    if (s->nstubs && r->kind == TRC_FETCH) {
+        for (size_t k = 0; k < s->nstubs; k++) {
+            const csim_stub *st = &s->stubs[k];
+            /* A stub in flash serves calls from flash into fast memory; one
+             * in fast memory calls from there back to flash. */
+            const tgt_mem *sm = tgt_mem_at(s->t, st->addr);
+            int from_fast = !sm || sm->kind != TGT_MEM_FLASH;
+            if (st->target != addr || s->last_fetch_fn == NONE ||
+                s->last_fetch_fn >= s->nimg ||
+                !s->fast[s->last_fetch_fn] != !from_fast ||
+                s->fns[s->last_fetch_fn].addr == addr ||
+                !ends_in_branch_to(s, s->last_fetch_end, addr))
+                continue;
+            size_t sf = s->stub_fn0 + k;
+            if (push_run(s, sf, 0, s->fns[sf].size, 0, err) < 0 ||
+                add_fn_insns(s, sf, st->insns, err) < 0)
+                return -1;
+            s->iter_insns[s->niter - 1] += st->insns;
+            break;
+        }
+    }
     uint64_t left = r->len ? r->len : 1;
     uint64_t insn_left = r->kind == TRC_FETCH ? r->ninsn : 0;
     while (left) {
@@ -252,6 +333,10 @@ int csim_stream_add(csim_stream *s, const trc_rec *r, cp_err *err)
         insn_left -= ins;
         left -= n;
         addr += n;
+        if (r->kind == TRC_FETCH) {
+            s->last_fetch_end = addr;
+            s->last_fetch_fn = fn;
+        }
     }
     return 0;
 }
@@ -320,6 +405,22 @@ size_t csim_stream_find(const csim_stream *s, const char *name)
                 return i;
     }
     return NONE;
+}
+
+uint64_t csim_stream_dropped(const csim_stream *s)
+{
+    return s->dropped;
+}
+
+int csim_stream_cut(const csim_stream *s)
+{
+    return s->cut;
+}
+
+void csim_stream_set_dropped(csim_stream *s, uint64_t iters, int cut)
+{
+    s->dropped = iters;
+    s->cut = cut;
 }
 
 size_t csim_stream_niters(const csim_stream *s)

@@ -33,6 +33,8 @@ struct csim_stream {
     const img *im;
     const tgt *t;
     int dreads, marked, finished;
+    uint64_t dropped;     /* csim_stream_set_dropped */
+    int cut;
     csim_fn *fns;
     size_t nfns, capf, nimg;
     uint64_t *run;
@@ -46,6 +48,13 @@ struct csim_stream {
     uint32_t *fn_runs; /* run indices grouped by function */
     size_t *fn_start;  /* nfns + 1 */
     size_t last_fn;
+    /* Stubs (csim_stream_set_stubs): their functions, targets, and the
+     * last fetch run (end address, function) for finding direct calls. */
+    csim_stub *stubs;
+    size_t nstubs, stub_fn0;
+    uint8_t *fast;
+    uint32_t last_fetch_end;
+    size_t last_fetch_fn;
     uint32_t *blk_ht;  /* unknown blocks: fn index + 1 */
     size_t blk_hs, nblk;
     cp_pool *pool;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "util/util.h"
+#include "util/wfile.h"
 
 /* The global options, in the order help lists them. */
 static const struct {
@@ -281,11 +282,29 @@ int cli_parse_exit(int rc)
     return rc == CLI_HELPED ? CLI_OK : CLI_USAGE;
 }
 
+/* The option as a user types it, whichever way a command names it to the
+ * helpers below ("iterations", "-n" or "--sp"): "--iterations", "--sp". */
+static const char *opt_label(const cli_ctx *ctx, const char *opt, char *buf,
+                             size_t n)
+{
+    opt += strspn(opt, "-");
+    if (opt[0] && !opt[1] && ctx && ctx->cmd && ctx->cmd->opts)
+        for (const cli_opt *o = ctx->cmd->opts; o->name; o++)
+            if (o->shrt == opt[0]) {
+                snprintf(buf, n, "--%s", o->name);
+                return buf;
+            }
+    snprintf(buf, n, "--%s", opt);
+    return buf;
+}
+
 int cli_arg_u64(cli_ctx *ctx, const char *opt, const char *s, int suffix,
                 uint64_t *out)
 {
+    char lb[64];
+    opt = opt_label(ctx, opt, lb, sizeof lb);
     if (cp_parse_u64(s, suffix, out) < 0) {
-        cli_usage_error(ctx, "option '--%s': '%s' is not a valid number%s",
+        cli_usage_error(ctx, "option '%s': '%s' is not a valid number%s",
                         opt, s, suffix ? " (suffixes K, M, G allowed)" : "");
         return -1;
     }
@@ -296,10 +315,12 @@ int cli_arg_u32(cli_ctx *ctx, const char *opt, const char *s, int suffix,
                 uint32_t *out)
 {
     uint64_t v;
+    char lb[64];
     if (cli_arg_u64(ctx, opt, s, suffix, &v) < 0)
         return -1;
     if (v > UINT32_MAX) {
-        cli_usage_error(ctx, "option '--%s': %s is too large", opt, s);
+        cli_usage_error(ctx, "option '%s': %s is too large",
+                        opt_label(ctx, opt, lb, sizeof lb), s);
         return -1;
     }
     *out = (uint32_t)v;
@@ -312,7 +333,9 @@ int cli_arg_double(cli_ctx *ctx, const char *opt, const char *s, double *out)
     errno = 0;
     double v = strtod(s, &end);
     if (errno || end == s || *end || !isfinite(v)) {
-        cli_usage_error(ctx, "option '--%s': '%s' is not a number", opt, s);
+        char lb[64];
+        cli_usage_error(ctx, "option '%s': '%s' is not a number",
+                        opt_label(ctx, opt, lb, sizeof lb), s);
         return -1;
     }
     *out = v;
@@ -360,7 +383,39 @@ int cli_elf_arg(cli_ctx *ctx, char **pos, int *npos, const char *opt,
     return 0;
 }
 
+/* The -o file of this process: written to a temporary file and renamed
+ * by cli_out_close; removed at exit when a command fails before that. */
+static cp_wfile out_w;
+static int out_w_atexit;
+
+static void out_w_cleanup(void)
+{
+    if (out_w.f)
+        cp_wfile_abort(&out_w);
+}
+
 int cli_out_open(cli_ctx *ctx)
+{
+    if (!ctx->out_path || !strcmp(ctx->out_path, "-")) {
+        ctx->out = stdout;
+        return 0;
+    }
+    cp_err err;
+    if (out_w.f)
+        cp_wfile_abort(&out_w);
+    if (cp_wfile_open(&out_w, ctx->out_path, &err) < 0) {
+        cli_error("%s", err.msg);
+        return -1;
+    }
+    if (!out_w_atexit) {
+        atexit(out_w_cleanup);
+        out_w_atexit = 1;
+    }
+    ctx->out = out_w.f;
+    return 0;
+}
+
+int cli_out_open_stream(cli_ctx *ctx)
 {
     if (!ctx->out_path || !strcmp(ctx->out_path, "-")) {
         ctx->out = stdout;
@@ -380,6 +435,14 @@ int cli_out_close(cli_ctx *ctx)
         return 0;
     FILE *f = ctx->out;
     ctx->out = NULL;
+    if (f == out_w.f) {
+        cp_err err;
+        if (cp_wfile_commit(&out_w, &err) < 0) {
+            cli_error("%s", err.msg);
+            return -1;
+        }
+        return 0;
+    }
     int bad = fflush(f) != 0 || ferror(f);
     int e = errno;
     if (f != stdout && fclose(f) != 0 && !bad) {

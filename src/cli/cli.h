@@ -110,8 +110,13 @@ int cli_arg_double(cli_ctx *ctx, const char *opt, const char *s, double *out);
 int cli_elf_arg(cli_ctx *ctx, char **pos, int *npos, const char *opt,
                 int first, const char **elf);
 
-/* Opens ctx->out (the -o file, or stdout). Returns 0 or reports and -1. */
+/* Opens ctx->out (the -o file, or stdout). Returns 0 or reports and -1.
+ * The file is written whole or not at all (util/wfile.h): it appears when
+ * cli_out_close succeeds. */
 int cli_out_open(cli_ctx *ctx);
+/* The same for an event stream that is read while it is written (bench
+ * sink's events): the -o file is written in place. */
+int cli_out_open_stream(cli_ctx *ctx);
 /* Flushes and closes ctx->out; reports write errors; returns 0 or -1. */
 int cli_out_close(cli_ctx *ctx);
 

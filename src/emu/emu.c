@@ -57,6 +57,7 @@ struct emu {
     uint8_t cbuf[8192];      /* code read from writable memory */
     uint32_t flash_used;     /* bytes of the flash copy the image fills */
     uint32_t sp;             /* emu_set_sp, or 0 */
+    double last_progress;    /* elapsed() at the last progress call */
     char warn[4][160];       /* set-up notes for the user */
     unsigned nwarn;
     pending run;
@@ -115,6 +116,18 @@ unsigned emu_nwarnings(const emu *e)
 const char *emu_warning(const emu *e, unsigned i)
 {
     return i < e->nwarn ? e->warn[i] : NULL;
+}
+
+static double elapsed(const emu *e);
+
+double emu_elapsed(const emu *e)
+{
+    return elapsed(e);
+}
+
+void emu_set_stop_note(emu *e, const char *note)
+{
+    snprintf(e->st.stop_note, sizeof e->st.stop_note, "%s", note);
 }
 
 const emu_stats *emu_get_stats(const emu *e)
@@ -364,6 +377,12 @@ static int push_iter(emu *e)
         return -1;
     e->iters[e->st.iterations++] = e->iter_insns;
     e->st.iter_insns = e->iters;
+    /* Progress also after iteration 1, 2, 4, 8...: a fast run learns early
+     * whether its trace will fit, before the first timed call. */
+    uint64_t k = e->st.iterations;
+    if (e->cfg.progress && !(k & (k - 1)) &&
+        e->cfg.progress(e->cfg.progress_arg, e))
+        stop(e, EMU_END_STOPPED);
     return 0;
 }
 
@@ -396,8 +415,15 @@ static void account(emu *e, uint64_t n)
     if (!(++e->st.blocks & 0x3fff)) {
         if (e->cfg.interrupt && *e->cfg.interrupt)
             stop(e, EMU_END_INTERRUPTED);
-        if (e->cfg.time_limit > 0 && elapsed(e) > e->cfg.time_limit)
+        double t = elapsed(e);
+        if (e->cfg.time_limit > 0 && t > e->cfg.time_limit)
             stop(e, EMU_END_TIME_LIMIT);
+        double every = e->cfg.progress_s > 0 ? e->cfg.progress_s : 1.0;
+        if (e->cfg.progress && t - e->last_progress >= every) {
+            e->last_progress = t;
+            if (e->cfg.progress(e->cfg.progress_arg, e))
+                stop(e, EMU_END_STOPPED);
+        }
     }
 }
 
@@ -948,13 +974,21 @@ static int harness_sp(emu *e, uint32_t *sp, cp_err *err)
 int emu_run_harness(emu *e, trc_writer *w, uint32_t init, uint32_t iter,
                     uint64_t n, cp_err *err)
 {
-    uint32_t sp;
-    if (load(e, 1, err) || harness_sp(e, &sp, err))
+    uint32_t sp, r0;
+    /* A failure before the first iteration ends the run as a fault, never
+     * as "done". */
+    if (load(e, 1, err) || harness_sp(e, &sp, err)) {
+        e->st.end = EMU_END_FAULT;
         return -1;
+    }
     e->w = e->cfg.count_each ? NULL : w;
     clock_gettime(CLOCK_MONOTONIC, &e->t0);
-    if (init && call(e, init, sp, err))
-        return -1;
+    if (init) {
+        if (call(e, init, sp, err))
+            return -1;
+        uc_reg_read(e->uc, UC_ARM_REG_R0, &r0);
+        e->st.init_ret = r0;
+    }
     for (uint64_t i = 0; i < n && e->st.end == EMU_END_DONE; i++) {
         emit_mark(e, i);
         e->in_iter = 1;
@@ -962,8 +996,19 @@ int emu_run_harness(emu *e, trc_writer *w, uint32_t init, uint32_t iter,
         if (call(e, iter, sp, err))
             return -1;
         e->in_iter = 0;
-        if (e->st.end == EMU_END_DONE && push_iter(e))
-            return cp_seterr(err, "out of memory");
+        if (e->st.end == EMU_END_DONE) {
+            uc_reg_read(e->uc, UC_ARM_REG_R0, &r0);
+            if (r0 != e->cfg.expect_ret && !e->st.ret_mismatches++) {
+                e->st.first_mismatch = i;
+                e->st.first_mismatch_ret = r0;
+            }
+            if (push_iter(e))
+                return cp_seterr(err, "out of memory");
+            /* Stopped between iterations (progress): a closing mark shows
+             * readers that the last one finished. */
+            if (e->st.end == EMU_END_STOPPED)
+                emit_mark(e, i + 1);
+        }
     }
     return wr_ok(e, err);
 }
@@ -971,8 +1016,10 @@ int emu_run_harness(emu *e, trc_writer *w, uint32_t init, uint32_t iter,
 int emu_run_free(emu *e, trc_writer *w, uint32_t entry, uint32_t sp,
                  uint32_t mark, uint64_t n, cp_err *err)
 {
-    if (load(e, 0, err))
+    if (load(e, 0, err)) {
+        e->st.end = EMU_END_FAULT;
         return -1;
+    }
     e->w = e->cfg.count_each ? NULL : w;
     e->mark = mark;
     e->nmarks_stop = n;

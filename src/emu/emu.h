@@ -40,6 +40,15 @@ typedef struct emu_cfg {
     /* Count with a hook on every instruction instead of recording blocks:
      * an independent count for checking (no trace is written). */
     int count_each;
+    /* Harness mode: what the iteration function should return (counted in
+     * emu_stats.ret_mismatches otherwise). */
+    uint32_t expect_ret;
+    /* Called about every progress_s seconds of the run (0: 1 s); a non-zero
+     * return stops it (EMU_END_STOPPED, with the note emu_set_stop_note
+     * left). May be NULL. */
+    int (*progress)(void *arg, emu *e);
+    void *progress_arg;
+    double progress_s;
 } emu_cfg;
 
 typedef struct emu_stats {
@@ -56,6 +65,13 @@ typedef struct emu_stats {
     const uint64_t *iter_insns; /* instructions of each complete iteration */
     emu_end end;
     char stop_note[256];     /* EMU_END_STOPPED: where and why */
+    /* Harness mode: r0 when the functions returned (meaningless for void
+     * functions). Iterations whose return differs from emu_cfg.expect_ret,
+     * and the first of them (its number and value). */
+    uint32_t init_ret;
+    uint64_t ret_mismatches;
+    uint64_t first_mismatch;
+    uint32_t first_mismatch_ret;
 } emu_stats;
 
 /* Sets up the engine: CPU model from the target, the target's memories and
@@ -85,6 +101,10 @@ int emu_find_vectors(const img *im, uint32_t *addr, cp_err *err);
 /* Reads the emulated memory. 0 or -1. */
 int emu_read(emu *e, uint32_t addr, void *buf, size_t n);
 const emu_stats *emu_get_stats(const emu *e);
+/* Seconds since the run started. */
+double emu_elapsed(const emu *e);
+/* The note an EMU_END_STOPPED end reports (from a progress callback). */
+void emu_set_stop_note(emu *e, const char *note);
 /* Notes from the set-up (parts of the image outside the target's memory). */
 unsigned emu_nwarnings(const emu *e);
 const char *emu_warning(const emu *e, unsigned i);

@@ -286,6 +286,7 @@ static int apply_map(img *im, cp_err *err)
             im->funcs[k].flags |= IMG_FN_SHARED_SEC;
     free(count);
     free(which);
+    im->map_unplaced = unplaced;
     if (unplaced)
         img_add_warning(im, "map file '%s': %zu function(s) of '%s' lie in no "
                         "input section the map lists", im->map_path, unplaced,
@@ -473,6 +474,7 @@ uint32_t img_flash_bytes(const img *im)
 }
 
 size_t img_nwarnings(const img *im) { return im->nwarnings; }
+size_t img_map_unplaced(const img *im) { return im->map_unplaced; }
 const char *img_warning(const img *im, size_t i)
 {
     return i < im->nwarnings ? im->warnings[i] : NULL;

@@ -127,6 +127,9 @@ size_t img_load_isec_align(img *im);
 /* Bytes of the image in flash: allocated sections with contents. */
 uint32_t img_flash_bytes(const img *im);
 
+/* Functions of the ELF that lie in no input section of the map (0
+ * without a map): a map of another or a cut build. */
+size_t img_map_unplaced(const img *im);
 /* Warnings found while reading (e.g. map entries that fit no ELF section). */
 size_t img_nwarnings(const img *im);
 const char *img_warning(const img *im, size_t i);

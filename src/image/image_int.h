@@ -54,6 +54,7 @@ struct img {
 
     const char **warnings;
     size_t nwarnings, cwarnings;
+    size_t map_unplaced;  /* functions in no input section of the map */
 
     const char **alias_store;
     size_t nalias_store;

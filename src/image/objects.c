@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -59,6 +60,28 @@ static size_t apply_object(img *im, Elf *e, const char *file, size_t flen,
     return got;
 }
 
+/* A map names objects relative to where the link ran, which is usually
+ * the map's own directory or one above it (a build directory): try the
+ * path as given, then against the map's directory and its ancestors. */
+static int open_object(const img *im, const char *file)
+{
+    int fd = open(file, O_RDONLY);
+    if (fd >= 0 || file[0] == '/' || !im->map_path)
+        return fd;
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", im->map_path);
+    for (;;) {
+        char *slash = strrchr(dir, '/');
+        if (!slash)
+            return -1;
+        *slash = 0;
+        char full[8192];
+        snprintf(full, sizeof full, "%s/%s", dir[0] ? dir : "", file);
+        if ((fd = open(full, O_RDONLY)) >= 0)
+            return fd;
+    }
+}
+
 size_t img_load_isec_align(img *im)
 {
     if (elf_version(EV_CURRENT) == EV_NONE)
@@ -75,7 +98,7 @@ size_t img_load_isec_align(img *im)
             continue;
         memcpy(file, s->path, flen);
         file[flen] = 0;
-        int fd = open(file, O_RDONLY);
+        int fd = open_object(im, file);
         if (fd < 0) {
             s->align = 0;
             continue;

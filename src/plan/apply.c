@@ -1,88 +1,422 @@
-/* What each integration can apply of a plan, and its prediction. GNU ld
- * with the emitted snippets applies everything. The Zephyr module
- * relocates sections of Zephyr's own libraries only (a toolchain archive
- * member, e.g. libgcc's, stays) and writes the flash group as a ROM_START
- * snippet of *(.text.NAME) lines with no padding, so the hot block keeps
- * its order but not its colours. pico-sdk's codeplace_apply() moves the
- * fast-memory group to .time_critical (not archive members) and has no
- * flash group (docs/linking.md, docs/zephyr.md, docs/pico-sdk.md). */
-#include "plan/plan.h"
+/* Carries a name list to another build (see apply.h). */
+#include "plan/apply.h"
 
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-const char *plan_integration_name(plan_integration in)
+#include "plan/fromsamples.h"
+#include "plan/plan_int.h"
+
+static const char *const how_names[] = {
+    "same", "renumbered clone", "clone gone, original used",
+    "now a clone", "gone", "dropped by the linker",
+    "ambiguous", "not movable", "over the budget",
+};
+
+const char *plan_apply_how_name(plan_apply_how h)
 {
-    switch (in) {
-    case PLAN_INT_GNU_LD: return "GNU ld";
-    case PLAN_INT_ZEPHYR: return "Zephyr";
-    case PLAN_INT_PICO: return "pico-sdk";
-    }
-    return "?";
+    return (unsigned)h < sizeof how_names / sizeof how_names[0]
+               ? how_names[h] : "?";
 }
 
-/* The first offset at or after p where base + offset is al-aligned. */
-static uint32_t align_off(uint32_t base, uint32_t p, uint32_t al)
+static char *slurp(const char *path, size_t *len, cp_err *err)
 {
-    if (al < 2)
-        return p;
-    uint32_t a = base + p;
-    return ((a + al - 1) & ~(al - 1)) - base;
-}
-
-plan_result *plan_result_for(plan_model *m, const plan_result *r,
-                             plan_integration in, plan_applied *ap,
-                             cp_err *err)
-{
-    memset(ap, 0, sizeof *ap);
-    plan_result *o = malloc(sizeof *o);
-    plan_item *items = malloc((r->nitems ? r->nitems : 1) * sizeof *items);
-    if (!o || !items) {
-        free(o);
-        free(items);
-        cp_seterr(err, "out of memory");
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        cp_seterr(err, "cannot read '%s': %s", path, strerror(errno));
         return NULL;
     }
-    *o = *r;
-    o->items = items;
-    o->nitems = 0;
-    uint32_t hot = 0;
-    for (size_t i = 0; i < r->nitems; i++) {
-        plan_item it = r->items[i];
-        const plan_unit *u = plan_model_unit(m, it.unit);
-        int keep = 1;
-        if (in != PLAN_INT_GNU_LD && it.region == PLAN_FAST && u->archive)
-            keep = 0; /* a toolchain archive member: neither can rename it */
-        if (in == PLAN_INT_PICO && it.region == PLAN_FLASH_HOT)
-            keep = 0; /* pico-sdk's scripts have no flash group */
-        if (!keep) {
-            if (it.region == PLAN_FAST)
-                ap->fast_dropped++;
-            else
-                ap->flash_dropped++;
+    size_t cap = 4096, n = 0;
+    char *b = malloc(cap + 1);
+    while (b) {
+        size_t r = fread(b + n, 1, cap - n, f);
+        n += r;
+        if (n < cap)
+            break;
+        char *nb = realloc(b, 2 * cap + 1);
+        if (!nb) {
+            free(b);
+            b = NULL;
+            break;
+        }
+        b = nb;
+        cap *= 2;
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (!b || bad) {
+        free(b);
+        cp_seterr(err, bad ? "cannot read '%s': read error" : "out of memory",
+                  path);
+        return NULL;
+    }
+    b[n] = 0;
+    if (len)
+        *len = n;
+    return b;
+}
+
+/* "# key: value  key2: value2" header fields of the emitted list. */
+static void header_field(const char *line, const char *key, char *out,
+                         size_t cap)
+{
+    const char *p = strstr(line, key);
+    if (!p || cap == 0)
+        return;
+    p += strlen(key);
+    while (*p == ' ')
+        p++;
+    size_t k = 0;
+    while (p[k] && !isspace((unsigned char)p[k]) && k + 1 < cap)
+        k++;
+    memcpy(out, p, k);
+    out[k] = 0;
+}
+
+int plan_apply_header(const char *list, char *target, size_t tcap,
+                      uint32_t *budget, cp_err *err)
+{
+    char *t = slurp(list, NULL, err);
+    if (!t)
+        return -1;
+    if (tcap)
+        target[0] = 0;
+    *budget = UINT32_MAX;
+    for (char *l = t; l && *l == '#';) {
+        char *nl = strchr(l, '\n');
+        if (nl)
+            *nl = 0;
+        if (strstr(l, "target: "))
+            header_field(l, "target: ", target, tcap);
+        char b[32] = "";
+        header_field(l, "budget: ", b, sizeof b);
+        if (b[0])
+            *budget = (uint32_t)strtoul(b, NULL, 10);
+        l = nl ? nl + 1 : NULL;
+    }
+    free(t);
+    return 0;
+}
+
+/* ---- clone names ------------------------------------------------------- */
+
+static const char *const clone_kinds[] = {".constprop.", ".isra.", ".part.",
+                                          ".cold.", ".lto_priv.",
+                                          ".localalias."};
+
+/* The length of name's base (before its first clone suffix). */
+static size_t base_len(const char *name)
+{
+    size_t best = strlen(name);
+    for (size_t k = 0; k < sizeof clone_kinds / sizeof clone_kinds[0]; k++) {
+        const char *p = strstr(name, clone_kinds[k]);
+        if (p && (size_t)(p - name) < best)
+            best = (size_t)(p - name);
+    }
+    return best;
+}
+
+/* Does b's clone suffix equal a's with the numbers ignored? */
+static int same_kind(const char *a, const char *b)
+{
+    while (*a && *b) {
+        if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+            while (isdigit((unsigned char)*a))
+                a++;
+            while (isdigit((unsigned char)*b))
+                b++;
             continue;
         }
-        if (in == PLAN_INT_ZEPHYR && it.region == PLAN_FLASH_HOT) {
-            uint32_t off = align_off(r->hot_base, hot, u->align);
-            if (off != it.offset)
-                ap->flash_moved++;
-            it.offset = off;
-            hot = off + u->size;
+        if (*a != *b)
+            return 0;
+        a++;
+        b++;
+    }
+    return !*a && !*b;
+}
+
+/* ---- the map's discarded sections --------------------------------------- */
+
+static int discarded(const char *map_text, const char *name)
+{
+    if (!map_text)
+        return 0;
+    const char *p = strstr(map_text, "\nDiscarded input sections");
+    if (!p)
+        return 0;
+    const char *end = strstr(p, "\nMemory Configuration");
+    char want[300];
+    snprintf(want, sizeof want, "\n .text.%s", name);
+    size_t wl = strlen(want);
+    for (const char *q = p; (q = strstr(q, want)) && (!end || q < end);
+         q += wl)
+        if (isspace((unsigned char)q[wl]) || !q[wl])
+            return 1;
+    return 0;
+}
+
+/* ---- resolution -------------------------------------------------------- */
+
+static long unit_of(const plan_model *m, uint32_t addr)
+{
+    for (size_t i = 0; i < m->nunits; i++)
+        if (addr - m->units[i].addr < m->units[i].size)
+            return (long)i;
+    return -1;
+}
+
+/* The function in the new build that name stands for, or NULL with
+ * n->how and n->why set. */
+static const img_func *resolve(const img *im, const char *map_text,
+                               plan_apply_name *n)
+{
+    const img_func *f = img_find(im, n->name);
+    if (f) {
+        n->how = PLAN_APPLY_SAME;
+        return f;
+    }
+    size_t bl = base_len(n->name), nf = img_nfuncs(im);
+    int is_clone = n->name[bl] != 0;
+    const img_func *cand = NULL;
+    size_t ncand = 0;
+    char list[120] = "";
+    for (size_t i = 0; i < nf; i++) {
+        const img_func *g = img_func_at(im, i);
+        if (strncmp(g->name, n->name, bl) || base_len(g->name) != bl ||
+            !g->name[bl])
+            continue;
+        if (is_clone && !same_kind(n->name + bl, g->name + bl))
+            continue;
+        if (!cand || strcmp(cand->name, g->name)) {
+            size_t ll = strlen(list);
+            snprintf(list + ll, sizeof list - ll, "%s%s", ncand ? ", " : "",
+                     g->name);
+            ncand++;
         }
-        o->items[o->nitems++] = it;
+        cand = g;
     }
-    if (in != PLAN_INT_GNU_LD)
-        o->block_end = 0;
-    if (in == PLAN_INT_GNU_LD && r->misses >= 0) {
-        o->misses = r->misses;
-        return o;
+    if (ncand == 1) {
+        n->how = is_clone ? PLAN_APPLY_RENUMBERED : PLAN_APPLY_CLONED;
+        return cand;
     }
-    double v = plan_result_eval(m, o);
-    if (v < 0) {
-        plan_result_free(o);
-        cp_seterr(err, "out of memory");
+    if (ncand > 1) {
+        n->how = PLAN_APPLY_LOST_AMBIGUOUS;
+        snprintf(n->why, sizeof n->why, "%zu clones could be it: %s", ncand,
+                 list);
         return NULL;
     }
-    o->misses = v;
-    return o;
+    if (is_clone) {
+        char base[256];
+        snprintf(base, sizeof base, "%.*s", (int)bl, n->name);
+        if ((f = img_find(im, base))) {
+            n->how = PLAN_APPLY_UNCLONED;
+            return f;
+        }
+    }
+    if (discarded(map_text, n->name)) {
+        n->how = PLAN_APPLY_LOST_DISCARDED;
+        snprintf(n->why, sizeof n->why, ".text.%s is among the map's "
+                 "discarded input sections (unused: inlined into every "
+                 "caller, or no longer called)", n->name);
+    } else {
+        n->how = PLAN_APPLY_LOST_GONE;
+        snprintf(n->why, sizeof n->why, "not in the new build (removed, "
+                 "renamed, or inlined)");
+    }
+    return NULL;
+}
+
+void plan_apply_free(plan_apply *a)
+{
+    if (!a)
+        return;
+    plan_result_free(a->res);
+    free(a->names);
+    free(a->text);
+    free(a);
+}
+
+plan_apply *plan_apply_list(plan_model *m, const char *list, const char *map,
+                            uint32_t budget, uint32_t pad_limit, cp_err *err)
+{
+    plan_apply *a = calloc(1, sizeof *a);
+    char *map_text = NULL;
+    size_t nu = m->nunits ? m->nunits : 1, cap = 0;
+    unsigned char *fast = calloc(nu, 1), *taken = calloc(nu, 1);
+    size_t *ofast = malloc(nu * sizeof *ofast), *ohot = malloc(nu * sizeof *ohot);
+    uint32_t *oset = malloc(nu * sizeof *oset);
+    size_t *oname = malloc(nu * sizeof *oname);
+    size_t nfast = 0, nhot = 0;
+    if (!a || !fast || !taken || !ofast || !ohot || !oset || !oname) {
+        cp_seterr(err, "out of memory");
+        goto fail;
+    }
+    if (!(a->text = slurp(list, NULL, err)))
+        goto fail;
+    if (map && !(map_text = slurp(map, NULL, err)))
+        goto fail;
+    uint32_t list_budget = UINT32_MAX, block_end = 0;
+    plan_region region = PLAN_FLASH_HOT;
+    size_t lineno = 0;
+    for (char *l = a->text; l;) {
+        char *nl = strchr(l, '\n');
+        if (nl)
+            *nl = 0;
+        lineno++;
+        char *p = l;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (*p == '#') {
+            if (strstr(p, "target: "))
+                header_field(p, "target: ", a->target, sizeof a->target);
+            if (strstr(p, "strategy: "))
+                header_field(p, "strategy: ", a->strategy, sizeof a->strategy);
+            char b[32] = "";
+            header_field(p, "budget: ", b, sizeof b);
+            if (b[0])
+                list_budget = (uint32_t)strtoul(b, NULL, 10);
+            char be[32] = "";
+            header_field(p, "block end: ", be, sizeof be);
+            if (be[0])
+                block_end = (uint32_t)strtoul(be, NULL, 10);
+            char r[32] = "";
+            header_field(p, "region: ", r, sizeof r);
+            if (r[0]) {
+                if (!strcmp(r, "flash"))
+                    region = PLAN_FLASH_HOT;
+                else if (!strcmp(r, m->t->fast_mem))
+                    region = PLAN_FAST;
+                else {
+                    cp_seterr(err, "%s:%zu: region '%s' is neither flash nor "
+                              "%s's fast memory (%s)", list, lineno, r,
+                              m->t->name, m->t->fast_mem);
+                    goto fail;
+                }
+            }
+        } else if (*p) {
+            char *e = p;
+            while (*e && !isspace((unsigned char)*e))
+                e++;
+            uint32_t set = UINT32_MAX;
+            char *hash = *e ? strchr(e + 1, '#') : NULL, *sp;
+            if (hash && (sp = strstr(hash, " set ")) &&
+                isdigit((unsigned char)sp[5]))
+                set = (uint32_t)strtoul(sp + 5, NULL, 10);
+            *e = 0;
+            if (cp_grow((void **)&a->names, &cap, a->n + 1,
+                        sizeof *a->names) < 0) {
+                cp_seterr(err, "out of memory");
+                goto fail;
+            }
+            plan_apply_name *n = &a->names[a->n++];
+            memset(n, 0, sizeof *n);
+            n->name = p;
+            n->line = lineno;
+            n->region = region;
+            n->set = region == PLAN_FLASH_HOT ? set : UINT32_MAX;
+        }
+        l = nl ? nl + 1 : NULL;
+    }
+    a->budget = budget != UINT32_MAX ? budget : list_budget;
+    for (size_t i = 0; i < a->n; i++) {
+        plan_apply_name *n = &a->names[i];
+        const img_func *f = resolve(m->im, map_text, n);
+        if (!f)
+            continue;
+        n->now = f->name;
+        long u = unit_of(m, f->addr);
+        if (u < 0 || (m->units[u].flags & PLAN_U_NOMOVE) ||
+            (n->region == PLAN_FAST && (m->units[u].flags & PLAN_U_NORAM))) {
+            n->how = PLAN_APPLY_LOST_NOT_MOVABLE;
+            snprintf(n->why, sizeof n->why, "%s", u < 0
+                     ? "not in the cached flash window (in RAM already, or "
+                       "not code)"
+                     : "must stay where it is (startup code, or excluded)");
+            continue;
+        }
+        if (taken[u]) {
+            n->shared = 1;
+            snprintf(n->why, sizeof n->why, "%s moves with %s",
+                     m->units[u].isec, m->units[u].name);
+            continue;
+        }
+        if (n->region == PLAN_FAST) {
+            fast[u] = 1;
+            uint32_t used = plan_fast_bytes(m, fast);
+            if (a->budget != UINT32_MAX && used > a->budget) {
+                fast[u] = 0;
+                n->how = PLAN_APPLY_LOST_BUDGET;
+                snprintf(n->why, sizeof n->why, "%u bytes (now) do not fit: "
+                         "%u of the %u-byte budget are used",
+                         m->units[u].size, plan_fast_bytes(m, fast),
+                         a->budget);
+                continue;
+            }
+            ofast[nfast++] = (size_t)u;
+        } else {
+            oset[nhot] = n->set;
+            oname[nhot] = i;
+            ohot[nhot++] = (size_t)u;
+        }
+        taken[u] = 1;
+    }
+    for (size_t i = 0; i < a->n; i++) {
+        plan_apply_how h = a->names[i].how;
+        a->nlost += plan_apply_lost(h);
+        a->nresolved += !plan_apply_lost(h);
+        a->nrenamed += h == PLAN_APPLY_RENUMBERED || h == PLAN_APPLY_UNCLONED ||
+                       h == PLAN_APPLY_CLONED;
+    }
+    size_t dropped;
+    if (!(a->res = plan_result_place(m, ofast, nfast, ohot, nhot, oset,
+                                     pad_limit, &dropped, NULL))) {
+        cp_seterr(err, "out of memory");
+        goto fail;
+    }
+    a->sets_dropped_at = dropped < nhot ? oname[dropped] : a->n;
+    if (block_end > a->res->hot_bytes && dropped == nhot) {
+        /* The block's end as planned: what follows it stays where the
+         * plan put it (when the block still fits). */
+        plan_result *r = a->res;
+        r->pad_bytes += block_end - r->hot_bytes;
+        r->hot_bytes = r->block_end = block_end;
+        plan_layout L;
+        if (plan_layout_alloc(m, &L) == 0) {
+            plan_layout_build(m, r->items, r->nitems, r->hot_base,
+                              r->block_end, &L, NULL);
+            r->flash_stubs = L.nstubs;
+            r->text_end = (uint32_t)((int64_t)((m->text_end + 7) & ~7u) +
+                                     L.text_delta);
+            plan_layout_free(&L);
+        }
+    }
+    for (size_t k = 0; k < nhot; k++) {
+        if (oset[k] == UINT32_MAX)
+            continue;
+        /* plan_result_place keeps the order: fast items, then hot ones */
+        int kept = a->res->items[nfast + k].colour == (oset[k] & (m->sets - 1));
+        a->sets_kept += kept;
+        a->sets_drifted += !kept && k < dropped;
+    }
+    free(map_text);
+    free(fast);
+    free(taken);
+    free(ofast);
+    free(ohot);
+    free(oset);
+    free(oname);
+    return a;
+fail:
+    plan_apply_free(a);
+    free(map_text);
+    free(fast);
+    free(taken);
+    free(ofast);
+    free(ohot);
+    free(oset);
+    free(oname);
+    return NULL;
 }

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "plan/plan_int.h"
+#include "util/wfile.h"
 
 static const char *region_name(const plan_emit_info *info, plan_region r)
 {
@@ -25,9 +26,17 @@ static void header_ex(FILE *f, const char *what, const plan_model *m,
             img_hash(plan_model_image(m)));
     fprintf(f, "%s strategy: %s  budget: %u bytes of %s\n", c, info->strategy,
             info->budget, info->t->fast_mem);
-    if (full)
-        fprintf(f, "%s predicted: %.1f misses per iteration (stock %.1f), %.0f "
-                "instructions\n", c, r->misses, r->stock_misses, r->insns);
+    if (!full)
+        ; /* the fragment states what its integration applies */
+    else if (info->no_prediction)
+        fprintf(f, "%s predicted: nothing: %s\n", c,
+                info->basis ? info->basis : "not simulated");
+    else
+        fprintf(f, "%s predicted: %.1f misses per iteration (stock %.1f), "
+                "%.0f instructions\n", c, r->misses, r->stock_misses,
+                r->insns);
+    if (info->unverified)
+        fprintf(f, "%s UNVERIFIED prediction: %s\n", c, info->unverified);
 }
 
 static void header(FILE *f, const char *what, const plan_model *m,
@@ -42,11 +51,18 @@ int plan_emit_list(FILE *f, const plan_model *m, const plan_result *r,
 {
     const img *im = plan_model_image(m);
     header(f, "name list", m, r, info, "#");
-    fputs("# One function name per line (the linker's name), grouped by region;\n"
-          "# the comment after each name is its size, the misses per iteration\n"
-          "# it had in the stock image and where it came from (and the C++ name\n"
-          "# when the linker's is mangled). Regions: a fast memory (sram, itcm),\n"
-          "# then flash in hot-block order.\n", f);
+    if (r->block_end)
+        fprintf(f, "# block end: %u bytes (the hot block is padded to it)\n",
+                r->block_end);
+    fprintf(f, "# One function name per line (the linker's name), grouped by\n"
+            "# region; the comment after each name is its size%s and where it\n"
+            "# came from (and the C++ name first when the linker's is mangled).\n"
+            "# Regions: a fast memory (sram, itcm), then flash in hot-block\n"
+            "# order, with the cache set each hot section starts at.\n",
+            info->from_samples    ? ", the PC samples in it"
+            : info->no_prediction ? ""
+                                  : ", the misses per iteration it had in\n"
+                                    "# the stock image");
     plan_region cur = (plan_region)-1;
     for (size_t i = 0; i < r->nitems; i++) {
         const plan_item *it = &r->items[i];
@@ -55,20 +71,39 @@ int plan_emit_list(FILE *f, const plan_model *m, const plan_result *r,
             cur = it->region;
             fprintf(f, "# region: %s\n", region_name(info, cur));
         }
+        /* A hot section's cache set, so that codeplace apply can keep the
+         * colouring in another build. */
+        char set[24] = "";
+        if (it->region == PLAN_FLASH_HOT)
+            snprintf(set, sizeof set, "set %u, ", it->colour);
         for (unsigned k = 0; k < u->nfuncs; k++) {
             const img_func *fn = img_func_at(im, u->first_func + k);
             int cxx = strcmp(fn->pretty, fn->name) != 0;
-            if (k == 0)
-                fprintf(f, "%-40s # %s%s%u bytes, %.1f misses, %s%s%s%s %s%s\n",
-                        fn->name, cxx ? fn->pretty : "", cxx ? ": " : "",
-                        u->size, it->misses, u->archive ? u->archive : "",
+            const char *cx = cxx ? fn->pretty : "", *cs = cxx ? ": " : "";
+            if (k == 0 && info->from_samples)
+                fprintf(f, "%-40s # %s%s%u bytes, %s%.0f samples, %s%s%s%s %s%s\n",
+                        fn->name, cx, cs, u->size, set, it->samples,
+                        u->archive ? u->archive : "",
+                        u->object ? "(" : "", u->object ? u->object : "",
+                        u->object ? ")" : "", u->isec,
+                        (u->flags & PLAN_U_GUESSED) ? " (section guessed)" : "");
+            else if (k == 0 && info->no_prediction)
+                fprintf(f, "%-40s # %s%s%u bytes, %s%s%s%s%s %s%s\n",
+                        fn->name, cx, cs, u->size, set,
+                        u->archive ? u->archive : "",
+                        u->object ? "(" : "", u->object ? u->object : "",
+                        u->object ? ")" : "", u->isec,
+                        (u->flags & PLAN_U_GUESSED) ? " (section guessed)" : "");
+            else if (k == 0)
+                fprintf(f, "%-40s # %s%s%u bytes, %s%.1f misses, %s%s%s%s %s%s\n",
+                        fn->name, cx, cs, u->size, set, it->misses,
+                        u->archive ? u->archive : "",
                         u->object ? "(" : "", u->object ? u->object : "",
                         u->object ? ")" : "", u->isec,
                         (u->flags & PLAN_U_GUESSED) ? " (section guessed)" : "");
             else
                 fprintf(f, "%-40s # %s%sshares %s with %s\n", fn->name,
-                        cxx ? fn->pretty : "", cxx ? ": " : "", u->isec,
-                        u->name);
+                        cx, cs, u->isec, u->name);
         }
     }
     return ferror(f) ? -1 : 0;
@@ -83,6 +118,7 @@ int plan_emit_layout(FILE *f, const plan_model *m, const plan_result *r,
         return cp_seterr(err, "out of memory");
     plan_layout_build(m, r->items, r->nitems, r->hot_base, r->block_end, &L,
                       NULL);
+    plan_layout_fix_stubs(m, &L);
     char *why = calloc(plan_model_nunits(m) ? plan_model_nunits(m) : 1, 1);
     if (!why) {
         plan_layout_free(&L);
@@ -90,34 +126,96 @@ int plan_emit_layout(FILE *f, const plan_model *m, const plan_result *r,
     }
     for (size_t i = 0; i < r->nitems; i++)
         why[r->items[i].unit] = r->items[i].region == PLAN_FAST ? 'f' : 'h';
-    fputs("# codeplace layout 1\n", f);
+    fputs("# codeplace layout 2\n", f);
     fprintf(f, "# target: %s  image: %s  strategy: %s\n", info->t->name,
             img_hash(im), info->strategy);
+    if (info->unverified)
+        fprintf(f, "# UNVERIFIED prediction: %s\n", info->unverified);
+    /* What `codeplace verify` checks the relinked image's stubs against:
+     * ld's long-branch stubs, 16 bytes each on ARMv6-M and 8 on ARMv7-M
+     * (see plan_opts_default), end the text section. */
+    fprintf(f, "# stubs: flash %u fast %u bytes %u text_end 0x%08x "
+            "fast_bytes %u\n", r->flash_stubs, r->veneers,
+            strcmp(info->t->cpu, "cortex-m0plus") ? 8u : 16u, r->text_end,
+            r->fast_bytes);
     fputs("# name region place size reason\n", f);
     if (L.text_delta) {
         /* What follows the text section (.rodata) moves with its end. */
         fprintf(f, "@shift 0x%08x %lld\n", (plan_model_text_end(m) + 7) & ~7u,
                 (long long)L.text_delta);
     }
+    /* The stubs GNU ld adds for direct calls from flash into fast memory:
+     * sim --layout fetches them in front of their target. */
+    for (size_t t = 0; t < m->ntargets; t++) {
+        if (!L.stub[t])
+            continue;
+        const img_func *fn = img_lookup(im, m->targets[t].addr);
+        if (!fn || fn->addr != m->targets[t].addr)
+            continue;
+        fprintf(f, "@stub 0x%08x %u %u %s@0x%08x\n", L.stub[t], m->veneer_bytes,
+                m->veneer_insns, fn->name, fn->addr);
+    }
     const tgt_mem *fast = NULL;
     for (unsigned k = 0; k < info->t->nmems; k++)
         if (!strcmp(info->t->mems[k].name, info->t->fast_mem))
             fast = &info->t->mems[k];
-    uint32_t fast_off = 0;
+    /* Fast-memory addresses as GNU ld assigns them: the sections in the
+     * order codeplace_ram.ld names them (plan_emit_snippets writes the same
+     * order), each at its own input-section alignment; a fast memory at
+     * address 0 keeps its first 8 bytes free so that no function has the
+     * address of a null pointer (firmware/ld/imxrt1062.ld,
+     * __coderam_reserve). ld's veneers for calls back to flash go after
+     * the sections (.text.__stub at the end of .ramfunc). */
+    uint64_t cur = fast ? fast->base : 0;
+    if (fast && fast->base == 0)
+        cur = 8;
     for (size_t i = 0; i < r->nitems; i++) {
         const plan_item *it = &r->items[i];
         const plan_unit *u = plan_model_unit(m, it->unit);
         if (it->region != PLAN_FAST)
             continue;
+        uint32_t al = u->align ? u->align : 1;
+        cur = (cur + al - 1) & ~(uint64_t)(al - 1);
         for (unsigned k = 0; k < u->nfuncs; k++) {
             const img_func *fn = img_func_at(im, u->first_func + k);
-            fprintf(f, "%s %s 0x%08x %u fast-memory:saves-%.1f-misses\n",
-                    fn->name, info->t->fast_mem,
-                    (fast ? fast->base : 0) + fast_off + (fn->addr - u->addr),
-                    fn->size, it->saved > 0 ? it->saved : it->misses);
+            if (info->from_samples)
+                fprintf(f, "%s %s 0x%08llx %u fast-memory:%.0f-samples\n",
+                        fn->name, info->t->fast_mem,
+                        (unsigned long long)(cur + (fn->addr - u->addr)),
+                        fn->size, it->samples);
+            else
+                fprintf(f, "%s %s 0x%08llx %u fast-memory:saves-%.1f-misses\n",
+                        fn->name, info->t->fast_mem,
+                        (unsigned long long)(cur + (fn->addr - u->addr)),
+                        fn->size, it->saved > 0 ? it->saved : it->misses);
         }
-        fast_off = it->offset + u->size;
+        cur += u->size;
     }
+    /* ld's veneers for direct calls from fast memory back to flash, one per
+     * target, after the sections: they cost instructions, never misses
+     * (their order in .text.__stub is ld's). */
+    cur = (cur + 7) & ~(uint64_t)7;
+    unsigned char *done = calloc(m->ntargets ? m->ntargets : 1, 1);
+    if (!done) {
+        free(why);
+        plan_layout_free(&L);
+        return cp_seterr(err, "out of memory");
+    }
+    for (size_t i = 0; fast && i < m->ncalls; i++) {
+        const plan_call *c = &m->calls[i];
+        const plan_target *tg = &m->targets[c->target];
+        if (done[c->target] || L.addr[c->caller] != PLAN_ADDR_FAST ||
+            L.addr[tg->unit] == PLAN_ADDR_FAST)
+            continue;
+        const img_func *fn = img_lookup(im, tg->addr);
+        if (!fn || fn->addr != tg->addr)
+            continue;
+        done[c->target] = 1;
+        fprintf(f, "@stub 0x%08llx %u %u %s@0x%08x\n", (unsigned long long)cur,
+                m->veneer_bytes, m->veneer_insns, fn->name, fn->addr);
+        cur += m->veneer_bytes;
+    }
+    free(done);
     for (size_t i = 0; i < plan_model_nunits(m); i++) {
         const plan_unit *u = plan_model_unit(m, i);
         if (L.addr[i] == PLAN_ADDR_FAST || L.addr[i] == u->addr)
@@ -146,25 +244,25 @@ int plan_unit_pattern(const plan_unit *u, char *buf, size_t n)
     return k < 0 || (size_t)k >= n ? -1 : 0;
 }
 
+/* Each snippet is written whole or not at all (util/wfile.h): one is open
+ * at a time. */
+static cp_wfile cur;
+
 static FILE *create(const char *dir, const char *name, cp_err *err)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    if (!f)
-        cp_seterr(err, "cannot create '%s': %s", path, strerror(errno));
-    return f;
+    if (cp_wfile_open(&cur, path, err) < 0)
+        return NULL;
+    return cur.f;
 }
 
 static int finish(FILE *f, const char *dir, const char *name, cp_err *err)
 {
-    int bad = ferror(f) != 0;
-    if (fclose(f) != 0)
-        bad = 1;
-    if (bad)
-        return cp_seterr(err, "cannot write '%s/%s': %s", dir, name,
-                         strerror(errno));
-    return 0;
+    (void)f;
+    (void)dir;
+    (void)name;
+    return cp_wfile_commit(&cur, err);
 }
 
 /* The input-section statements of one region; with hot offsets when
@@ -222,6 +320,21 @@ static int applied(FILE *f, plan_model *m, const plan_result *r,
     return 0;
 }
 
+/* The header of a Zephyr or pico-sdk fragment: the prediction of what
+ * that integration applies, or, for a plan that was not simulated, that
+ * there is none. 0, or -1 with the fragment's temporary file removed. */
+static int fragment_header(FILE *f, const char *what, plan_model *m,
+                           const plan_result *r, const plan_emit_info *info,
+                           plan_integration in, cp_err *err)
+{
+    header_ex(f, what, m, r, info, "#", info->no_prediction);
+    if (!info->no_prediction && applied(f, m, r, in, err) < 0) {
+        cp_wfile_abort(&cur);
+        return -1;
+    }
+    return 0;
+}
+
 int plan_emit_snippets(const char *dir, plan_model *m,
                        const plan_result *r, const plan_emit_info *info,
                        cp_err *err)
@@ -263,11 +376,9 @@ int plan_emit_snippets(const char *dir, plan_model *m,
         return -1;
     if (!(f = create(dir, "codeplace.cmake", err)))
         return -1;
-    header_ex(f, "Zephyr CMake fragment", m, r, info, "#", 0);
-    if (applied(f, m, r, PLAN_INT_ZEPHYR, err) < 0) {
-        fclose(f);
+    if (fragment_header(f, "Zephyr CMake fragment", m, r, info,
+                        PLAN_INT_ZEPHYR, err) < 0)
         return -1;
-    }
     fputs("# With the codeplace Zephyr module in the build (ZEPHYR_EXTRA_MODULES\n"
           "# or west.yml), include(path/to/codeplace.cmake) in the application's\n"
           "# CMakeLists.txt after find_package(Zephyr): the fast-memory group goes\n"
@@ -280,11 +391,9 @@ int plan_emit_snippets(const char *dir, plan_model *m,
         return -1;
     if (!(f = create(dir, "codeplace_pico.cmake", err)))
         return -1;
-    header_ex(f, "pico-sdk CMake fragment", m, r, info, "#", 0);
-    if (applied(f, m, r, PLAN_INT_PICO, err) < 0) {
-        fclose(f);
+    if (fragment_header(f, "pico-sdk CMake fragment", m, r, info,
+                        PLAN_INT_PICO, err) < 0)
         return -1;
-    }
     fputs("# include(/path/to/codeplace/cmake/codeplace.cmake) first, then\n"
           "# include(path/to/codeplace_pico.cmake) and call\n"
           "# codeplace_plan_apply(<your executable target>): the fast-memory\n"

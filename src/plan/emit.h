@@ -13,6 +13,12 @@ typedef struct plan_emit_info {
     const tgt *t;
     const char *strategy;
     uint32_t budget;
+    /* Why the prediction cannot be checked against the image (no map, a
+     * map that disagrees with the ELF), or NULL. */
+    const char *unverified;
+    int from_samples;  /* items weighed by PC samples: comments give them */
+    int no_prediction; /* not simulated: no miss figure ... */
+    const char *basis; /* ... and what the plan rests on instead */
 } plan_emit_info;
 
 /* Name list (docs/formats/namelist.md). */

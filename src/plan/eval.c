@@ -1,13 +1,15 @@
 /* Exact evaluation of a layout: the model's access stream, remapped to the
- * layout's addresses, through the target's cache (LRU, as the presets), and
- * through a fully associative LRU cache of the same capacity. Also builds
- * layouts from placed items the way the linker will. */
+ * layout's addresses, through the cache models of src/cache/ (the target's
+ * set-associative cache with its replacement policy, and a fully
+ * associative LRU cache of the same capacity), the same code `codeplace
+ * sim` runs. Also builds layouts from placed items the way the linker
+ * will. */
 #include "plan/plan_int.h"
+
+#include "cache/cache.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#define NO_LINE UINT32_MAX
 
 int plan_layout_alloc(const plan_model *m, plan_layout *L)
 {
@@ -121,164 +123,96 @@ int plan_layout_build(const plan_model *m, const plan_item *items,
     return 0;
 }
 
-void plan_eval(const plan_model *m, const plan_layout *L, unsigned iters,
-               plan_eval_out *out)
+/* Counts an evaluation; fails it when the model's test limit is reached. */
+static int eval_begin(const plan_model *m, cp_err *err)
 {
-    if (!iters || iters > m->niters)
-        iters = m->niters;
-    uint32_t ways = m->cache.ways, mask = m->sets - 1;
-    uint32_t *tag = malloc((size_t)m->sets * ways * sizeof *tag);
-    double misses = 0, acc = 0, stubs = 0;
-    if (out->unit_misses)
-        memset(out->unit_misses, 0, m->nunits * sizeof *out->unit_misses);
-    if (!tag || plan_model_compress((plan_model *)m) < 0) {
-        free(tag);
-        out->misses = -1;
-        return;
-    }
-    memset(tag, 0xff, (size_t)m->sets * ways * sizeof *tag);
-    unsigned first_counted = iters > 1 ? 1 : 0;
-    for (unsigned it = 0; it < iters; it++) {
-        int count = it >= first_counted;
-        for (size_t k = m->ziter_start[it]; k < m->ziter_start[it + 1]; k++) {
-            const plan_acc *a = &m->zacc[k];
-            uint32_t l0, l1;
-            if (a->unit == PLAN_CALL && count && a->len < m->nunits &&
-                (L->addr[m->targets[a->off].unit] == PLAN_ADDR_FAST) !=
-                    (L->addr[a->len] == PLAN_ADDR_FAST))
-                stubs++;
-            if (!plan_acc_lines(m, L, a, &l0, &l1))
-                continue;
-            for (uint32_t line = l0; line <= l1; line++) {
-                uint32_t *t = tag + (size_t)(line & mask) * ways;
-                acc += count;
-                if (t[0] == line)
-                    continue;
-                uint32_t w = 1;
-                while (w < ways && t[w] != line)
-                    w++;
-                if (w == ways) {
-                    w = ways - 1; /* evict the least recently used */
-                    if (count) {
-                        misses++;
-                        if (out->unit_misses && a->unit < m->nunits)
-                            out->unit_misses[a->unit]++;
-                    }
-                }
-                memmove(t + 1, t, w * sizeof *t);
-                t[0] = line;
-            }
-        }
-    }
-    free(tag);
-    double n = iters - first_counted;
-    out->misses = misses / n;
-    out->accesses = acc / n;
-    out->stub_calls = stubs / n;
-    if (out->unit_misses)
-        for (size_t i = 0; i < m->nunits; i++)
-            out->unit_misses[i] /= n;
+    plan_model *mm = (plan_model *)m;
+    mm->nevals++;
+    if (m->fail_after && m->nevals > m->fail_after)
+        return cp_seterr(err, "out of memory (evaluating layout %lu)",
+                         m->nevals);
+    if (plan_model_compress(mm) < 0)
+        return cp_seterr(err, "out of memory (the planner's access stream)");
+    return 0;
 }
 
-/* Fully associative LRU with an open-addressing table of line -> node and
- * an intrusive doubly linked recency list. */
-double plan_eval_fa(const plan_model *m, const plan_layout *L, unsigned iters)
+int plan_eval(const plan_model *m, const plan_layout *L, unsigned iters,
+              plan_eval_out *out, cp_err *err)
 {
-    if (!iters || iters > m->niters)
-        iters = m->niters;
-    uint32_t cap = m->cache.size / m->cache.line;
-    uint32_t hsize = 1;
-    while (hsize < cap * 4)
-        hsize <<= 1;
-    uint32_t *hkey = malloc(hsize * sizeof *hkey);
-    uint32_t *hval = malloc(hsize * sizeof *hval);
-    uint32_t *nline = malloc(cap * sizeof *nline);
-    uint32_t *prev = malloc(cap * sizeof *prev), *next = malloc(cap * sizeof *next);
-    double misses = -1;
-    if (!hkey || !hval || !nline || !prev || !next)
-        goto out;
-    memset(hkey, 0xff, hsize * sizeof *hkey);
-    misses = 0;
-    uint32_t used = 0, head = NO_LINE, tail = NO_LINE;
-    unsigned first_counted = iters > 1 ? 1 : 0;
-    for (unsigned it = 0; it < iters; it++) {
-        int count = it >= first_counted;
-        for (size_t k = m->iter_start[it]; k < m->iter_start[it + 1]; k++) {
-            uint32_t l0, l1;
-            if (!plan_acc_lines(m, L, &m->acc[k], &l0, &l1))
-                continue;
-            for (uint32_t line = l0; line <= l1; line++) {
-                uint32_t h = (line * 2654435761u) & (hsize - 1);
-                while (hkey[h] != NO_LINE && hkey[h] != line)
-                    h = (h + 1) & (hsize - 1);
-                uint32_t node;
-                if (hkey[h] == line) {
-                    node = hval[h];
-                    if (node == head)
-                        continue;
-                    /* unlink */
-                    next[prev[node]] = next[node];
-                    if (next[node] != NO_LINE)
-                        prev[next[node]] = prev[node];
-                    else
-                        tail = prev[node];
-                } else {
-                    misses += count;
-                    if (used < cap) {
-                        node = used++;
-                    } else {
-                        node = tail;
-                        tail = prev[node];
-                        if (tail != NO_LINE)
-                            next[tail] = NO_LINE;
-                        else
-                            head = NO_LINE;
-                        /* delete nline[node] from the table (backshift) */
-                        uint32_t d = (nline[node] * 2654435761u) & (hsize - 1);
-                        while (hkey[d] != nline[node])
-                            d = (d + 1) & (hsize - 1);
-                        uint32_t j = d;
-                        for (;;) {
-                            hkey[d] = NO_LINE;
-                            for (;;) {
-                                j = (j + 1) & (hsize - 1);
-                                if (hkey[j] == NO_LINE)
-                                    goto deleted;
-                                uint32_t home = (hkey[j] * 2654435761u) & (hsize - 1);
-                                if (d <= j ? (d < home && home <= j)
-                                           : (d < home || home <= j))
-                                    continue;
-                                break;
-                            }
-                            hkey[d] = hkey[j];
-                            hval[d] = hval[j];
-                            d = j;
-                        }
-                    deleted:
-                        h = (line * 2654435761u) & (hsize - 1);
-                        while (hkey[h] != NO_LINE)
-                            h = (h + 1) & (hsize - 1);
-                    }
-                    hkey[h] = line;
-                    hval[h] = node;
-                    nline[node] = line;
-                }
-                prev[node] = NO_LINE;
-                next[node] = head;
-                if (head != NO_LINE)
-                    prev[head] = node;
-                head = node;
-                if (tail == NO_LINE)
-                    tail = node;
+    out->misses = out->accesses = out->stub_calls = 0;
+    if (out->unit_misses)
+        memset(out->unit_misses, 0, m->nunits * sizeof *out->unit_misses);
+    if (eval_begin(m, err) < 0)
+        return -1;
+    csim_cache *c = csim_cache_new(&m->cache, m->cache_seed, err);
+    if (!c)
+        return -1;
+    for (unsigned k = 0; k < m->nwork; k++) {
+        const plan_work *w = &m->work[k];
+        unsigned n = plan_work_iters(m, k, iters);
+        unsigned warm = plan_work_warm(m, k, iters);
+        double sc = plan_work_scale(m, k, iters);
+        uint64_t misses = 0, acc = 0, stubs = 0;
+        csim_cache_flush(c);
+        for (unsigned it = w->first; it < w->first + n; it++) {
+            int count = it >= warm;
+            for (size_t q = m->ziter_start[it]; q < m->ziter_start[it + 1]; q++) {
+                const plan_acc *a = &m->zacc[q];
+                uint32_t l0, l1;
+                if (a->unit == PLAN_CALL && count && a->len < m->nunits &&
+                    (L->addr[m->targets[a->off].unit] == PLAN_ADDR_FAST) !=
+                        (L->addr[a->len] == PLAN_ADDR_FAST))
+                    stubs++;
+                if (!plan_acc_lines(m, L, a, &l0, &l1))
+                    continue;
+                uint64_t miss = csim_cache_span(c, l0, l1);
+                if (!count)
+                    continue;
+                acc += l1 - l0 + 1;
+                misses += miss;
+                if (miss && out->unit_misses && a->unit < m->nunits)
+                    out->unit_misses[a->unit] += (double)miss * sc;
             }
         }
+        out->work_misses[k] = (double)misses / (n > 1 ? n - 1 : 1);
+        out->misses += (double)misses * sc;
+        out->accesses += (double)acc * sc;
+        out->stub_calls += (double)stubs * sc;
     }
-    misses /= (iters - first_counted);
-out:
-    free(hkey);
-    free(hval);
-    free(nline);
-    free(prev);
-    free(next);
-    return misses;
+    csim_cache_free(c);
+    return 0;
+}
+
+int plan_eval_fa(const plan_model *m, const plan_layout *L, unsigned iters,
+                 double *misses_out, cp_err *err)
+{
+    *misses_out = 0;
+    if (eval_begin(m, err) < 0)
+        return -1;
+    csim_fa *f = csim_fa_new(m->cache.size / m->cache.line, err);
+    if (!f)
+        return -1;
+    double total = 0;
+    for (unsigned k = 0; k < m->nwork; k++) {
+        const plan_work *w = &m->work[k];
+        unsigned n = plan_work_iters(m, k, iters);
+        unsigned warm = plan_work_warm(m, k, iters);
+        uint64_t misses = 0;
+        csim_fa_flush(f);
+        for (unsigned it = w->first; it < w->first + n; it++) {
+            int count = it >= warm;
+            for (size_t q = m->iter_start[it]; q < m->iter_start[it + 1]; q++) {
+                uint32_t l0, l1;
+                if (!plan_acc_lines(m, L, &m->acc[q], &l0, &l1))
+                    continue;
+                for (uint32_t line = l0; line <= l1; line++)
+                    if (!csim_fa_access(f, line))
+                        misses += count;
+            }
+        }
+        total += (double)misses * plan_work_scale(m, k, iters);
+    }
+    csim_fa_free(f);
+    *misses_out = total;
+    return 0;
 }

@@ -1,5 +1,7 @@
 #include "plan/incr.h"
 
+#include "cache/cache.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,9 +12,20 @@ typedef struct occ {
 
 struct plan_incr {
     const plan_model *m;
-    uint32_t sets, mask, ways, ls;
-    size_t warm;          /* first stream index counted */
-    double per;           /* 1 / warm iterations */
+    uint32_t sets, mask, ls;
+    csim_cache *c;        /* the target's cache; one set simulated at a time */
+    /* Workloads, in stream time (indices into the model's zacc): each
+     * starts with its set empty, counts misses from wwarm[k] on, each
+     * weighted wscale[k]; wstart[nwork] ends the last. */
+    unsigned nwork;
+    size_t wstart[PLAN_MAX_WORK + 1], wwarm[PLAN_MAX_WORK];
+    double wscale[PLAN_MAX_WORK];
+    /* Scratch of sim_set: one cursor per hot line of a set. */
+    const uint32_t **tm, **te;
+    uint32_t *ln;
+    size_t nscratch;
+    uint32_t *buf;        /* one set's lines in time order */
+    size_t cbuf;
     size_t nhot;
     /* Per hot unit: lines, and the times each line is touched. */
     uint32_t *nlines;
@@ -60,26 +73,36 @@ static void occ_del(plan_incr *x, uint32_t s, uint32_t k)
 }
 
 /* Simulates one set: a merge by time of its static list and the lists of
- * the hot lines in it. */
-static double sim_set(const plan_incr *x, uint32_t s)
+ * the hot lines in it into one list of lines, then that list through the
+ * target's cache model (csim_cache_run on the set alone: sets are
+ * independent under every policy), a workload at a time. */
+static double sim_set(plan_incr *x, uint32_t s)
 {
-    enum { MAXL = 64 };
-    const uint32_t *tm[MAXL], *te[MAXL];
-    uint32_t ln[MAXL];
+    const uint32_t **tm = x->tm, **te = x->te;
+    uint32_t *ln = x->ln;
     unsigned nl = 0;
-    uint32_t tag[16];
-    for (unsigned w = 0; w < x->ways; w++)
-        tag[w] = UINT32_MAX;
-    for (uint32_t i = 0; i < x->nocc[s] && nl < MAXL; i++) {
+    size_t need = x->sstart[s + 1] - x->sstart[s];
+    for (uint32_t i = 0; i < x->nocc[s] && nl < x->nscratch; i++) {
         const occ *o = &x->occ[s][i];
         tm[nl] = x->ltime[o->k] + x->lstart[o->k][o->l];
         te[nl] = x->ltime[o->k] + x->lstart[o->k][o->l + 1];
         ln[nl] = x->base[o->k] + o->l;
+        need += (size_t)(te[nl] - tm[nl]);
         if (tm[nl] < te[nl])
             nl++;
     }
-    size_t sp = x->sstart[s], se = x->sstart[s + 1];
-    double miss = 0;
+    if (need > x->cbuf) {
+        uint32_t *b = realloc(x->buf, need * sizeof *b);
+        if (!b)
+            return -1;
+        x->buf = b;
+        x->cbuf = need;
+    }
+    /* cut[2k]: where workload k starts in buf; cut[2k+1]: its first
+     * counted access. */
+    size_t cut[2 * PLAN_MAX_WORK + 1];
+    unsigned wk = 0, ph = 0; /* next boundary: wstart or wwarm of wk */
+    size_t sp = x->sstart[s], se = x->sstart[s + 1], nb = 0;
     for (;;) {
         /* The earliest next access among the lists. */
         uint32_t best = UINT32_MAX, line = 0;
@@ -100,18 +123,30 @@ static double sim_set(const plan_incr *x, uint32_t s)
             sp++;
         else
             tm[who]++;
-        if (tag[0] == line)
-            continue;
-        unsigned w = 1;
-        while (w < x->ways && tag[w] != line)
-            w++;
-        if (w == x->ways) {
-            w = x->ways - 1;
-            if (best >= x->warm)
-                miss++;
+        while (wk < x->nwork &&
+               best >= (ph ? x->wwarm[wk] : x->wstart[wk])) {
+            cut[2 * wk + ph] = nb;
+            if (ph)
+                wk++;
+            ph ^= 1;
         }
-        memmove(tag + 1, tag, w * sizeof *tag);
-        tag[0] = line;
+        x->buf[nb++] = line;
+    }
+    while (wk < x->nwork) {
+        cut[2 * wk + ph] = nb;
+        if (ph)
+            wk++;
+        ph ^= 1;
+    }
+    cut[2 * x->nwork] = nb;
+    double miss = 0;
+    for (unsigned k = 0; k < x->nwork; k++) {
+        size_t a = cut[2 * k], b = cut[2 * k + 1], e = cut[2 * k + 2];
+        if (a == e)
+            continue;
+        csim_cache_flush_set(x->c, s);
+        csim_cache_run(x->c, x->buf + a, b - a);
+        miss += (double)csim_cache_run(x->c, x->buf + b, e - b) * x->wscale[k];
     }
     return miss;
 }
@@ -139,26 +174,42 @@ void plan_incr_free(plan_incr *x)
     free(x->miss);
     free(x->touched);
     free(x->touched_old);
+    free(x->tm);
+    free(x->te);
+    free(x->ln);
+    free(x->buf);
+    csim_cache_free(x->c);
     free(x);
 }
 
 plan_incr *plan_incr_new(const plan_model *m, const plan_layout *L,
-                         const size_t *hot, size_t nhot, unsigned iters)
+                         const size_t *hot, size_t nhot, unsigned iters,
+                         cp_err *err)
 {
     plan_incr *x = calloc(1, sizeof *x);
     if (!x)
-        return NULL;
-    if (!iters || iters > m->niters)
-        iters = m->niters;
+        return cp_seterr(err, "out of memory"), NULL;
+    if (plan_model_compress((plan_model *)m) < 0) {
+        free(x);
+        return cp_seterr(err, "out of memory"), NULL;
+    }
     x->m = m;
     x->sets = m->sets;
     x->mask = m->sets - 1;
-    x->ways = m->cache.ways > 16 ? 16 : m->cache.ways;
     x->ls = m->line_shift;
     x->nhot = nhot;
-    size_t t_end = m->ziter_start[iters];
-    x->warm = iters > 1 ? m->ziter_start[1] : 0;
-    x->per = 1.0 / (iters > 1 ? iters - 1 : 1);
+    if (!(x->c = csim_cache_new(&m->cache, m->cache_seed, err))) {
+        free(x);
+        return NULL;
+    }
+    x->nwork = m->nwork;
+    for (unsigned k = 0; k < m->nwork; k++) {
+        const plan_work *w = &m->work[k];
+        x->wstart[k] = m->ziter_start[w->first];
+        x->wwarm[k] = m->ziter_start[plan_work_warm(m, k, iters)];
+        x->wscale[k] = plan_work_scale(m, k, iters);
+    }
+    x->wstart[m->nwork] = SIZE_MAX;
     uint32_t *kof = malloc((m->nunits ? m->nunits : 1) * sizeof *kof);
     x->nlines = calloc(nhot ? nhot : 1, sizeof *x->nlines);
     x->lstart = calloc(nhot ? nhot : 1, sizeof *x->lstart);
@@ -171,7 +222,14 @@ plan_incr *plan_incr_new(const plan_model *m, const plan_layout *L,
     x->miss = calloc(x->sets, sizeof *x->miss);
     x->touched = malloc(2 * x->sets * sizeof *x->touched);
     x->touched_old = malloc(2 * x->sets * sizeof *x->touched_old);
-    if (!kof || !x->nlines || !x->lstart || !x->ltime || !x->base ||
+    size_t nall = 0;
+    for (size_t k = 0; k < nhot; k++)
+        nall += (m->units[hot[k]].size >> x->ls) + 2;
+    x->nscratch = nall ? nall : 1;
+    x->tm = malloc(x->nscratch * sizeof *x->tm);
+    x->te = malloc(x->nscratch * sizeof *x->te);
+    x->ln = malloc(x->nscratch * sizeof *x->ln);
+    if (!x->tm || !x->te || !x->ln || !kof || !x->nlines || !x->lstart || !x->ltime || !x->base ||
         !x->sstart || !x->occ || !x->nocc || !x->cocc || !x->miss ||
         !x->touched || !x->touched_old)
         goto fail;
@@ -187,9 +245,12 @@ plan_incr *plan_incr_new(const plan_model *m, const plan_layout *L,
         if (!x->lstart[k])
             goto fail;
     }
-    /* Pass 1: count; pass 2: fill. */
+    /* Pass 1: count; pass 2: fill. Each workload's planning iterations. */
     for (int pass = 0; pass < 2; pass++) {
-        for (size_t t = 0; t < t_end; t++) {
+      for (unsigned wk = 0; wk < m->nwork; wk++) {
+        const plan_work *w = &m->work[wk];
+        size_t t_end = m->ziter_start[w->first + plan_work_iters(m, wk, iters)];
+        for (size_t t = x->wstart[wk]; t < t_end; t++) {
             const plan_acc *a = &m->zacc[t];
             uint32_t l0, l1;
             if (!plan_acc_lines(m, L, a, &l0, &l1))
@@ -213,6 +274,7 @@ plan_incr *plan_incr_new(const plan_model *m, const plan_layout *L,
                 }
             }
         }
+      }
         if (pass == 0) {
             for (uint32_t s = 0; s < x->sets; s++)
                 x->sstart[s + 1] += x->sstart[s];
@@ -246,7 +308,8 @@ plan_incr *plan_incr_new(const plan_model *m, const plan_layout *L,
                 goto fail;
     x->total = 0;
     for (uint32_t s = 0; s < x->sets; s++) {
-        x->miss[s] = sim_set(x, s);
+        if ((x->miss[s] = sim_set(x, s)) < 0)
+            goto fail;
         x->total += x->miss[s];
     }
     free(kof);
@@ -254,12 +317,12 @@ plan_incr *plan_incr_new(const plan_model *m, const plan_layout *L,
 fail:
     free(kof);
     plan_incr_free(x);
-    return NULL;
+    return cp_seterr(err, "out of memory (incremental evaluation)"), NULL;
 }
 
 double plan_incr_total(const plan_incr *x)
 {
-    return x->total * x->per;
+    return x->total;
 }
 
 static void touch(plan_incr *x, uint32_t s)
@@ -284,10 +347,13 @@ double plan_incr_move(plan_incr *x, size_t k, uint32_t addr)
         occ_del(x, x->touched[i], (uint32_t)k);
     x->base[k] = nb;
     for (uint32_t l = 0; l < x->nlines[k]; l++)
-        occ_add(x, (nb + l) & x->mask, (uint32_t)k, l);
+        if (occ_add(x, (nb + l) & x->mask, (uint32_t)k, l) < 0)
+            return -1;
     for (size_t i = 0; i < x->ntouched; i++) {
         uint32_t s = x->touched[i];
         double v = sim_set(x, s);
+        if (v < 0)
+            return -1;
         x->total += v - x->miss[s];
         x->miss[s] = v;
     }
@@ -305,8 +371,9 @@ void plan_incr_undo(plan_incr *x)
     for (size_t i = 0; i < x->ntouched; i++)
         occ_del(x, x->touched[i], (uint32_t)k);
     x->base[k] = x->undo_base;
+    /* Room for these entries was there before the move. */
     for (uint32_t l = 0; l < x->nlines[k]; l++)
-        occ_add(x, (x->undo_base + l) & x->mask, (uint32_t)k, l);
+        (void)occ_add(x, (x->undo_base + l) & x->mask, (uint32_t)k, l);
     for (size_t i = 0; i < x->ntouched; i++) {
         uint32_t s = x->touched[i];
         x->total += x->touched_old[i] - x->miss[s];

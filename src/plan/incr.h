@@ -14,16 +14,18 @@
 typedef struct plan_incr plan_incr;
 
 /* hot[0..nhot) are the units that may move; L is the current layout (their
- * starts must be line-aligned); iterations [0, iters) are simulated and
- * misses counted from the second on. */
+ * starts must be line-aligned); the first iters iterations (0: all) of
+ * each workload are simulated, as plan_eval does, through the target's
+ * cache model (every replacement policy). NULL with err on failure. */
 plan_incr *plan_incr_new(const plan_model *m, const plan_layout *L,
-                         const size_t *hot, size_t nhot, unsigned iters);
+                         const size_t *hot, size_t nhot, unsigned iters,
+                         cp_err *err);
 void plan_incr_free(plan_incr *x);
 /* Misses per warm iteration of the current placement. */
 double plan_incr_total(const plan_incr *x);
 /* Moves hot unit k (index into hot[]) to start at address addr (line
- * aligned); returns the new total. plan_incr_undo() restores the last
- * move. */
+ * aligned); returns the new total, or -1 (out of memory: the state is
+ * then unusable). plan_incr_undo() restores the last move. */
 double plan_incr_move(plan_incr *x, size_t k, uint32_t addr);
 void plan_incr_undo(plan_incr *x);
 /* A set with many misses, drawn with probability growing with them from a

@@ -52,6 +52,8 @@ static int build_units(plan_model *m, cp_err *err)
             u.addr = s->addr;
             u.size = s->size;
             u.align = s->align ? s->align : align_of(s->addr);
+            if (!s->align)
+                m->align_guessed++;
             u.first_func = f;
             u.nfuncs = (unsigned)(g - f);
             if (u.nfuncs > 1)
@@ -165,6 +167,45 @@ static int add_call(plan_model *m, uint32_t caller, uint32_t addr,
     return 0;
 }
 
+/* The target of the Thumb BL or B.W (encodings T1 and T4: ARMv7-M
+ * Architecture Reference Manual A7.7.18 and A7.7.12) made of the halfwords
+ * h1, h2 at addr; 0 when they are not one. These are the only branches GNU
+ * ld gives a long-branch stub: a call through a register (BLX Rm, the
+ * compiled form of a function pointer call) reaches any address and never
+ * goes through one. */
+static int direct_branch(uint32_t h1, uint32_t h2, uint32_t addr,
+                         uint32_t *target)
+{
+    if (h1 >> 11 != 0x1e)
+        return 0;
+    int bl = (h2 & 0xd000) == 0xd000, bw = (h2 & 0xd000) == 0x9000;
+    if (!bl && !bw)
+        return 0;
+    uint32_t S = (h1 >> 10) & 1, J1 = (h2 >> 13) & 1;
+    uint32_t J2 = (h2 >> 11) & 1;
+    uint32_t I1 = !(J1 ^ S), I2 = !(J2 ^ S);
+    uint32_t imm = S << 24 | I1 << 23 | I2 << 22 | (h1 & 0x3ff) << 12 |
+                   (h2 & 0x7ff) << 1;
+    if (S)
+        imm |= 0xfe000000u;
+    *target = addr + 4 + imm;
+    return 1;
+}
+
+/* Whether the fetch run that ended at end (exclusive) ended with a direct
+ * BL / B.W to target: how a call that the linker may route through a stub
+ * shows in the trace. */
+static int run_ends_in_branch_to(const plan_model *m, uint32_t end,
+                                 uint32_t target)
+{
+    uint8_t b[4];
+    uint32_t t;
+    if (end < 4 || img_read(m->im, end - 4, b, 4) < 0)
+        return 0;
+    return direct_branch(b[0] | b[1] << 8, b[2] | b[3] << 8, end - 4, &t) &&
+           t == target;
+}
+
 /* The calls and far jumps in the code (Thumb BL, and B.W on ARMv7-M and
  * later) between units: each one that crosses between flash and fast
  * memory gets a linker stub, executed or not. */
@@ -186,17 +227,8 @@ static int find_calls(plan_model *m)
                 i += 2;
                 continue;
             }
-            uint32_t h2 = code[i + 2] | code[i + 3] << 8;
-            int bl = (h2 & 0xd000) == 0xd000, bw = (h2 & 0xd000) == 0x9000;
-            if (top == 0x1e && (bl || bw)) {
-                uint32_t S = (h1 >> 10) & 1, J1 = (h2 >> 13) & 1;
-                uint32_t J2 = (h2 >> 11) & 1;
-                uint32_t I1 = !(J1 ^ S), I2 = !(J2 ^ S);
-                uint32_t imm = S << 24 | I1 << 23 | I2 << 22 |
-                               (h1 & 0x3ff) << 12 | (h2 & 0x7ff) << 1;
-                if (S)
-                    imm |= 0xfe000000u;
-                uint32_t target = un->addr + i + 4 + imm;
+            uint32_t h2 = code[i + 2] | code[i + 3] << 8, target;
+            if (direct_branch(h1, h2, un->addr + i, &target)) {
                 uint32_t v = unit_at(m, target);
                 if (v != PLAN_FIXED && v != u &&
                     add_call(m, (uint32_t)u, target, v) < 0) {
@@ -227,7 +259,9 @@ plan_model *plan_model_new(const img *im, const tgt *t, const tgt_cache *c,
         m->line_shift++;
     m->sets = tgt_cache_sets(c);
     m->last_unit = PLAN_FIXED;
+    m->last_fetch_unit = PLAN_FIXED;
     m->plan_iters = 0;
+    m->cache_seed = 1;
     /* GNU ld's Thumb long-branch stubs: ARMv6-M has no ldr.w pc, so its
      * stub loads through r0 and ip (16 bytes); ARMv7-M and v8-M use
      * "ldr.w pc, [pc]" and a literal (8 bytes). */
@@ -257,6 +291,7 @@ void plan_model_free(plan_model *m)
     free(m->iter_insns);
     free(m->calls);
     free(m->targets);
+    free(m->stub_fixed);
     cp_pool_free(m->pool);
     free(m);
 }
@@ -287,7 +322,7 @@ int plan_model_compress(plan_model *m)
         size_t k = m->iter_start[it], end = m->iter_start[it + 1];
         while (k < end) {
             uint32_t u = m->acc[k].unit;
-            if (u >= m->nunits || m->units[u].size > way) {
+            if (u >= m->nunits || m->units[u].size + m->cache.line > way) {
                 m->zacc[n++] = m->acc[k++];
                 continue;
             }
@@ -317,8 +352,40 @@ int plan_model_compress(plan_model *m)
     return 0;
 }
 
+int plan_model_new_workload(plan_model *m, const char *name, double weight,
+                            cp_err *err)
+{
+    if (m->nwork >= PLAN_MAX_WORK)
+        return cp_seterr(err, "at most %d workloads (traces) per plan",
+                         PLAN_MAX_WORK);
+    if (!(weight > 0) || weight > 1e9)
+        return cp_seterr(err, "workload weight %g: not a positive number",
+                         weight);
+    plan_work *w = &m->work[m->nwork];
+    w->name = name ? cp_pool_str(m->pool, name) : NULL;
+    w->weight = weight;
+    w->first = m->niters;
+    w->n = 0;
+    m->work_open = 1;
+    m->last_unit = PLAN_FIXED;
+    m->last_fetch_unit = PLAN_FIXED;
+    m->last_fetch_end = 0;
+    return 0;
+}
+
 int plan_model_begin_iteration(plan_model *m)
 {
+    if (m->nwork == 0 && !m->work_open &&
+        plan_model_new_workload(m, NULL, 1, NULL) < 0)
+        return -1;
+    if (m->work_open) {
+        m->work_open = 0;
+        m->nwork++;
+        m->work_wsum = 0;
+        for (unsigned k = 0; k < m->nwork; k++)
+            m->work_wsum += m->work[k].weight;
+    }
+    m->work[m->nwork - 1].n++;
     m->compressed = 0;
     if (cp_grow((void **)&m->iter_start, &m->citer, m->niters + 2,
                 sizeof *m->iter_start) < 0)
@@ -347,13 +414,14 @@ int plan_model_add_access(plan_model *m, uint32_t addr, uint32_t len,
                           uint32_t ninsn, int uncached)
 {
     m->compressed = 0;
-    if (m->niters == 0)
-        return 0; /* before the first iteration: start-up, not planned */
+    if (m->niters == 0 || m->work_open)
+        return 0; /* before a trace's first iteration: start-up, not planned */
     m->iter_insns[m->niters - 1] += ninsn;
     if (uncached || len == 0)
         return 0;
     /* Split the run at unit boundaries. */
-    uint32_t first = unit_at(m, addr);
+    uint32_t first = unit_at(m, addr), first_addr = addr;
+    uint32_t run_end = addr + len;
     while (len) {
         uint32_t u = unit_at(m, addr);
         uint32_t take = len;
@@ -376,14 +444,17 @@ int plan_model_add_access(plan_model *m, uint32_t addr, uint32_t len,
             uint32_t off = addr - un->addr;
             if (take > un->size - off)
                 take = un->size - off;
-            if (u != m->last_unit && m->last_unit != PLAN_FIXED) {
-                /* Entering at a function's first byte: a call or a jump. */
-                const img_func *f = img_lookup(m->im, addr);
-                if (f && f->addr == addr) {
-                    long tg = target_of(m, addr, u);
-                    if (tg < 0 || push(m, PLAN_CALL, (uint32_t)tg, m->last_unit) < 0)
-                        return -1;
-                }
+            if (ninsn && addr == first_addr && u != m->last_fetch_unit &&
+                m->last_fetch_unit != PLAN_FIXED &&
+                run_ends_in_branch_to(m, m->last_fetch_end, addr)) {
+                /* Entered by a direct BL / B.W from another unit: the call
+                 * the linker gives a stub when one side is in fast memory
+                 * (calls through a function pointer, returns and fall
+                 * through never use one). */
+                long tg = target_of(m, addr, u);
+                if (tg < 0 ||
+                    push(m, PLAN_CALL, (uint32_t)tg, m->last_fetch_unit) < 0)
+                    return -1;
             }
             un->runs++;
             un->bytes_fetched += take;
@@ -397,12 +468,28 @@ int plan_model_add_access(plan_model *m, uint32_t addr, uint32_t len,
     /* Instructions: credited to the unit of the run's start. */
     if (first != PLAN_FIXED)
         m->units[first].insns += ninsn;
+    if (ninsn) {
+        /* Where the last fetch run ended, in which unit: the next fetch
+         * run starting in another unit is a call when this one ended with a
+         * direct branch to it (data reads in between do not matter). */
+        m->last_fetch_end = run_end;
+        m->last_fetch_unit = unit_at(m, run_end - 2);
+    }
     return 0;
 }
 
 int plan_model_add_trace(plan_model *m, const char *path, unsigned max_iters,
                          cp_err *err)
 {
+    return plan_model_add_workload(m, path, 1, max_iters, err);
+}
+
+int plan_model_add_workload(plan_model *m, const char *path, double weight,
+                            unsigned max_iters, cp_err *err)
+{
+    if (m->nwork >= PLAN_MAX_WORK)
+        return cp_seterr(err, "'%s': at most %d traces per plan", path,
+                         PLAN_MAX_WORK);
     trc_reader *r = trc_open(path, err);
     if (!r)
         return -1;
@@ -413,10 +500,16 @@ int plan_model_add_trace(plan_model *m, const char *path, unsigned max_iters,
         trc_close(r);
         return -1;
     }
+    if (plan_model_new_workload(m, path, weight, err) < 0) {
+        trc_close(r);
+        return -1;
+    }
     trc_rec rec;
     int rc;
     unsigned seen = 0;
-    while ((rc = trc_next(r, &rec, err)) == 1) {
+    /* Complete iterations only: an interrupted recording's unfinished last
+     * iteration is dropped (plan_model_dropped). */
+    while ((rc = trc_next_complete(r, &rec, err)) == 1) {
         if (rec.kind == TRC_MARK) {
             if (max_iters && seen >= max_iters)
                 break;
@@ -433,11 +526,17 @@ int plan_model_add_trace(plan_model *m, const char *path, unsigned max_iters,
                 goto oom;
         }
     }
+    uint64_t dropped = rc == 0 ? trc_dropped(r, NULL) : 0;
+    m->dropped += (unsigned)dropped;
     trc_close(r);
     if (rc < 0)
         return -1;
-    if (m->niters == 0)
-        return cp_seterr(err, "'%s': no iterations (no iteration marks)", path);
+    if (m->work_open) {
+        m->work_open = 0;
+        return cp_seterr(err, "'%s': no complete iterations (%s)", path,
+                         dropped ? "the only one was unfinished"
+                                 : "no iteration marks");
+    }
     return 0;
 oom:
     trc_close(r);
@@ -466,7 +565,46 @@ size_t plan_model_exclude(plan_model *m, const char *pattern, int ram_only)
 
 void plan_model_set_plan_iters(plan_model *m, unsigned n) { m->plan_iters = n; }
 
+void plan_model_set_cache_seed(plan_model *m, uint64_t seed)
+{
+    m->cache_seed = seed;
+}
+
+void plan_model_fail_after(plan_model *m, unsigned long n)
+{
+    m->fail_after = n;
+    m->nevals = 0;
+}
+
+unsigned plan_model_nworkloads(const plan_model *m) { return m->nwork; }
+
+const char *plan_model_workload(const plan_model *m, unsigned k,
+                                double *weight)
+{
+    if (k >= m->nwork)
+        return NULL;
+    if (weight)
+        *weight = m->work[k].weight;
+    return m->work[k].name;
+}
+
+double plan_model_insns(const plan_model *m)
+{
+    double sum = 0;
+    for (unsigned k = 0; k < m->nwork; k++) {
+        const plan_work *w = &m->work[k];
+        unsigned first = w->first + (w->n > 1);
+        double ins = 0;
+        for (unsigned i = first; i < w->first + w->n; i++)
+            ins += m->iter_insns[i];
+        sum += ins * plan_work_scale(m, k, 0);
+    }
+    return sum;
+}
+
 uint32_t plan_model_text_end(const plan_model *m) { return m->text_end; }
+
+size_t plan_model_align_guessed(const plan_model *m) { return m->align_guessed; }
 
 size_t plan_model_nunits(const plan_model *m) { return m->nunits; }
 const plan_unit *plan_model_unit(const plan_model *m, size_t i)
@@ -474,5 +612,87 @@ const plan_unit *plan_model_unit(const plan_model *m, size_t i)
     return i < m->nunits ? &m->units[i] : NULL;
 }
 unsigned plan_model_niters(const plan_model *m) { return m->niters; }
+unsigned plan_model_dropped(const plan_model *m) { return m->dropped; }
 const img *plan_model_image(const plan_model *m) { return m->im; }
 const tgt_cache *plan_model_cache(const plan_model *m) { return &m->cache; }
+
+long plan_model_refine_stubs(plan_model *m, const img *relinked, cp_err *err)
+{
+    free(m->stub_fixed);
+    m->stub_fixed = calloc(m->ntargets ? m->ntargets : 1, sizeof *m->stub_fixed);
+    if (!m->stub_fixed)
+        return cp_seterr(err, "out of memory");
+    long found = 0;
+    for (size_t i = 0; i < img_nfuncs(relinked); i++) {
+        const img_func *v = img_func_at(relinked, i);
+        size_t n = strlen(v->name);
+        /* GNU ld (elf32-arm.c) names a long-branch stub "__TARGET_veneer" */
+        if (n <= 9 || strncmp(v->name, "__", 2) ||
+            strcmp(v->name + n - 7, "_veneer") ||
+            !tgt_is_cached(m->t, v->addr & ~1u))
+            continue;
+        char name[512];
+        if (n - 9 >= sizeof name)
+            continue;
+        memcpy(name, v->name + 2, n - 9);
+        name[n - 9] = 0;
+        for (size_t t = 0; t < m->ntargets; t++) {
+            const img_func *f = img_lookup(m->im, m->targets[t].addr);
+            if (!f || f->addr != m->targets[t].addr)
+                continue;
+            /* ld names the stub after the symbol the call refers to,
+             * which may be an alias (__aeabi_dadd of __adddf3) */
+            int hit = !strcmp(f->name, name);
+            for (unsigned k = 0; !hit && k < f->nalias; k++)
+                hit = !strcmp(f->alias[k], name);
+            if (hit) {
+                m->stub_fixed[t] = v->addr & ~1u;
+                found++;
+                break;
+            }
+        }
+    }
+    /* The relinked text section: where .rodata after it went. */
+    for (size_t k = 0; k < img_nsections(relinked); k++) {
+        const img_section *sec = img_section_at(relinked, k);
+        if (!strcmp(sec->name, m->text_name)) {
+            m->relinked_text_end = sec->addr + sec->size;
+            m->text_end_fixed = 1;
+        }
+    }
+    return found;
+}
+
+void plan_layout_fix_stubs(const plan_model *m, plan_layout *L)
+{
+    if (!m->stub_fixed)
+        return;
+    for (size_t t = 0; t < m->ntargets; t++)
+        if (L->stub[t] && m->stub_fixed[t])
+            L->stub[t] = m->stub_fixed[t];
+    if (m->text_end_fixed && L->text_delta)
+        L->text_delta = (int64_t)((m->relinked_text_end + 7) & ~7u) -
+                        (int64_t)((m->text_end + 7) & ~7u);
+}
+
+int plan_result_refine(plan_model *m, plan_result *r, cp_err *err)
+{
+    plan_layout L;
+    if (plan_layout_alloc(m, &L) < 0)
+        return cp_seterr(err, "out of memory");
+    plan_layout_build(m, r->items, r->nitems, r->hot_base, r->block_end, &L,
+                      NULL);
+    plan_layout_fix_stubs(m, &L);
+    plan_eval_out out = {0};
+    double fa = 0;
+    int rc = plan_eval(m, &L, 0, &out, err) < 0 ||
+             plan_eval_fa(m, &L, 0, &fa, err) < 0 ? -1 : 0;
+    plan_layout_free(&L);
+    if (rc < 0)
+        return -1;
+    r->misses = out.misses;
+    r->conflict_after = out.misses - fa;
+    for (unsigned k = 0; k < r->nwork && k < m->nwork; k++)
+        r->work_misses[k] = out.work_misses[k];
+    return 0;
+}

@@ -20,6 +20,7 @@
 #ifndef CP_PLAN_H
 #define CP_PLAN_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -57,10 +58,32 @@ plan_model *plan_model_new(const img *im, const tgt *t, const tgt_cache *c,
                            cp_err *err);
 void plan_model_free(plan_model *m);
 
-/* Reads up to max_iters iterations (0: all) of a trace of this image.
- * Fails when the trace names another image (hash) or has no iterations. */
+/* At most this many workloads (traces) per model. */
+#define PLAN_MAX_WORK 16
+
+/* Reads up to max_iters iterations (0: all) of a trace of this image as a
+ * workload of weight 1. Fails when the trace names another image (hash)
+ * or has no iterations. */
 int plan_model_add_trace(plan_model *m, const char *path, unsigned max_iters,
                          cp_err *err);
+/* The same with a weight (> 0): plans minimise the weighted mean of the
+ * workloads' warm misses per iteration. Each call adds one workload. */
+int plan_model_add_workload(plan_model *m, const char *path, double weight,
+                            unsigned max_iters, cp_err *err);
+unsigned plan_model_nworkloads(const plan_model *m);
+/* The trace (or NULL) and the weight of workload k. */
+const char *plan_model_workload(const plan_model *m, unsigned k,
+                                double *weight);
+/* Starts a new workload of the given weight: the next
+ * plan_model_begin_iteration opens it (the building block of
+ * add_workload). Fails past PLAN_MAX_WORK. */
+int plan_model_new_workload(plan_model *m, const char *name, double weight,
+                            cp_err *err);
+/* The seed of the random replacement policy (as sim --seed; default 1). */
+void plan_model_set_cache_seed(plan_model *m, uint64_t seed);
+/* Testing: every evaluation after the first n fails as out of memory
+ * (0: never), so that a failed evaluation can be seen to stop a plan. */
+void plan_model_fail_after(plan_model *m, unsigned long n);
 
 /* Building blocks of add_trace, for tests and other evidence sources:
  * start a new iteration, then add what the cache sees in order. */
@@ -78,10 +101,21 @@ size_t plan_model_exclude(plan_model *m, const char *pattern, int ram_only);
 void plan_model_set_plan_iters(plan_model *m, unsigned n);
 
 size_t plan_model_nunits(const plan_model *m);
+/* Instructions per warm iteration of the stock image as traced (the mean
+ * over each workload's iterations after its first, weighted as the
+ * workloads are): no linker stubs in it. */
+double plan_model_insns(const plan_model *m);
 /* End of the text section the hot block goes into, in the traced image. */
 uint32_t plan_model_text_end(const plan_model *m);
+/* Input sections whose alignment could not be read from the object file or
+ * archive the map names (paths in a map are relative to where the link
+ * ran): their alignment is guessed from their address, and addresses the
+ * layout predicts after them may differ from the linker's. */
+size_t plan_model_align_guessed(const plan_model *m);
 const plan_unit *plan_model_unit(const plan_model *m, size_t i);
 unsigned plan_model_niters(const plan_model *m);
+/* Unfinished last iterations of interrupted traces, left out. */
+unsigned plan_model_dropped(const plan_model *m);
 const img *plan_model_image(const plan_model *m);
 const tgt_cache *plan_model_cache(const plan_model *m);
 
@@ -92,6 +126,7 @@ typedef enum plan_strategy {
     PLAN_RAM,       /* RAM selection by misses saved per byte, rest stock */
     PLAN_COMBINED,  /* RAM selection, then colouring of the rest */
     PLAN_RANK,      /* baseline: RAM filled by instructions per byte */
+    PLAN_DENSITY,   /* baseline: RAM filled by stock misses per byte */
     PLAN_AUTO,      /* every candidate above; keep the best */
     PLAN_NSTRATEGIES
 } plan_strategy;
@@ -103,11 +138,20 @@ typedef struct plan_opts {
     uint32_t budget;        /* bytes of fast memory to fill (0: flash only) */
     uint32_t pad_limit;     /* bytes of padding the flash block may add */
     uint32_t veneer_bytes;  /* bytes one long-call veneer costs */
-    unsigned search_moves;  /* local-search moves tried per layout */
+    unsigned search_moves;  /* annealing moves per search (a plan runs up to
+                               three searches) */
+    double time_limit;      /* seconds the searches of one plan_run may take
+                               (0: no limit); they stop early when it is
+                               reached, and the result says so */
     uint64_t seed;
     int verbose;            /* progress callback use */
-    void (*progress)(void *ctx, const char *msg);
+    /* Progress: level 0 for what a terminal shows (the searches'
+     * progress), 1 for details. */
+    void (*progress)(void *ctx, int level, const char *msg);
     void *progress_ctx;
+    /* When set (by a signal handler), the search stops early: the result
+     * is then not a finished plan. May be NULL. */
+    volatile sig_atomic_t *stop;
 } plan_opts;
 
 plan_opts plan_opts_default(const tgt *t);
@@ -127,6 +171,7 @@ typedef struct plan_item {
     uint32_t colour;      /* start set of the unit in the hot block */
     double misses;        /* misses attributed to it before the move */
     double saved;         /* PLAN_FAST: misses per iteration the move saved */
+    double samples;       /* PC samples in it, when planned from samples */
 } plan_item;
 
 typedef struct plan_result {
@@ -144,6 +189,13 @@ typedef struct plan_result {
     double misses, stock_misses;
     double conflict_before, conflict_after; /* misses above fully assoc. */
     double insns;         /* instructions per iteration (mean) */
+    unsigned nwork;       /* workloads, and each one's predicted and stock
+                             warm misses per iteration */
+    double work_misses[PLAN_MAX_WORK], work_stock[PLAN_MAX_WORK];
+    unsigned long moves;  /* annealing moves made */
+    int time_cut;         /* the time limit stopped a search before its
+                             moves were done: the plan may differ between
+                             runs */
     plan_item *items;     /* placed units: fast first, then hot by offset */
     size_t nitems;
 } plan_result;
@@ -152,16 +204,32 @@ plan_result *plan_run(plan_model *m, plan_strategy s, const plan_opts *o,
                       cp_err *err);
 void plan_result_free(plan_result *r);
 
+/* The part of a plan's time limit strategy s gets when every strategy
+ * runs (auto, compare) with this budget. */
+double plan_time_share(plan_strategy s, uint32_t budget);
+
 /* Estimated cycles per iteration: instructions times the target's cycles
  * per instruction, plus misses times its miss cost. What strategies and
  * auto minimise. */
 double plan_result_cycles(const plan_model *m, const plan_result *r);
 
+/* Reads the long-branch stubs GNU ld made from an image relinked with a
+ * plan (its __NAME_veneer symbols in cached flash, one per target) and the
+ * end of its text section: later layouts of the model put the stubs of
+ * those targets there instead of where the model predicts them (the order
+ * ld lays its stubs out in is its hash table's). Returns the number of
+ * stubs found, or -1 (err filled) when the image is not one of this model's
+ * target. */
+long plan_model_refine_stubs(plan_model *m, const img *relinked, cp_err *err);
+/* Predicts r again with the stubs read back: updates r->misses and
+ * r->conflict_after. Returns 0, or -1 on OOM. */
+int plan_result_refine(plan_model *m, plan_result *r, cp_err *err);
+
 /* Evaluates a result on the model again (e.g. on more iterations). */
 double plan_result_eval(plan_model *m, const plan_result *r);
 
 /* The integrations that apply a plan, and what each can apply of it
- * (src/plan/apply.c says why). */
+ * (src/plan/integration.c says why). */
 typedef enum plan_integration {
     PLAN_INT_GNU_LD,  /* the emitted snippets: all of it */
     PLAN_INT_ZEPHYR,  /* no archive members in fast memory; flash group in

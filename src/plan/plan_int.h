@@ -29,6 +29,15 @@ typedef struct plan_call {
     uint32_t caller, target;
 } plan_call;
 
+/* A workload: the iterations of one trace, with the weight the plan gives
+ * it. Each starts with an empty cache (its first iteration is cold) and
+ * counts its misses from its second iteration on. */
+typedef struct plan_work {
+    const char *name;     /* the trace, or NULL */
+    double weight;
+    unsigned first, n;    /* iterations [first, first + n) */
+} plan_work;
+
 struct plan_model {
     const img *im;
     const tgt *t;
@@ -39,6 +48,7 @@ struct plan_model {
 
     plan_unit *units;
     size_t nunits;
+    size_t align_guessed; /* units whose object file could not be read */
     /* Units of the output section the hot block goes into. */
     const char *text_name;
     uint32_t text_start, text_end;
@@ -47,14 +57,29 @@ struct plan_model {
     size_t nacc, cacc;
     size_t *iter_start;   /* iteration i: acc[iter_start[i] .. iter_start[i+1]) */
     unsigned niters;
+    unsigned dropped;     /* unfinished iterations left out of the traces */
     size_t citer;
     double *iter_insns;   /* instructions per iteration */
-    uint32_t last_unit;   /* for call detection */
+    uint32_t last_unit;   /* unit of the last access */
+    /* The last fetch run: where it ended and its last unit, for telling
+     * direct calls (BL / B.W, which may need a linker stub) from calls
+     * through a pointer. */
+    uint32_t last_fetch_end, last_fetch_unit;
+    plan_work work[PLAN_MAX_WORK];
+    unsigned nwork;
+    int work_open;        /* the next iteration starts a new workload */
+    double work_wsum;     /* sum of the weights */
+    uint64_t cache_seed;  /* the random replacement policy's seed */
+    /* Testing: evaluations after the first fail_after fail as out of
+     * memory (0: never). */
+    unsigned long fail_after, nevals;
 
     /* The stream for set-associative evaluation: each run of accesses to
-     * one unit (no larger than a cache way) reduced to the byte ranges it
-     * touches. In a set-associative LRU cache such a run touches at most
-     * one line per set, so order inside it does not change the outcome. */
+     * one unit (at least a line smaller than a cache way) reduced to the
+     * byte ranges it touches. Such a run touches at most one line per set,
+     * so what it does to each set is one line accessed one or more times
+     * in a row: a hit after the first access changes no state under LRU,
+     * FIFO, random or tree-PLRU, and order across sets does not matter. */
     plan_acc *zacc;
     size_t nzacc;
     size_t *ziter_start;
@@ -65,6 +90,11 @@ struct plan_model {
     plan_target *targets;
     size_t ntargets, ctargets;
     unsigned plan_iters;  /* iterations strategies evaluate on */
+    /* Stub addresses read back from a relinked image (per target, 0: not
+     * known) and its text end (plan_model_refine_stubs). */
+    uint32_t *stub_fixed;
+    int text_end_fixed;
+    uint32_t relinked_text_end;
     uint32_t veneer_bytes; /* a long-call stub the linker adds */
     uint32_t veneer_insns; /* instructions one pass through it runs */
 };
@@ -112,8 +142,35 @@ static inline int plan_acc_lines(const plan_model *m, const plan_layout *L,
     return 1;
 }
 
+/* Iterations of workload k the evaluation simulates when asked for
+ * `iters` (0: all): its first iters ones. */
+static inline unsigned plan_work_iters(const plan_model *m, unsigned k,
+                                       unsigned iters)
+{
+    unsigned n = m->work[k].n;
+    return iters && iters < n ? iters : n;
+}
+
+/* The factor that turns one counted miss of workload k into its share of
+ * the weighted mean per warm iteration; the first counted iteration. */
+static inline double plan_work_scale(const plan_model *m, unsigned k,
+                                     unsigned iters)
+{
+    unsigned n = plan_work_iters(m, k, iters);
+    double counted = n > 1 ? n - 1 : 1;
+    return m->work[k].weight / (m->work_wsum * counted);
+}
+
+static inline unsigned plan_work_warm(const plan_model *m, unsigned k,
+                                      unsigned iters)
+{
+    return m->work[k].first + (plan_work_iters(m, k, iters) > 1);
+}
+
 typedef struct plan_eval_out {
-    double misses;        /* per warm iteration (mean) */
+    double misses;        /* per warm iteration (weighted mean over the
+                             workloads) */
+    double work_misses[PLAN_MAX_WORK]; /* each workload's own figure */
     double accesses;
     double stub_calls;    /* calls through linker stubs per warm iteration */
     double *unit_misses;  /* per unit per warm iteration, if not NULL */
@@ -122,13 +179,18 @@ typedef struct plan_eval_out {
 /* Builds the compressed stream (idempotent; after the evidence is in). */
 int plan_model_compress(plan_model *m);
 
-/* Simulates iterations [0, iters) (0: all the model has) of the layout
- * through the set-associative cache; misses of iteration 0 are not counted
- * unless it is the only one. */
-void plan_eval(const plan_model *m, const plan_layout *L, unsigned iters,
-               plan_eval_out *out);
-/* The same through a fully associative LRU cache of equal capacity. */
-double plan_eval_fa(const plan_model *m, const plan_layout *L, unsigned iters);
+/* Simulates the first iters iterations (0: all) of each workload under the
+ * layout through the target's cache (its replacement policy, seeded with
+ * the model's cache seed): the cache is empty at each workload's start,
+ * whose first iteration is not counted unless it is the only one. Returns
+ * 0, or -1 with err filled (out of memory). */
+int plan_eval(const plan_model *m, const plan_layout *L, unsigned iters,
+              plan_eval_out *out, cp_err *err);
+/* The same through a fully associative LRU cache of equal capacity: the
+ * weighted misses per warm iteration in *misses. */
+int plan_eval_fa(const plan_model *m, const plan_layout *L, unsigned iters,
+                 double *misses, cp_err *err);
+
 
 /* Layout as the linker makes it: units in fast memory (fast[u]) leave
  * flash; hot units at hot_base + hot_off[u] (PLAN_NONE: not hot); the rest
@@ -148,5 +210,10 @@ int plan_layout_alloc(const plan_model *m, plan_layout *L);
 void plan_layout_free(plan_layout *L);
 
 uint32_t plan_hot_base(const plan_model *m);
+
+/* Puts the stubs where a relinked image had them (plan_model_refine_stubs),
+ * with what follows the text section moved to where it went: after
+ * plan_layout_make / plan_layout_build. Nothing when none was read. */
+void plan_layout_fix_stubs(const plan_model *m, plan_layout *L);
 
 #endif

@@ -10,9 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static const char *const names[PLAN_NSTRATEGIES] = {
-    "stock", "hotblock", "colour", "ram", "combined", "rank", "auto"};
+    "stock", "hotblock", "colour", "ram", "combined", "rank", "density",
+    "auto"};
 
 const char *plan_strategy_name(plan_strategy s)
 {
@@ -41,8 +43,9 @@ plan_opts plan_opts_default(const tgt *t)
     o.pad_limit = 8192;
     /* See plan_model_new: 16 bytes on ARMv6-M, 8 on v7-M/v8-M. */
     o.veneer_bytes = tgt_is_armv6m(t) ? 16 : 8;
-    o.search_moves = 40000;
+    o.search_moves = 200000;
     o.seed = 1;
+    o.time_limit = 60;
     return o;
 }
 
@@ -63,22 +66,51 @@ typedef struct run {
     size_t *hot;          /* hot unit indices */
     size_t nhot;
     double evals;
+    cp_err *err;
+    int failed;           /* an evaluation failed: err says why */
+    double deadline;      /* monotonic seconds the search stops at (0: none) */
+    unsigned long moves;  /* annealing moves made */
+    int time_cut;         /* the deadline stopped a search */
 } run;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
 
 #define NONE PLAN_NONE
 
-static void note(const run *r, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void note(const run *r, const char *fmt, ...)
+static void vnote(const run *r, int level, const char *fmt, va_list ap)
 {
     if (!r->o->progress)
         return;
     char buf[256];
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    r->o->progress(r->o->progress_ctx, level, buf);
+}
+
+/* A detail (shown with -v). */
+static void note(const run *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void note(const run *r, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    vnote(r, 1, fmt, ap);
     va_end(ap);
-    r->o->progress(r->o->progress_ctx, buf);
+}
+
+/* Progress (shown on the terminal unless -q). */
+static void say(const run *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void say(const run *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vnote(r, 0, fmt, ap);
+    va_end(ap);
 }
 
 static uint64_t rnd(run *r)
@@ -104,17 +136,34 @@ static void build(run *r)
 /* The cost a strategy minimises, in misses: the misses plus the
  * instructions that calls through linker stubs add, weighed by what a miss
  * costs (the estimated cycles per iteration, divided by the miss cost). */
-static double eval(run *r, int per_unit)
+static double eval_on(run *r, int per_unit, unsigned iters)
 {
+    if (r->failed)
+        return HUGE_VAL;
     build(r);
     plan_eval_out out = {0};
     out.unit_misses = per_unit ? r->umiss : NULL;
-    plan_eval(r->m, &r->L, r->iters, &out);
+    if (plan_eval(r->m, &r->L, iters, &out, r->err) < 0) {
+        r->failed = 1;
+        return HUGE_VAL;
+    }
     r->evals++;
     const plan_model *m = r->m;
     double per_call = m->t->cpi * m->veneer_insns /
                       (m->cache.miss_cycles ? m->cache.miss_cycles : 1);
     return out.misses + out.stub_calls * per_call;
+}
+
+/* On the planning iterations (what searches compare). */
+static double eval(run *r, int per_unit)
+{
+    return eval_on(r, per_unit, r->iters);
+}
+
+/* On every iteration (what the result reports). */
+static double eval_all(run *r)
+{
+    return eval_on(r, 0, 0);
 }
 
 /* ---- hot units and their order ----------------------------------------- */
@@ -263,10 +312,16 @@ static float *build_trg(run *r, const size_t *idx_of, size_t n)
         free(stack);
         return NULL;
     }
-    size_t depth = 0;
     uint64_t window = 2ull * m->cache.size;
-    uint32_t last = PLAN_FIXED;
-    for (size_t k = m->iter_start[0]; k < m->iter_start[r->iters]; k++) {
+    for (unsigned wk = 0; wk < m->nwork; wk++) {
+      /* Each workload's edges weigh its share of the weighted mean. */
+      const plan_work *wo = &m->work[wk];
+      float sc = (float)(plan_work_scale(m, wk, r->iters) * m->work_wsum);
+      size_t depth = 0;
+      uint32_t last = PLAN_FIXED;
+      size_t k0 = m->iter_start[wo->first];
+      size_t k1 = m->iter_start[wo->first + plan_work_iters(m, wk, r->iters)];
+      for (size_t k = k0; k < k1; k++) {
         uint32_t u = m->acc[k].unit;
         if (u >= m->nunits || u == last || idx_of[u] == NONE)
             continue;
@@ -276,13 +331,14 @@ static float *build_trg(run *r, const size_t *idx_of, size_t n)
         size_t j = 0;
         for (; j < depth && stack[j] != a; j++) {
             if (bytes <= window)
-                w[a * n + stack[j]] += 1;
+                w[a * n + stack[j]] += sc;
             bytes += m->units[r->hot[stack[j]]].size;
         }
         if (j == depth)
             depth++;
         memmove(stack + 1, stack, j * sizeof *stack);
         stack[0] = a;
+      }
     }
     free(stack);
     for (size_t a = 0; a < n; a++)
@@ -417,116 +473,262 @@ out:
     return rc;
 }
 
-/* Local search: move one hot unit at a time to another colour, keep the
- * move when the exact evaluation does not get worse. The block is padded
- * to its limit first, so that a move changes nothing outside it and only
- * the sets the unit leaves and enters need simulating again. */
-static double local_search(run *r, double cur)
+/* The end of the placed hot units (offset in the block). */
+static uint32_t placed_end(const run *r)
+{
+    uint32_t end = 0;
+    for (size_t k = 0; k < r->nhot; k++) {
+        size_t u = r->hot[k];
+        if (!r->fast[u] && r->off[u] != NONE &&
+            r->off[u] + align8(r->m->units[u].size) > end)
+            end = r->off[u] + align8(r->m->units[u].size);
+    }
+    return end;
+}
+
+/* Simulated annealing on the hot units' start offsets, on the exact
+ * incremental re-simulation (src/plan/incr.c): a move puts one unit at
+ * another colour, shifts it by a few lines, or swaps two units; a move
+ * that does not raise the misses is kept, one that raises them by d with
+ * probability exp(-d / T), T falling geometrically over the moves. The best
+ * placement seen is the result. The block is padded to its limit first, so
+ * that a move changes nothing outside it and only the sets a unit leaves
+ * and enters need simulating again.
+ *
+ * The search counts moves (--search-moves), so that the same inputs and
+ * seed give the same plan; a deadline (--time) can only stop it early, and
+ * the result says so. share: the part of the time left this search may
+ * use. */
+static double anneal(run *r, double share)
 {
     plan_model *m = r->m;
-    if (!r->o->search_moves)
-        return cur;
-    uint32_t limit = block_limit(r);
+    unsigned long moves = r->o->search_moves;
+    if (r->failed)
+        return HUGE_VAL;
+    if (!moves)
+        return eval(r, 0);
+    uint32_t limit = block_limit(r), pe = placed_end(r);
+    if (pe > limit)
+        limit = pe;
     r->block_end = limit;
     build(r);
     size_t *hk = malloc((r->nhot ? r->nhot : 1) * sizeof *hk), n = 0;
-    if (!hk)
-        return eval(r, 0);
+    uint32_t *best_off = malloc((r->nhot ? r->nhot : 1) * sizeof *best_off);
+    if (!hk || !best_off) {
+        free(hk);
+        free(best_off);
+        r->failed = 1;
+        cp_seterr(r->err, "out of memory");
+        return HUGE_VAL;
+    }
     for (size_t k = 0; k < r->nhot; k++) {
         size_t u = r->hot[k];
         if (!r->fast[u] && r->off[u] != NONE)
             hk[n++] = u;
     }
-    plan_incr *x = n ? plan_incr_new(m, &r->L, hk, n, r->iters) : NULL;
-    if (!x) {
+    if (!n) {
         free(hk);
+        free(best_off);
         return eval(r, 0);
     }
-    cur = plan_incr_total(x);
-    double start = cur;
-    unsigned tries = 0, accepted = 0;
-    while (tries < r->o->search_moves) {
+    plan_incr *x = plan_incr_new(m, &r->L, hk, n, r->iters, r->err);
+    if (!x) {
+        free(hk);
+        free(best_off);
+        r->failed = 1;
+        return HUGE_VAL;
+    }
+    double t_end = 0, t0 = now_s();
+    if (r->deadline > 0) {
+        double left = r->deadline - t0;
+        t_end = t0 + (left > 0 ? left : 0) * share;
+    }
+    double cur = plan_incr_total(x), start = cur, best = cur;
+    for (size_t k = 0; k < n; k++)
+        best_off[k] = r->off[hk[k]];
+    /* The temperature follows the size of the uphill steps seen: it starts
+     * at a third of their mean (measured over the first moves, accepted
+     * only downhill) and ends a hundred times lower. */
+    double up_sum = 0, temp = 0, t_first = 0, t_last = 0;
+    unsigned long up_n = 0, tries = 0, accepted = 0, calib = moves / 50 + 20;
+    unsigned long report = moves / 10 ? moves / 10 : 1;
+    int failed = 0;
+    while (tries < moves) {
+        if (r->o->stop && *r->o->stop)
+            break;
+        if (r->deadline > 0 && (tries & 127) == 0 && tries && now_s() > t_end) {
+            r->time_cut = 1;
+            break;
+        }
         tries++;
+        if (tries == calib) {
+            t_first = up_n ? up_sum / up_n / 3 : 0;
+            t_last = t_first / 100;
+        }
+        if (tries > calib && t_first > 0)
+            temp = t_first * pow(t_last / t_first,
+                                 (double)(tries - calib) / (double)(moves - calib));
+        if (tries % report == 0)
+            say(r, "anneal: %lu of %lu moves, %.1f misses/iteration (best "
+                 "%.1f), %.1f s", tries, moves, cur, best, now_s() - t0);
         double r01 = (double)(rnd(r) >> 11) / 9007199254740992.0;
         size_t k = plan_incr_pick(x, r01, rnd(r));
         if (k == SIZE_MAX)
             k = rnd(r) % n;
         size_t u = hk[k];
         uint32_t old = r->off[u];
-        if (n > 1 && rnd(r) % 4 == 0) {
+        unsigned kind = (unsigned)(rnd(r) % 8);
+        double v, dice = (double)(rnd(r) >> 11) / 9007199254740992.0;
+        size_t k2 = 0, w = 0;
+        uint32_t ow = 0;
+        if (n > 1 && kind < 2) {
             /* Swap with another hot unit when each fits the other's place. */
-            size_t k2 = rnd(r) % n, v = hk[k2];
-            uint32_t ov = r->off[v];
+            k2 = rnd(r) % n;
+            w = hk[k2];
+            ow = r->off[w];
             if (k2 == k)
                 continue;
-            r->off[u] = r->off[v] = NONE;
-            uint32_t su = align8(m->units[u].size), sv = align8(m->units[v].size);
-            int ok = ov + su <= limit && old + sv <= limit &&
-                     (ov + su <= old || old + sv <= ov) &&
-                     align_at(r, ov, unit_align(r, u)) == ov &&
-                     align_at(r, old, unit_align(r, v)) == old &&
-                     is_free(r, ov, su, u) && is_free(r, old, sv, v);
+            r->off[u] = r->off[w] = NONE;
+            uint32_t su = align8(m->units[u].size), sw = align8(m->units[w].size);
+            int ok = ow + su <= limit && old + sw <= limit &&
+                     (ow + su <= old || old + sw <= ow) &&
+                     align_at(r, ow, unit_align(r, u)) == ow &&
+                     align_at(r, old, unit_align(r, w)) == old &&
+                     is_free(r, ow, su, u) && is_free(r, old, sw, w);
             r->off[u] = old;
-            r->off[v] = ov;
+            r->off[w] = ow;
             if (!ok)
                 continue;
-            plan_incr_move(x, k, r->hot_base + ov);
-            double v2 = plan_incr_move(x, k2, r->hot_base + old);
-            if (v2 <= cur) {
-                accepted += v2 < cur;
-                cur = v2;
-                r->off[u] = ov;
-                r->off[v] = old;
-            } else {
-                plan_incr_move(x, k2, r->hot_base + ov);
-                cur = plan_incr_move(x, k, r->hot_base + old);
+            if (plan_incr_move(x, k, r->hot_base + ow) < 0 ||
+                (v = plan_incr_move(x, k2, r->hot_base + old)) < 0) {
+                failed = 1;
+                break;
             }
-            continue;
+            r->off[u] = ow;
+            r->off[w] = old;
+        } else {
+            uint32_t c;
+            if (kind < 4) {
+                /* A few lines either way. */
+                int32_t d = (int32_t)(rnd(r) % 16) + 1;
+                if (rnd(r) & 1)
+                    d = -d;
+                c = (uint32_t)((int32_t)colour_of(r, old) + d) & (m->sets - 1);
+            } else {
+                c = (uint32_t)(rnd(r) % m->sets);
+            }
+            uint32_t p = find_slot(r, u, c, limit);
+            if (p == NONE || p == old)
+                continue;
+            r->off[u] = p;
+            if ((v = plan_incr_move(x, k, r->hot_base + p)) < 0) {
+                failed = 1;
+                break;
+            }
         }
-        uint32_t c = (uint32_t)(rnd(r) % m->sets);
-        uint32_t p = find_slot(r, u, c, limit);
-        if (p == NONE || p == old)
-            continue;
-        r->off[u] = p;
-        double v = plan_incr_move(x, k, r->hot_base + p);
-        if (v <= cur) {
-            accepted += v < cur;
+        double d = v - cur;
+        if (d > 0 && tries < calib) {
+            up_sum += d;
+            up_n++;
+        }
+        if (d <= 0 || (temp > 0 && dice < exp(-d / temp))) {
+            accepted++;
             cur = v;
+            if (cur < best - 1e-9) {
+                best = cur;
+                for (size_t q = 0; q < n; q++)
+                    best_off[q] = r->off[hk[q]];
+            }
+        } else if (n > 1 && kind < 2) {
+            r->off[u] = old;
+            r->off[w] = ow;
+            if (plan_incr_move(x, k2, r->hot_base + ow) < 0 ||
+                (cur = plan_incr_move(x, k, r->hot_base + old)) < 0) {
+                failed = 1;
+                break;
+            }
         } else {
             plan_incr_undo(x);
             r->off[u] = old;
         }
     }
     plan_incr_free(x);
+    for (size_t q = 0; q < n; q++)
+        r->off[hk[q]] = best_off[q];
     free(hk);
+    free(best_off);
+    r->moves += tries;
+    if (failed) {
+        r->failed = 1;
+        cp_seterr(r->err, "out of memory (incremental evaluation)");
+        return HUGE_VAL;
+    }
     double full = eval(r, 0);
-    note(r, "local search: %u moves, %u improved: %.1f -> %.1f misses/"
-         "iteration (%.1f on all planning iterations)", tries, accepted,
-         start, cur, full);
+    say(r, "anneal: %lu moves (%lu accepted) in %.1f s%s: %.1f -> %.1f "
+         "misses/iteration (%.1f on all planning iterations)", tries,
+         accepted, now_s() - t0, r->time_cut ? ", stopped by --time" : "",
+         start, best, full);
     return full;
 }
 
-static double do_colour(run *r)
+/* Colouring: the better start of the hot block and the relationship graph's
+ * greedy colouring (and, with keep, the placement the units have now),
+ * annealed; never worse than the hot block on every iteration. */
+static double do_colour(run *r, int keep, double share)
 {
+    size_t nu = r->m->nunits ? r->m->nunits : 1;
+    uint32_t *cur = malloc(nu * sizeof *cur), *hb = malloc(nu * sizeof *hb);
+    if (!cur || !hb) {
+        free(cur);
+        free(hb);
+        r->failed = 1;
+        cp_seterr(r->err, "out of memory");
+        return HUGE_VAL;
+    }
+    memcpy(cur, r->off, nu * sizeof *cur);
+    uint32_t cur_end = r->block_end;
+    double c = keep ? eval(r, 0) : HUGE_VAL;
+    for (size_t k = 0; k < r->nhot; k++)
+        r->off[r->hot[k]] = NONE;
+    r->block_end = 0;
     place_hotblock(r);
     double h = eval(r, 0);
-    uint32_t *keep = malloc(r->m->nunits * sizeof *keep);
-    if (!keep)
-        return local_search(r, h);
-    memcpy(keep, r->off, r->m->nunits * sizeof *keep);
+    memcpy(hb, r->off, nu * sizeof *hb);
     if (place_colour_greedy(r) < 0) {
-        free(keep);
-        return -1;
+        free(cur);
+        free(hb);
+        r->failed = 1;
+        cp_seterr(r->err, "out of memory");
+        return HUGE_VAL;
     }
     double g = eval(r, 0);
-    note(r, "colouring: relationship graph %.1f, hot block %.1f "
-         "misses/iteration", g, h);
-    if (h < g) {
-        memcpy(r->off, keep, r->m->nunits * sizeof *keep);
-        g = h;
+    note(r, "colouring: relationship graph %.1f, hot block %.1f%s "
+         "misses/iteration", g, h, keep ? "" : "");
+    if (keep && c <= g && c <= h) {
+        memcpy(r->off, cur, nu * sizeof *cur);
+        r->block_end = cur_end;
+    } else if (h < g) {
+        memcpy(r->off, hb, nu * sizeof *hb);
     }
-    free(keep);
-    return local_search(r, g);
+    anneal(r, share);
+    /* Never worse than the hot block, on every iteration. */
+    double a_all = eval_all(r);
+    uint32_t *res = cur; /* reuse */
+    memcpy(res, r->off, nu * sizeof *res);
+    uint32_t end = r->block_end;
+    memcpy(r->off, hb, nu * sizeof *hb);
+    r->block_end = 0;
+    double h_all = eval_all(r);
+    if (a_all <= h_all) {
+        memcpy(r->off, res, nu * sizeof *res);
+        r->block_end = end;
+    } else {
+        note(r, "colouring: the hot block is better on every iteration "
+             "(%.1f against %.1f)", h_all, a_all);
+    }
+    free(cur);
+    free(hb);
+    return eval(r, 0);
 }
 
 typedef struct vstate {
@@ -613,6 +815,7 @@ static double select_fast(run *r, double cur, vstate *vs)
     plan_model *m = r->m;
     enum { FIRST = 12, MAX = 48 };
     cand *c = malloc((r->nhot ? r->nhot : 1) * sizeof *c);
+    double last_note = now_s();
     if (!c)
         return cur;
     for (;;) {
@@ -633,8 +836,14 @@ static double select_fast(run *r, double cur, vstate *vs)
         size_t pick = NONE;
         double pick_score = 0, pick_val = cur;
         for (size_t i = 0; i < nc && i < MAX; i++) {
-            if (i >= FIRST && pick != NONE)
+            if ((i >= FIRST && pick != NONE) || (r->o->stop && *r->o->stop))
                 break;
+            if (now_s() - last_note >= 0.5) {
+                last_note = now_s();
+                note(r, "fast memory: trying candidate %zu of %zu (%u bytes "
+                     "used), %.1f misses/iteration", i + 1,
+                     nc < MAX ? nc : (size_t)MAX, fast_used(r, vs), cur);
+            }
             size_t u = c[i].u;
             uint32_t old = r->off[u];
             r->fast[u] = 1;
@@ -686,6 +895,95 @@ static double select_rank(run *r, vstate *vs)
     }
     free(ord);
     return eval(r, 0);
+}
+
+/* Baseline: fill fast memory by the stock layout's misses per byte, without
+ * re-simulating (a density ranking), leaving flash as linked. */
+static double select_density(run *r, vstate *vs, const double *stock_umiss)
+{
+    plan_model *m = r->m;
+    cand *c = malloc((r->nhot ? r->nhot : 1) * sizeof *c);
+    size_t n = 0;
+    if (!c) {
+        r->failed = 1;
+        cp_seterr(r->err, "out of memory");
+        return HUGE_VAL;
+    }
+    for (size_t k = 0; k < r->nhot; k++) {
+        size_t u = r->hot[k];
+        if (movable_fast(r, u) && stock_umiss[u] > 0)
+            c[n++] = (cand){u, stock_umiss[u] / align8(m->units[u].size)};
+    }
+    qsort(c, n, sizeof *c, cmp_cand);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t left = r->o->budget - fast_used(r, vs);
+        if (fast_cost(r, c[i].u, vs) <= left)
+            take_fast(r, c[i].u, vs);
+    }
+    free(c);
+    return eval(r, 0);
+}
+
+/* Placement state, to keep the better of two. */
+typedef struct snap {
+    uint32_t *off;
+    unsigned char *fast, *target;
+    uint32_t block_end;
+} snap;
+
+static int snap_take(const run *r, const vstate *vs, snap *sn)
+{
+    size_t n = r->m->nunits ? r->m->nunits : 1;
+    sn->off = malloc(n * sizeof *sn->off);
+    sn->fast = malloc(n);
+    sn->target = malloc(r->m->ntargets + 1);
+    if (!sn->off || !sn->fast || !sn->target)
+        return -1;
+    memcpy(sn->off, r->off, n * sizeof *sn->off);
+    memcpy(sn->fast, r->fast, n);
+    memcpy(sn->target, vs->target, r->m->ntargets + 1);
+    sn->block_end = r->block_end;
+    return 0;
+}
+
+static void snap_put(run *r, vstate *vs, const snap *sn)
+{
+    size_t n = r->m->nunits ? r->m->nunits : 1;
+    memcpy(r->off, sn->off, n * sizeof *sn->off);
+    memcpy(r->fast, sn->fast, n);
+    memcpy(vs->target, sn->target, r->m->ntargets + 1);
+    r->block_end = sn->block_end;
+}
+
+static void snap_free(snap *sn)
+{
+    free(sn->off);
+    free(sn->fast);
+    free(sn->target);
+    memset(sn, 0, sizeof *sn);
+}
+
+/* Keeps the current placement if it is no worse on every iteration than
+ * the snapshot (the flash-only layout it started from), else the
+ * snapshot. */
+static void keep_better(run *r, vstate *vs, const snap *start, const char *what)
+{
+    double now = eval_all(r);
+    snap cur = {0};
+    if (snap_take(r, vs, &cur) < 0) {
+        snap_free(&cur);
+        r->failed = 1;
+        cp_seterr(r->err, "out of memory");
+        return;
+    }
+    snap_put(r, vs, start);
+    double then = eval_all(r);
+    if (now <= then)
+        snap_put(r, vs, &cur);
+    else
+        note(r, "%s: the flash-only layout it started from is better (%.1f "
+             "against %.1f misses/iteration)", what, then, now);
+    snap_free(&cur);
 }
 
 /* ---- results ----------------------------------------------------------- */
@@ -749,26 +1047,38 @@ static plan_result *make_result(run *r, plan_strategy s, double stock,
     res->stock_misses = stock;
     /* The prediction on every iteration the model holds. */
     build(r);
-    plan_eval_out out = {0};
-    plan_eval(m, &r->L, 0, &out);
+    plan_eval_out out = {0}, so = {0};
+    double fa = 0, sfa = 0;
+    plan_layout stockL;
+    if (plan_layout_alloc(m, &stockL) < 0) {
+        cp_seterr(r->err, "out of memory");
+        plan_result_free(res);
+        return NULL;
+    }
+    plan_layout_stock(m, &stockL);
+    int bad = plan_eval(m, &r->L, 0, &out, r->err) < 0 ||
+              plan_eval_fa(m, &r->L, 0, &fa, r->err) < 0 ||
+              plan_eval(m, &stockL, 0, &so, r->err) < 0 ||
+              plan_eval_fa(m, &stockL, 0, &sfa, r->err) < 0;
+    plan_layout_free(&stockL);
+    if (bad) {
+        plan_result_free(res);
+        return NULL;
+    }
     res->misses = out.misses;
     res->flash_stubs = r->L.nstubs;
     res->text_end = (uint32_t)((int64_t)((m->text_end + 7) & ~7u) + r->L.text_delta);
-    res->conflict_after = out.misses - plan_eval_fa(m, &r->L, 0);
-    plan_layout stockL;
-    if (plan_layout_alloc(m, &stockL) == 0) {
-        plan_layout_stock(m, &stockL);
-        plan_eval_out so = {0};
-        plan_eval(m, &stockL, 0, &so);
-        res->stock_misses = so.misses;
-        res->conflict_before = so.misses - plan_eval_fa(m, &stockL, 0);
-        plan_layout_free(&stockL);
+    res->conflict_after = out.misses - fa;
+    res->stock_misses = so.misses;
+    res->conflict_before = so.misses - sfa;
+    res->nwork = m->nwork;
+    for (unsigned k = 0; k < m->nwork; k++) {
+        res->work_misses[k] = out.work_misses[k];
+        res->work_stock[k] = so.work_misses[k];
     }
-    double ins = 0;
-    unsigned first = m->niters > 1 ? 1 : 0;
-    for (unsigned i = first; i < m->niters; i++)
-        ins += m->iter_insns[i];
-    res->insns = ins / (m->niters - first) + out.stub_calls * m->veneer_insns;
+    res->insns = plan_model_insns(m) + out.stub_calls * m->veneer_insns;
+    res->moves = r->moves;
+    res->time_cut = r->time_cut;
     return res;
 }
 
@@ -790,28 +1100,45 @@ double plan_result_eval(plan_model *m, const plan_result *res)
     plan_layout L;
     if (plan_layout_alloc(m, &L) < 0)
         return -1;
-    plan_layout_build(m, res->items, res->nitems, res->hot_base, res->block_end,
-                      &L, NULL);
     plan_eval_out out = {0};
-    plan_eval(m, &L, 0, &out);
+    int rc = plan_layout_build(m, res->items, res->nitems, res->hot_base,
+                               res->block_end, &L, NULL);
+    if (rc == 0)
+        rc = plan_eval(m, &L, 0, &out, NULL);
     plan_layout_free(&L);
-    return out.misses;
+    return rc < 0 ? -1 : out.misses;
+}
+
+/* The part of a time limit each strategy's search gets when several run
+ * (auto, --compare): colour one part, combined (three searches) three. */
+static double time_part(plan_strategy s)
+{
+    return s == PLAN_COLOUR ? 1 : s == PLAN_COMBINED ? 3 : 0;
+}
+
+double plan_time_share(plan_strategy s, uint32_t budget)
+{
+    double total = time_part(PLAN_COLOUR) + (budget ? time_part(PLAN_COMBINED) : 0);
+    return total > 0 ? time_part(s) / total : 0;
 }
 
 plan_result *plan_run(plan_model *m, plan_strategy s, const plan_opts *o,
                       cp_err *err)
 {
-    if (m->niters == 0) {
+    if (m->niters == 0 || m->nwork == 0) {
         cp_seterr(err, "no evidence: the model has no iterations");
         return NULL;
     }
     if (s == PLAN_AUTO) {
         plan_result *best = NULL;
         for (int k = 0; k < PLAN_AUTO; k++) {
-            if ((k == PLAN_RAM || k == PLAN_COMBINED || k == PLAN_RANK) &&
-                o->budget == 0)
+            if ((k == PLAN_RAM || k == PLAN_COMBINED || k == PLAN_RANK ||
+                 k == PLAN_DENSITY) && o->budget == 0)
                 continue;
-            plan_result *c = plan_run(m, (plan_strategy)k, o, err);
+            plan_opts ok = *o;
+            ok.time_limit = o->time_limit * plan_time_share((plan_strategy)k,
+                                                            o->budget);
+            plan_result *c = plan_run(m, (plan_strategy)k, &ok, err);
             if (!c) {
                 plan_result_free(best);
                 return NULL;
@@ -829,15 +1156,18 @@ plan_result *plan_run(plan_model *m, plan_strategy s, const plan_opts *o,
     memset(&r, 0, sizeof r);
     r.m = m;
     r.o = o;
-    r.iters = m->plan_iters && m->plan_iters < m->niters ? m->plan_iters
-                                                         : m->niters;
+    r.err = err;
+    r.iters = m->plan_iters;
     r.hot_base = plan_hot_base(m);
     r.rng = o->seed ? o->seed : 1;
+    if (o->time_limit > 0)
+        r.deadline = now_s() + o->time_limit;
     r.umiss = calloc(m->nunits ? m->nunits : 1, sizeof *r.umiss);
     r.off = malloc((m->nunits ? m->nunits : 1) * sizeof *r.off);
     r.fast = calloc(m->nunits ? m->nunits : 1, 1);
     double *stock_umiss = calloc(m->nunits ? m->nunits : 1, sizeof *stock_umiss);
     vstate vs = {calloc(m->ntargets + 1, 1)};
+    snap start = {0};
     plan_result *res = NULL;
     if (!r.umiss || !r.off || !r.fast || !stock_umiss || !vs.target ||
         plan_layout_alloc(m, &r.L) < 0 || find_hot(&r) < 0) {
@@ -857,62 +1187,67 @@ plan_result *plan_run(plan_model *m, plan_strategy s, const plan_opts *o,
         place_hotblock(&r);
         break;
     case PLAN_COLOUR:
-        do_colour(&r);
+        do_colour(&r, 0, 1.0);
         break;
     case PLAN_RAM:
+        if (snap_take(&r, &vs, &start) < 0)
+            goto oom;
         select_fast(&r, stock, &vs);
+        keep_better(&r, &vs, &start, "ram");
         break;
     case PLAN_RANK:
         select_rank(&r, &vs);
         break;
+    case PLAN_DENSITY:
+        select_density(&r, &vs, stock_umiss);
+        break;
     case PLAN_COMBINED: {
-        /* Fast memory chosen on the coloured layout, then the rest coloured
-         * again; and, when colouring alone leaves too little for fast memory
-         * to find, fast memory chosen on the stock layout first. The better
-         * of the two stays. */
-        double c = do_colour(&r);
+        /* Colour and anneal; choose fast memory by re-simulated misses
+         * saved per byte on the annealed layout; anneal the rest again from
+         * where it is. And, when colouring first leaves too little for fast
+         * memory to find, fast memory chosen on the stock layout first,
+         * then coloured. The better of the two, and never worse than the
+         * annealed flash-only layout both start from. */
+        double c = do_colour(&r, 0, 1.0 / 3);
+        if (snap_take(&r, &vs, &start) < 0)
+            goto oom;
         select_fast(&r, c, &vs);
-        double a = do_colour(&r);
-        size_t n = m->nunits ? m->nunits : 1;
-        uint32_t *off_a = malloc(n * sizeof *off_a);
-        unsigned char *fast_a = malloc(n), *tgt_a = malloc(m->ntargets + 1);
-        if (off_a && fast_a && tgt_a) {
-            memcpy(off_a, r.off, n * sizeof *off_a);
-            memcpy(fast_a, r.fast, n);
-            memcpy(tgt_a, vs.target, m->ntargets + 1);
-            uint32_t end_a = r.block_end;
-            for (size_t i = 0; i < m->nunits; i++) {
-                r.off[i] = NONE;
-                r.fast[i] = 0;
-            }
-            r.block_end = 0;
-            count_targets(&r, &vs);
-            select_fast(&r, eval(&r, 0), &vs);
-            double b = do_colour(&r);
-            note(&r, "combined: colour first %.1f, fast memory first %.1f", a, b);
-            if (a <= b) {
-                memcpy(r.off, off_a, n * sizeof *off_a);
-                memcpy(r.fast, fast_a, n);
-                memcpy(vs.target, tgt_a, m->ntargets + 1);
-                r.block_end = end_a;
-            }
+        double a = do_colour(&r, 1, 0.5);
+        snap first = {0};
+        if (snap_take(&r, &vs, &first) < 0) {
+            snap_free(&first);
+            goto oom;
         }
-        free(off_a);
-        free(fast_a);
-        free(tgt_a);
+        for (size_t i = 0; i < m->nunits; i++) {
+            r.off[i] = NONE;
+            r.fast[i] = 0;
+        }
+        r.block_end = 0;
+        count_targets(&r, &vs);
+        select_fast(&r, eval(&r, 0), &vs);
+        double b = do_colour(&r, 0, 1.0);
+        note(&r, "combined: colour first %.1f, fast memory first %.1f", a, b);
+        if (a <= b)
+            snap_put(&r, &vs, &first);
+        snap_free(&first);
+        keep_better(&r, &vs, &start, "combined");
         break;
     }
     default:
         cp_seterr(err, "strategy %d is not a single strategy", (int)s);
         goto out;
     }
+    if (r.failed)
+        goto out; /* err says why */
     res = make_result(&r, s, stock, stock_umiss, &vs);
-    if (!res)
-        cp_seterr(err, "out of memory");
-    else
-        note(&r, "%s: %.1f misses/iteration (%.0f evaluations)",
-             plan_strategy_name(s), res->misses, r.evals);
+    if (res)
+        note(&r, "%s: %.1f misses/iteration (%.0f evaluations, %lu moves)",
+             plan_strategy_name(s), res->misses, r.evals, r.moves);
+    goto out;
+oom:
+    cp_seterr(err, "out of memory");
 out:
+    snap_free(&start);
     free(r.umiss);
     free(r.off);
     free(r.fast);

@@ -120,9 +120,24 @@ typedef struct probe_sampler {
  * was. */
 int probe_dwt_enable(probe *p, int *changed, cp_err *err);
 
-/* Checks that DWT_PCSR is implemented: reads it n times (target running)
- * and fails with a clear message when every read gives 0, or the same
- * value (an unimplemented register or a core that does not run). */
+/* What n reads of DWT_PCSR with the target running showed. */
+typedef enum probe_pcsr_verdict {
+    PROBE_PCSR_OK,       /* the value changes: the register samples */
+    PROBE_PCSR_ZERO,     /* every read 0: not implemented (it is optional
+                            on ARMv6-M) */
+    PROBE_PCSR_CONSTANT, /* one value every time: not implemented, or a
+                            core that sleeps (WFI) or is stuck */
+    PROBE_PCSR_HALTED,   /* every read 0xFFFFFFFF: the core is halted or
+                            non-invasive debug is not permitted */
+} probe_pcsr_verdict;
+
+/* Reads DWT_PCSR n times and classifies what came back in *v; when it is
+ * not PROBE_PCSR_OK, err says why in words. Returns -1 only when a read
+ * fails (err names the address). */
+int probe_pcsr_test(probe *p, uint32_t pcsr_addr, int n,
+                    probe_pcsr_verdict *v, cp_err *err);
+
+/* probe_pcsr_test that fails (-1) unless the verdict is PROBE_PCSR_OK. */
 int probe_pcsr_check(probe *p, uint32_t pcsr_addr, int n, cp_err *err);
 
 /* Samples until the duration ends, *stop is set, or the probe fails. Each

@@ -7,6 +7,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/wfile.h"
+
 /* ---- samples file ---- */
 
 typedef struct slot {
@@ -178,25 +180,16 @@ int probe_samples_finish(probe_samples *s, double duration_s, cp_err *err)
         if (s->tab[i].used)
             s->tab[k++] = s->tab[i];
     qsort(s->tab, k, sizeof *s->tab, cmp_slot);
-    size_t pl = strlen(s->path) + 8;
-    char *tmp = malloc(pl);
-    if (!tmp)
-        goto out;
-    snprintf(tmp, pl, "%s.part", s->path);
-    FILE *f = fopen(tmp, "w");
-    if (f) {
-        write_header(f, s);
-        fprintf(f, "# duration_s: %.3f\n# total: %llu\n", duration_s,
+    cp_wfile w;
+    if (cp_wfile_open(&w, s->path, NULL) == 0) {
+        write_header(w.f, s);
+        fprintf(w.f, "# duration_s: %.3f\n# total: %llu\n", duration_s,
                 (unsigned long long)s->total);
         for (size_t i = 0; i < k; i++)
-            fprintf(f, "0x%08x %llu\n", s->tab[i].addr,
+            fprintf(w.f, "0x%08x %llu\n", s->tab[i].addr,
                     (unsigned long long)s->tab[i].count);
-        int bad = fflush(f) != 0 || ferror(f);
-        bad |= fclose(f) != 0;
-        if (bad || rename(tmp, s->path) != 0)
-            unlink(tmp);
+        cp_wfile_commit(&w, NULL); /* on failure the streamed file stays */
     }
-    free(tmp);
 out:
     free(s->tab);
     free(s->path);
@@ -223,7 +216,9 @@ int probe_dwt_enable(probe *p, int *changed, cp_err *err)
     /* DEMCR (0xE000EDFC) bit 24 TRCENA enables the DWT and ITM; without
      * it the DWT registers, PCSR among them, need not answer (ARMv7-M and
      * ARMv8-M Architecture Reference Manuals, "Debug Exception and Monitor
-     * Control Register"). */
+     * Control Register"). ARMv6-M names the same bit DWTENA (ARMv6-M
+     * Architecture Reference Manual, C1.6.5 "Debug Exception and Monitor
+     * Control Register, DEMCR"). */
     const uint32_t demcr = 0xe000edfcu, trcena = 1u << 24;
     uint32_t v;
     *changed = 0;
@@ -237,10 +232,12 @@ int probe_dwt_enable(probe *p, int *changed, cp_err *err)
     return 0;
 }
 
-int probe_pcsr_check(probe *p, uint32_t pcsr_addr, int n, cp_err *err)
+int probe_pcsr_test(probe *p, uint32_t pcsr_addr, int n,
+                    probe_pcsr_verdict *vd, cp_err *err)
 {
     uint32_t first = 0, v = 0;
     int same = 1, halted = 0;
+    *vd = PROBE_PCSR_OK;
     for (int i = 0; i < n; i++) {
         if (probe_read32(p, pcsr_addr, &v, err) < 0) {
             cp_err e2 = *err;
@@ -255,18 +252,36 @@ int probe_pcsr_check(probe *p, uint32_t pcsr_addr, int n, cp_err *err)
     }
     if (!same)
         return 0;
-    if (first == 0)
-        return cp_seterr(err, "DWT_PCSR at 0x%08x reads as 0 (%d reads): it "
-                         "is not implemented on this core (ARMv6-M has "
-                         "none); sample with --halt", pcsr_addr, n);
-    if (halted == n)
-        return cp_seterr(err, "DWT_PCSR at 0x%08x reads 0xFFFFFFFF (%d "
-                         "reads): the core is halted, or sampling is not "
-                         "available; let the target run", pcsr_addr, n);
-    return cp_seterr(err, "DWT_PCSR at 0x%08x reads the same value "
-                     "0x%08x %d times: not implemented, or the core sleeps "
-                     "(WFI) or is stuck there; sample with --halt to check",
-                     pcsr_addr, first, n);
+    /* DWT_PCSR is optional on ARMv6-M (ARMv6-M Architecture Reference
+     * Manual, DDI 0419C, C1.7.2 "Program counter sampling support"; the
+     * Cortex-M0+ implements it with its DWT, Cortex-M0+ TRM 7.1.3), so a
+     * core may have none: an unimplemented register reads as 0.
+     * 0xFFFFFFFF means the core is in Debug state or non-invasive debug is
+     * not permitted. */
+    if (first == 0) {
+        *vd = PROBE_PCSR_ZERO;
+        cp_seterr(err, "DWT_PCSR at 0x%08x reads as 0 (%d reads): this core "
+                  "does not implement it", pcsr_addr, n);
+    } else if (halted == n) {
+        *vd = PROBE_PCSR_HALTED;
+        cp_seterr(err, "DWT_PCSR at 0x%08x reads 0xFFFFFFFF (%d reads): the "
+                  "core is halted, or non-invasive debug is not permitted; "
+                  "let the target run", pcsr_addr, n);
+    } else {
+        *vd = PROBE_PCSR_CONSTANT;
+        cp_seterr(err, "DWT_PCSR at 0x%08x reads the same value 0x%08x %d "
+                  "times: not implemented, or the core sleeps (WFI) or is "
+                  "stuck there", pcsr_addr, first, n);
+    }
+    return 0;
+}
+
+int probe_pcsr_check(probe *p, uint32_t pcsr_addr, int n, cp_err *err)
+{
+    probe_pcsr_verdict v;
+    if (probe_pcsr_test(p, pcsr_addr, n, &v, err) < 0)
+        return -1;
+    return v == PROBE_PCSR_OK ? 0 : -1;
 }
 
 int probe_sample_run(probe *p, const probe_sampler *cfg, probe_samples *out,

@@ -93,7 +93,14 @@ rep_diff *rep_diff_build(const img *old_im, const img *new_im, cp_err *err)
             d->nadded++;
             j++;
         } else {
+            /* A symbol without st_size has an inferred size (up to the next
+             * symbol), which moves with its neighbours: not compared. */
+            int nosize = (a[i].f->flags | b[j].f->flags) & IMG_FN_NO_SIZE;
             int same = a[i].f->size == b[j].f->size;
+            if (!same && nosize) {
+                same = 1;
+                d->nnosize++;
+            }
             *r = (rep_diff_row){a[i].f->pretty,
                                 same ? REP_DIFF_SAME : REP_DIFF_CHANGED,
                                 a[i].f->addr, a[i].f->size, b[j].f->addr,

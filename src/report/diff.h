@@ -30,6 +30,7 @@ typedef struct rep_diff {
                            removed (largest first), then the same (by name) */
     size_t n;
     size_t nsame, nchanged, nadded, nremoved;
+    size_t nnosize; /* of nsame: inferred sizes (no st_size) that differ */
     uint64_t old_bytes, new_bytes; /* code bytes of all functions */
 } rep_diff;
 

@@ -50,7 +50,7 @@ smp *smp_from_trace(const char *path, const smp_trace_opts *o,
         goto fail;
     trc_rec rec;
     int rc;
-    while ((rc = trc_next(r, &rec, err)) == 1) {
+    while ((rc = trc_next_complete(r, &rec, err)) == 1) {
         if (rec.kind == TRC_FETCH &&
             smp_sampler_run(sp, rec.addr, rec.len, rec.ninsn, err) < 0)
             goto fail;
@@ -58,6 +58,9 @@ smp *smp_from_trace(const char *path, const smp_trace_opts *o,
     if (rc < 0)
         goto fail;
     if (trc_truncated(r) && smp_set_extra(s, "trace_cut_short", "yes", err) < 0)
+        goto fail;
+    if (trc_dropped(r, NULL) &&
+        smp_set_extra(s, "unfinished_iterations_dropped", "1", err) < 0)
         goto fail;
     if (insns)
         *insns = smp_sampler_insns(sp);

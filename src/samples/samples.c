@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/wfile.h"
+
 #define MAX_COUNT (UINT64_C(1) << 62)
 
 smp *smp_new(void)
@@ -410,19 +412,19 @@ int smp_write(smp *s, FILE *f, cp_err *err)
     return 0;
 }
 
+static int save_fn(FILE *f, void *arg, cp_err *err)
+{
+    cp_err e2;
+    if (smp_write(arg, f, &e2) < 0)
+        return cp_seterr(err, "%s", e2.msg);
+    return 0;
+}
+
 int smp_save(smp *s, const char *path, cp_err *err)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return cp_seterr(err, "cannot create '%s': %s", path, strerror(errno));
     cp_err e2;
-    int rc = smp_write(s, f, &e2);
-    if (fclose(f) != 0 && rc == 0) {
-        rc = -1;
-        snprintf(e2.msg, sizeof e2.msg, "write error");
-    }
-    if (rc < 0)
-        return cp_seterr(err, "cannot write '%s': %s", path, e2.msg);
+    if (cp_wfile_write(path, save_fn, s, &e2) < 0)
+        return cp_seterr(err, "%s", e2.msg);
     return 0;
 }
 

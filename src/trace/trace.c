@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define MAGIC "CPTRACE"           /* 8 bytes with the NUL */
 #define BLK_MAGIC 0x4b425043u     /* "CPBK" little-endian */
@@ -338,6 +339,12 @@ struct trc_reader {
     coder c;
     trc_totals tot;
     int done, truncated;
+    /* trc_next_complete: the records of the iteration in progress, from
+     * its mark; the first hflush of them are known complete. */
+    trc_rec *held;
+    size_t nheld, capheld, hpos, hflush;
+    int hdone;
+    uint64_t dropped_iters, dropped_recs;
 };
 
 static int r_err(trc_reader *r, cp_err *err, uint64_t off, const char *fmt,
@@ -441,6 +448,13 @@ trc_reader *trc_open_ex(const char *path, unsigned flags, cp_err *err)
     FILE *f = fopen(path, "rb");
     if (!f) {
         cp_seterr(err, "cannot open '%s': %s", path, strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(f);
+        cp_seterr(err, "cannot read '%s': it is a directory, not a trace",
+                  path);
         return NULL;
     }
     return open_file(f, path, flags, err);
@@ -716,7 +730,75 @@ int trc_rewind(trc_reader *r, cp_err *err)
     r->left = 0;
     r->done = r->truncated = 0;
     memset(&r->tot, 0, sizeof r->tot);
+    r->nheld = r->hpos = r->hflush = 0;
+    r->hdone = 0;
+    r->dropped_iters = r->dropped_recs = 0;
     return 0;
+}
+
+static int hold(trc_reader *r, const trc_rec *rec, cp_err *err)
+{
+    if (cp_grow((void **)&r->held, &r->capheld, r->nheld + 1,
+                sizeof *r->held) < 0)
+        return cp_seterr(err, "'%s': out of memory (%zu records in one "
+                         "iteration)", r->name, r->nheld);
+    r->held[r->nheld++] = *rec;
+    return 0;
+}
+
+int trc_next_complete(trc_reader *r, trc_rec *rec, cp_err *err)
+{
+    for (;;) {
+        if (r->hpos < r->hflush) {
+            *rec = r->held[r->hpos++];
+            return 1;
+        }
+        if (r->hflush) {
+            memmove(r->held, r->held + r->hflush,
+                    (r->nheld - r->hflush) * sizeof *r->held);
+            r->nheld -= r->hflush;
+            r->hpos = r->hflush = 0;
+        }
+        if (r->hdone)
+            return 0;
+        trc_rec x;
+        int rc = trc_next(r, &x, err);
+        if (rc < 0)
+            return -1;
+        if (rc == 0) {
+            r->hdone = 1;
+            if (r->nheld && !r->truncated && !strcmp(r->tot.end, "done")) {
+                r->hflush = r->nheld;
+                continue;
+            }
+            /* A closing mark with nothing after it drops nothing. */
+            if (r->nheld > 1) {
+                r->dropped_iters = 1;
+                r->dropped_recs = r->nheld;
+            }
+            r->nheld = 0;
+            return 0;
+        }
+        if (x.kind == TRC_MARK) {
+            r->hflush = r->nheld; /* the iteration before it is complete */
+            if (hold(r, &x, err) < 0)
+                return -1;
+            continue;
+        }
+        if (!r->nheld) { /* before the first mark */
+            *rec = x;
+            return 1;
+        }
+        if (hold(r, &x, err) < 0)
+            return -1;
+    }
+}
+
+uint64_t trc_dropped(const trc_reader *r, uint64_t *records)
+{
+    if (records)
+        *records = r->dropped_recs;
+    return r->dropped_iters;
 }
 
 void trc_close(trc_reader *r)
@@ -726,6 +808,7 @@ void trc_close(trc_reader *r)
     if (r->f)
         fclose(r->f);
     free(r->buf);
+    free(r->held);
     free(r->name);
     free(r);
 }

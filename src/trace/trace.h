@@ -129,4 +129,14 @@ uint64_t trc_writer_bytes(const trc_writer *w);
 /* Closes without a trailer (the file keeps its complete blocks). */
 void trc_abandon(trc_writer *w);
 
+/* Like trc_next, but complete iterations only: the records of an
+ * iteration (from its mark on) come once the next mark shows it finished,
+ * or the trailer says the recording ended "done". The unfinished last
+ * iteration of an interrupted, limited or cut recording is dropped. Do not
+ * mix with trc_next on one reader. */
+int trc_next_complete(trc_reader *r, trc_rec *rec, cp_err *err);
+/* After trc_next_complete returned 0: iterations dropped (0 or 1), and in
+ * *records (may be NULL) how many records they held. */
+uint64_t trc_dropped(const trc_reader *r, uint64_t *records);
+
 #endif

@@ -116,7 +116,7 @@ test_expect_success 'Ctrl-C ends the run with a valid trace' '
         -o run.trace >out 2>err &
     pid=$! &&
     sleep 2 && kill -INT $pid && wait $pid &&
-    grep -q "interrupted after 0 iterations; the trace so far is kept and valid" err &&
+    grep -q "interrupted by SIGINT after 0 iterations; the trace so far is kept and valid" err &&
     $CODEPLACE trace --info run.trace >info &&
     grep -q "^ended:        interrupted$" info
 '

@@ -81,7 +81,7 @@ test_expect_success 'trace --qemu on the irq fixture: contexts from the vector t
     grep -q "^contexts:     210 switches$" out &&
     $CODEPLACE trace --info r.trace >info &&
     grep -q "^iterations:   30 complete (30 marks" info &&
-    $CODEPLACE sim r.trace --elf $IRQ --target imxrt1062 --json >sim.json &&
+    $CODEPLACE sim r.trace --elf $IRQ --as imxrt1062 --json >sim.json &&
     python3 -c "import json; d=json.load(open(\"sim.json\")); assert len(d[\"iterations\"]) == 30, len(d[\"iterations\"])"
 '
 

@@ -24,10 +24,12 @@ field() { # LINE KEY
     echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"
 }
 
+# Searches counted in moves (repeatable, and bounded in time under ASan).
 run_loop() { # TARGET STRATEGY BUDGET -> sets $line; files in ./loop
     W=$PWD/loop
     mkdir -p "$W" && cp "$STOCK"/stock-* "$W"/ &&
-    line=$(CODEPLACE=$CODEPLACE sh "$CP_ROOT/scripts/plan-loop" "$1" "$2" "$3" "$W" $N)
+    line=$(CODEPLACE=$CODEPLACE PLAN_ARGS="--search-moves 20000 --time 0" \
+        sh "$CP_ROOT/scripts/plan-loop" "$1" "$2" "$3" "$W" $N)
 }
 
 placed_where_planned() { # TAG: every flash address of the layout in the ELF

@@ -4,6 +4,7 @@
 #include "plan/plan.h"
 #include "plan/emit.h"
 #include "plan/plan_int.h"
+#include "plan/incr.h"
 
 #include <math.h>
 
@@ -130,7 +131,7 @@ static void eval_matches_reference(void)
     T_EQ(plan_layout_alloc(m, &L), 0);
     plan_layout_stock(m, &L);
     plan_eval_out out = {0};
-    plan_eval(m, &L, 0, &out);
+    T_EQ(plan_eval(m, &L, 0, &out, &e), 0);
     if (fabs(out.misses * 4 - want) > 1e-6) {
         T_FAIL("plan_eval %.2f misses/iteration, reference %.2f",
                out.misses, want / 4.0);
@@ -138,7 +139,8 @@ static void eval_matches_reference(void)
     /* A fully associative cache of the same size misses no more than a
      * 2-way one on a random stream of this kind, and no less than the
      * compulsory misses (0 here after warm-up is possible only if it fits). */
-    double fa = plan_eval_fa(m, &L, 0);
+    double fa = -1;
+    T_EQ(plan_eval_fa(m, &L, 0, &fa, &e), 0);
     T_ASSERT(fa >= 0 && fa <= out.misses * 1.05);
     plan_layout_free(&L);
     free(r.l);
@@ -324,12 +326,241 @@ static void exclusions(void)
     img_free(im);
 }
 
+/* A random stream over the fixture's text in two workloads (weights 1 and
+ * 0.25) of 4 iterations each. */
+static plan_model *random_model(img *im, const tgt *t, const tgt_cache *c)
+{
+    cp_err e;
+    plan_model *m = plan_model_new(im, t, c, &e);
+    if (!m)
+        return NULL;
+    const plan_unit *u0 = plan_model_unit(m, 0);
+    const plan_unit *un = plan_model_unit(m, plan_model_nunits(m) - 1);
+    uint32_t lo = u0->addr, span = un->addr + un->size - lo;
+    for (int w = 0; w < 2; w++) {
+        if (plan_model_new_workload(m, w ? "b" : "a", w ? 0.25 : 1, &e) < 0)
+            goto bad;
+        for (int it = 0; it < 4; it++) {
+            if (plan_model_begin_iteration(m) < 0)
+                goto bad;
+            for (int k = 0; k < 3000; k++) {
+                uint32_t a = lo + (rnd() % (span / (w + 1)) & ~1u);
+                uint32_t len = 2 + (rnd() % 40 & ~1u);
+                if (a + len > lo + span)
+                    len = lo + span - a;
+                if (plan_model_add_access(m, a, len, len / 2, 0) < 0)
+                    goto bad;
+            }
+        }
+    }
+    if (plan_model_nworkloads(m) != 2)
+        goto bad;
+    return m;
+bad:
+    plan_model_free(m);
+    return NULL;
+}
+
+/* The incremental evaluation agrees with the full one after every move,
+ * for every replacement policy and both workloads. */
+static void incr_matches_full_every_policy(void)
+{
+    static const char *const specs[] = {"1K,2,8,lru", "1K,2,8,fifo",
+                                        "1K,4,8,random", "1K,4,8,plru",
+                                        "2K,4,16,lru"};
+    img *im = open_m0();
+    T_ASSERT(im);
+    const tgt *t = tgt_find("rp2040");
+    for (size_t sp = 0; sp < sizeof specs / sizeof *specs; sp++) {
+        tgt_cache c = t->cache;
+        cp_err e;
+        T_EQ(tgt_parse_cache(specs[sp], &c, &e), 0);
+        plan_model *m = random_model(im, t, &c);
+        T_ASSERT(m);
+        plan_model_set_cache_seed(m, 7);
+        size_t nu = plan_model_nunits(m), hot[8], nhot = 0;
+        uint32_t *off = malloc(nu * sizeof *off);
+        unsigned char *fast = calloc(nu, 1);
+        for (size_t i = 0; i < nu; i++)
+            off[i] = PLAN_NONE;
+        /* Eight small units, line-aligned, one way apart each. */
+        uint32_t way = c.size / c.ways, p = 0;
+        for (size_t i = 0; i < nu && nhot < 8; i++) {
+            const plan_unit *u = plan_model_unit(m, i);
+            if (!u->runs || u->size > 256 || (u->flags & PLAN_U_NOMOVE))
+                continue;
+            hot[nhot++] = i;
+            off[i] = p;
+            p += way / 4;
+        }
+        T_EQ(nhot, 8);
+        uint32_t base = plan_hot_base(m), end = p + way;
+        plan_layout L;
+        T_EQ(plan_layout_alloc(m, &L), 0);
+        plan_layout_make(m, off, fast, base, end, &L);
+        plan_incr *x = plan_incr_new(m, &L, hot, nhot, 3, &e);
+        T_ASSERT(x);
+        for (int mv = 0; mv < 40; mv++) {
+            size_t k = rnd() % nhot;
+            uint32_t old = off[hot[k]];
+            uint32_t q = (rnd() % ((end - 256) / c.line)) * c.line;
+            off[hot[k]] = q;
+            double v = plan_incr_move(x, k, base + q);
+            if (mv % 3 == 2) {
+                plan_incr_undo(x);
+                off[hot[k]] = old;
+                v = plan_incr_total(x);
+            }
+            plan_layout_make(m, off, fast, base, end, &L);
+            plan_eval_out out = {0};
+            T_EQ(plan_eval(m, &L, 3, &out, &e), 0);
+            if (fabs(v - out.misses) > 1e-6) {
+                T_FAIL("%s move %d: incremental %.4f, full %.4f", specs[sp],
+                       mv, v, out.misses);
+                break;
+            }
+        }
+        /* Each workload's figure; the total is their weighted mean. */
+        plan_eval_out out = {0};
+        T_EQ(plan_eval(m, &L, 0, &out, &e), 0);
+        T_ASSERT(fabs(out.misses - (out.work_misses[0] + 0.25 * out.work_misses[1]) /
+                                       1.25) < 1e-6);
+        T_ASSERT(out.work_misses[0] != out.work_misses[1]);
+        plan_incr_free(x);
+        plan_layout_free(&L);
+        free(off);
+        free(fast);
+        plan_model_free(m);
+    }
+    img_free(im);
+}
+
+/* An evaluation that fails stops the plan with its error: a failure never
+ * counts as a figure. */
+static void failed_evaluation_is_an_error(void)
+{
+    img *im = open_m0();
+    T_ASSERT(im);
+    const tgt *t = tgt_find("rp2040");
+    tgt_cache c = t->cache;
+    cp_err e;
+    T_EQ(tgt_parse_cache("1K,2,8", &c, &e), 0);
+    plan_model *m = random_model(im, t, &c);
+    T_ASSERT(m);
+    plan_opts o = plan_opts_default(t);
+    o.search_moves = 200;
+    o.time_limit = 0;
+    for (unsigned long n = 1; n < 6; n++) {
+        plan_model_fail_after(m, n);
+        e.msg[0] = 0;
+        plan_result *r = plan_run(m, PLAN_COLOUR, &o, &e);
+        T_ASSERT(r == NULL);
+        T_ASSERT(strstr(e.msg, "out of memory") != NULL);
+        plan_result_free(r);
+    }
+    plan_model_fail_after(m, 0);
+    plan_result *a = plan_run(m, PLAN_COLOUR, &o, &e);
+    plan_result *b = plan_run(m, PLAN_COLOUR, &o, &e);
+    T_ASSERT(a && b);
+    /* The same inputs and seed: the same plan. */
+    T_EQ(a->nitems, b->nitems);
+    for (size_t i = 0; a && b && i < a->nitems && i < b->nitems; i++)
+        T_EQ(a->items[i].offset, b->items[i].offset);
+    T_ASSERT(a->misses == b->misses);
+    plan_result *h = plan_run(m, PLAN_HOTBLOCK, &o, &e);
+    T_ASSERT(h && a->misses <= h->misses + 1e-9);
+    plan_result_free(a);
+    plan_result_free(b);
+    plan_result_free(h);
+    plan_model_free(m);
+    img_free(im);
+}
+
+/* Only direct BL / B.W calls go through a linker stub: a stream that
+ * enters a function in fast memory once by its caller's BL and ten times
+ * from code that did not branch there (a call through a function pointer,
+ * BLX Rm) counts one stub call per iteration, not eleven. */
+static void stub_calls_only_from_direct_branches(void)
+{
+    img *im = open_m0();
+    T_ASSERT(im);
+    const tgt *t = tgt_find("rp2040");
+    cp_err e;
+    plan_model *m = plan_model_new(im, t, &t->cache, &e);
+    T_ASSERT(m);
+    /* A BL from unit A to the first byte of unit B. */
+    uint32_t ua = PLAN_NONE, ub = PLAN_NONE, bl = 0;
+    for (size_t i = 0; i < m->ncalls && ua == PLAN_NONE; i++) {
+        const plan_call *c = &m->calls[i];
+        const plan_target *tg = &m->targets[c->target];
+        const plan_unit *a = plan_model_unit(m, c->caller);
+        if (tg->addr != plan_model_unit(m, tg->unit)->addr)
+            continue;
+        for (uint32_t o = 0; o + 4 <= a->size; o += 2) {
+            uint8_t b[4];
+            T_EQ(img_read(im, a->addr + o, b, 4), 0);
+            uint32_t h1 = b[0] | b[1] << 8, h2 = b[2] | b[3] << 8;
+            if (h1 >> 11 != 0x1e || (h2 & 0xd000) != 0xd000)
+                continue;
+            uint32_t S = (h1 >> 10) & 1, I1 = !(((h2 >> 13) & 1) ^ S);
+            uint32_t I2 = !(((h2 >> 11) & 1) ^ S);
+            uint32_t imm = S << 24 | I1 << 23 | I2 << 22 |
+                           (h1 & 0x3ff) << 12 | (h2 & 0x7ff) << 1;
+            if (S)
+                imm |= 0xfe000000u;
+            if (a->addr + o + 4 + imm == tg->addr) {
+                ua = c->caller;
+                ub = tg->unit;
+                bl = a->addr + o;
+                break;
+            }
+        }
+    }
+    T_ASSERT(ua != PLAN_NONE);
+    const plan_unit *A = plan_model_unit(m, ua), *B = plan_model_unit(m, ub);
+    for (int it = 0; it < 3; it++) {
+        T_EQ(plan_model_begin_iteration(m), 0);
+        /* A runs up to and including its BL, then B's first bytes */
+        T_EQ(plan_model_add_access(m, A->addr, bl + 4 - A->addr, 4, 0), 0);
+        T_EQ(plan_model_add_access(m, B->addr, 2, 1, 0), 0);
+        for (int k = 0; k < 10; k++) {
+            /* A's first halfword (no branch to B), then B: a BLX Rm */
+            T_EQ(plan_model_add_access(m, A->addr, 2, 1, 0), 0);
+            T_EQ(plan_model_add_access(m, B->addr, 2, 1, 0), 0);
+        }
+    }
+    size_t n = plan_model_nunits(m);
+    uint32_t *off = malloc(n * sizeof *off);
+    unsigned char *fast = calloc(n, 1);
+    T_ASSERT(off && fast);
+    for (size_t i = 0; i < n; i++)
+        off[i] = PLAN_NONE;
+    fast[ub] = 1;
+    plan_layout L;
+    T_EQ(plan_layout_alloc(m, &L), 0);
+    plan_layout_make(m, off, fast, plan_hot_base(m), 0, &L);
+    T_ASSERT(L.nstubs >= 1);
+    plan_eval_out out = {0};
+    T_EQ(plan_eval(m, &L, 0, &out, NULL), 0);
+    if (fabs(out.stub_calls - 1.0) > 1e-9)
+        T_FAIL("%.2f stub calls per iteration, want 1 (one direct BL)",
+               out.stub_calls);
+    plan_layout_free(&L);
+    free(off);
+    free(fast);
+    plan_model_free(m);
+    img_free(im);
+}
+
 static const t_case cases[] = {
+    {"incr_matches_full_every_policy", incr_matches_full_every_policy},
+    {"failed_evaluation_is_an_error", failed_evaluation_is_an_error},
     {"eval_matches_reference", eval_matches_reference},
     {"strategies_fix_a_three_way_conflict", strategies_fix_a_three_way_conflict},
     {"ram_beats_rank_on_a_busy_loop", ram_beats_rank_on_a_busy_loop},
     {"patterns_and_names", patterns_and_names},
     {"exclusions", exclusions},
+    {"stub_calls_only_from_direct_branches", stub_calls_only_from_direct_branches},
     {NULL, NULL},
 };
 T_MAIN(cases)

@@ -302,6 +302,61 @@ static void bad_kind(void)
     unlink(p);
 }
 
+/* trc_next_complete: an iteration comes only once it is known finished. */
+static void complete_only(void)
+{
+    static const struct {
+        const char *end; /* NULL: abandoned (no trailer) */
+        unsigned want_recs, want_dropped;
+    } tab[] = {
+        {"done", 8, 0},
+        {"interrupted", 6, 1},
+        {"time limit", 6, 1},
+        {NULL, 6, 1},
+    };
+    for (size_t k = 0; k < sizeof tab / sizeof tab[0]; k++) {
+        const char *p = tmpfile_path("complete");
+        cp_err err;
+        trc_writer *w = trc_create(p, &hdr, &err);
+        T_ASSERT(w);
+        /* prologue fetch, mark 0, fetch, fetch, mark 1, fetch, mark 2, fetch */
+        const trc_rec recs[] = {
+            {TRC_FETCH, 0x10000100, 4, 2, 0}, {TRC_MARK, 0, 0, 0, 0},
+            {TRC_FETCH, 0x10000200, 8, 4, 0}, {TRC_DREAD, 0x10001000, 4, 0, 0},
+            {TRC_MARK, 1, 0, 0, 0},           {TRC_FETCH, 0x10000200, 8, 4, 0},
+            {TRC_MARK, 2, 0, 0, 0},           {TRC_FETCH, 0x10000300, 2, 1, 0},
+        };
+        for (size_t i = 0; i < sizeof recs / sizeof recs[0]; i++)
+            T_ASSERT(trc_write(w, &recs[i], &err) == 0);
+        if (tab[k].end) {
+            trc_set_end(w, tab[k].end);
+            T_ASSERT(trc_finish(w, &err) == 0);
+        } else {
+            T_ASSERT(trc_flush(w, &err) == 0);
+            trc_abandon(w);
+        }
+        trc_reader *r = trc_open_ex(p, TRC_OPEN_PARTIAL, &err);
+        T_ASSERT(r);
+        trc_rec rec;
+        unsigned n = 0, marks = 0;
+        int rc;
+        while ((rc = trc_next_complete(r, &rec, &err)) == 1) {
+            T_EQ(rec.kind, recs[n].kind);
+            T_EQ(rec.addr, recs[n].addr);
+            marks += rec.kind == TRC_MARK;
+            n++;
+        }
+        T_EQ(rc, 0);
+        T_EQ(n, tab[k].want_recs);
+        T_EQ(marks, tab[k].want_dropped ? 2 : 3);
+        uint64_t dr;
+        T_EQ(trc_dropped(r, &dr), tab[k].want_dropped);
+        T_EQ(dr, tab[k].want_dropped ? 2 : 0);
+        trc_close(r);
+        unlink(p);
+    }
+}
+
 /* Version 2: exception contexts, hidden from readers that do not ask. */
 static void contexts(void)
 {
@@ -355,6 +410,7 @@ static const t_case cases[] = {
     {"round_trip", round_trip}, {"truncated", truncated},
     {"abandoned", abandoned},   {"corrupt", corrupt},
     {"compact", compact},       {"bad_kind", bad_kind},
+    {"complete_only", complete_only},
     {"contexts", contexts},
     {NULL, NULL},
 };

@@ -3,6 +3,10 @@
 #include "util/jw.h"
 #include "target/target.h"
 #include "cli/cli.h"
+#include "util/wfile.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "test.h"
 
@@ -147,6 +151,56 @@ static void commas(void)
     T_STREQ(cli_commas(b, 1234567), "1,234,567");
 }
 
+static int write_ok(FILE *f, void *arg, cp_err *err)
+{
+    (void)err;
+    return fputs(arg, f) < 0 ? -1 : 0;
+}
+
+static int write_fails(FILE *f, void *arg, cp_err *err)
+{
+    fputs(arg, f);
+    return cp_seterr(err, "the writer failed");
+}
+
+/* cp_wfile: whole or not at all, the old file kept on failure. */
+static void whole_files(void)
+{
+    char dir[256], path[300], buf[320];
+    snprintf(dir, sizeof dir, "%s/cp-wfile-%d",
+             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
+    T_ASSERT(mkdir(dir, 0777) == 0);
+    snprintf(path, sizeof path, "%s/out.txt", dir);
+    cp_err err;
+    T_EQ(cp_wfile_write(path, write_ok, "first\n", &err), 0);
+    T_EQ(cp_wfile_write(path, write_fails, "partial", &err), -1);
+    T_STREQ(err.msg, "the writer failed");
+    FILE *f = fopen(path, "r");
+    T_ASSERT(f);
+    T_ASSERT(fgets(buf, sizeof buf, f));
+    fclose(f);
+    T_STREQ(buf, "first\n");
+    /* Nothing but the destination is left in the directory. */
+    snprintf(buf, sizeof buf, "%s.tmp", path);
+    cp_wfile w;
+    T_EQ(cp_wfile_open(&w, path, &err), 0);
+    T_ASSERT(w.tmp && !strncmp(w.tmp, buf, strlen(buf)));
+    char tmp[300];
+    snprintf(tmp, sizeof tmp, "%s", w.tmp);
+    cp_wfile_abort(&w);
+    T_ASSERT(access(tmp, F_OK) != 0);
+    /* Not regular files are written directly; a directory is an error. */
+    T_EQ(cp_wfile_write("/dev/null", write_ok, "x", &err), 0);
+    T_EQ(cp_wfile_write(dir, write_ok, "x", &err), -1);
+    T_ASSERT(strstr(err.msg, "is a directory"));
+    T_EQ(cp_wfile_write("/dev/full", write_ok, "x", &err), -1);
+    T_ASSERT(strstr(err.msg, "No space left"));
+    T_EQ(cp_wfile_write("/nonexistent-dir/x", write_ok, "x", &err), -1);
+    T_ASSERT(strstr(err.msg, "/nonexistent-dir/x"));
+    unlink(path);
+    rmdir(dir);
+}
+
 static const t_case cases[] = {
     {"parse_numbers", parse_numbers},
     {"glob", glob},
@@ -156,6 +210,7 @@ static const t_case cases[] = {
     {"cache_spec", cache_spec},
     {"presets", presets},
     {"commas", commas},
+    {"whole_files", whole_files},
     {NULL, NULL},
 };
 T_MAIN(cases)

@@ -1,0 +1,301 @@
+/* codeplace plan --samples: plans from PC samples, alone (a ranking) or
+ * next to a trace (evaluated on it). */
+#include "cmd-plan-samples.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan/emit.h"
+#include "plan/fromsamples.h"
+#include "samples/samples.h"
+#include "util/jw.h"
+
+static smp *load(const char *path)
+{
+    cp_err err;
+    smp *s = smp_load(path, NULL, &err);
+    if (!s)
+        cli_error("%s", err.msg);
+    return s;
+}
+
+static plan_result *run(cli_ctx *ctx, plan_model *m, const smp *s,
+                        const plan_samples_args *a, int hotblock,
+                        plan_samples_info *info)
+{
+    (void)ctx;
+    plan_samples_opts o = {0};
+    o.budget = a->budget;
+    o.hotblock = hotblock;
+    cp_err err;
+    plan_result *r = plan_from_samples(m, s, &o, info, &err);
+    if (!r)
+        cli_error("%s: %s", a->samples, err.msg);
+    return r;
+}
+
+static int write_artefacts(plan_model *m, const plan_result *r,
+                           const plan_samples_args *a,
+                           const plan_emit_info *info)
+{
+    cp_err err;
+    if (a->list) {
+        FILE *f = fopen(a->list, "w");
+        if (!f) {
+            cli_error("cannot create '%s': %m", a->list);
+            return -1;
+        }
+        int rc = plan_emit_list(f, m, r, info);
+        if (fclose(f) != 0 || rc < 0) {
+            cli_error("cannot write name list '%s'", a->list);
+            return -1;
+        }
+    }
+    if (a->layout) {
+        FILE *f = fopen(a->layout, "w");
+        if (!f) {
+            cli_error("cannot create '%s': %m", a->layout);
+            return -1;
+        }
+        int rc = plan_emit_layout(f, m, r, info, &err);
+        if (fclose(f) != 0 || rc < 0) {
+            cli_error("cannot write layout '%s'%s%s", a->layout,
+                      rc < 0 ? ": " : "", rc < 0 ? err.msg : "");
+            return -1;
+        }
+    }
+    if (a->emit && plan_emit_snippets(a->emit, m, r, info, &err) < 0) {
+        cli_error("%s", err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+static const char *unit_name(const plan_model *m, size_t u)
+{
+    return plan_model_unit(m, u)->name;
+}
+
+static double share(double a, double b)
+{
+    return b > 0 ? 100.0 * a / b : 0;
+}
+
+int cmd_plan_samples_only(cli_ctx *ctx, plan_model *m, const tgt *t,
+                          const plan_samples_args *a)
+{
+    int hotblock;
+    switch (a->strategy) {
+    case PLAN_AUTO:
+    case PLAN_HOTBLOCK: hotblock = 1; break;
+    case PLAN_RANK: hotblock = 0; break;
+    default:
+        return cli_usage_error(ctx, "plan: --strategy %s needs a trace "
+                               "(--trace); from samples alone: hotblock or "
+                               "rank", plan_strategy_name(a->strategy));
+    }
+    if (!hotblock && !a->budget)
+        return cli_usage_error(ctx, "plan: --strategy rank fills fast memory: "
+                               "give --budget");
+    smp *s = load(a->samples);
+    if (!s)
+        return CLI_FAIL;
+    if (s->target[0] && strcmp(s->target, t->name))
+        cli_warn("%s was recorded with target '%s', planning for '%s'",
+                 a->samples, s->target, t->name);
+    plan_samples_info info;
+    plan_result *r = run(ctx, m, s, a, hotblock, &info);
+    int status = CLI_FAIL;
+    if (!r)
+        goto out;
+    const char *sname = hotblock ? "samples-hotblock" : "samples-rank";
+    plan_emit_info ei = {.t = t, .strategy = sname, .budget = a->budget,
+                         .from_samples = 1, .no_prediction = 1,
+                         .basis = "ranked from PC samples, not simulated "
+                                  "(measure misses before and after)"};
+    if (write_artefacts(m, r, a, &ei) < 0)
+        goto out;
+    double in_fast = 0, in_hot = 0;
+    size_t nfast = 0, nhot = 0;
+    uint32_t hot_bytes = 0;
+    for (size_t i = 0; i < r->nitems; i++) {
+        const plan_item *it = &r->items[i];
+        if (it->region == PLAN_FAST) {
+            in_fast += it->samples;
+            nfast++;
+        } else {
+            in_hot += it->samples;
+            nhot++;
+            hot_bytes += plan_model_unit(m, it->unit)->size;
+        }
+    }
+    if (info.halted)
+        cli_warn("%.1f%% of the samples were taken with the core halted "
+                 "(0xffffffff)", share((double)info.halted, (double)info.total));
+    if (cli_out_open(ctx) < 0)
+        goto out;
+    FILE *o = ctx->out;
+    const char *note = "a plan from PC samples alone is a ranking, not a "
+                       "prediction: no miss figure without a trace or "
+                       "counters; measure misses per iteration on the board "
+                       "before and after (codeplace counters --load)";
+    if (ctx->json) {
+        jw w;
+        jw_init(&w, o, 1);
+        jw_obj_begin(&w);
+        jw_key(&w, "image");
+        jw_str(&w, img_path(plan_model_image(m)));
+        jw_key(&w, "target");
+        jw_str(&w, t->name);
+        jw_key(&w, "budget");
+        jw_uint(&w, a->budget);
+        jw_key(&w, "evidence");
+        jw_str(&w, "samples");
+        jw_key(&w, "prediction");
+        jw_bool(&w, 0);
+        jw_key(&w, "note");
+        jw_str(&w, note);
+        jw_key(&w, "samples");
+        jw_obj_begin(&w);
+        jw_key(&w, "file");
+        jw_str(&w, a->samples);
+        jw_key(&w, "total");
+        jw_uint(&w, info.total);
+        jw_key(&w, "in_cached_code");
+        jw_uint(&w, info.in_units);
+        jw_key(&w, "halted");
+        jw_uint(&w, info.halted);
+        jw_key(&w, "sections");
+        jw_uint(&w, info.sampled_units);
+        jw_obj_end(&w);
+        jw_key(&w, "busy_wait");
+        jw_arr_begin(&w);
+        for (size_t i = 0; i < info.nspin; i++) {
+            const plan_spin *sp = &info.spin[i];
+            jw_obj_begin(&w);
+            jw_key(&w, "name");
+            jw_str(&w, unit_name(m, sp->unit));
+            jw_key(&w, "loop");
+            jw_uint(&w, sp->loop);
+            jw_key(&w, "loop_end");
+            jw_uint(&w, sp->loop_end);
+            jw_key(&w, "samples");
+            jw_uint(&w, sp->samples);
+            jw_key(&w, "loop_samples");
+            jw_uint(&w, sp->loop_samples);
+            jw_obj_end(&w);
+        }
+        jw_arr_end(&w);
+        jw_key(&w, "best");
+        jw_str(&w, sname);
+        jw_key(&w, "results");
+        jw_arr_begin(&w);
+        jw_obj_begin(&w);
+        jw_key(&w, "strategy");
+        jw_str(&w, sname);
+        jw_key(&w, "misses_per_iteration");
+        jw_null(&w);
+        jw_key(&w, "fast_bytes");
+        jw_uint(&w, r->fast_bytes);
+        jw_key(&w, "veneers");
+        jw_uint(&w, r->veneers);
+        jw_key(&w, "hot_bytes");
+        jw_uint(&w, r->hot_bytes);
+        jw_key(&w, "pad_bytes");
+        jw_uint(&w, r->pad_bytes);
+        jw_key(&w, "fast_samples_share");
+        jw_double(&w, info.in_units ? in_fast / info.in_units : 0);
+        jw_key(&w, "items");
+        jw_arr_begin(&w);
+        for (size_t i = 0; i < r->nitems; i++) {
+            const plan_item *it = &r->items[i];
+            const plan_unit *u = plan_model_unit(m, it->unit);
+            jw_obj_begin(&w);
+            jw_key(&w, "name");
+            jw_str(&w, u->name);
+            jw_key(&w, "section");
+            jw_str(&w, u->isec);
+            jw_key(&w, "region");
+            jw_str(&w, it->region == PLAN_FAST ? t->fast_mem : "flash");
+            jw_key(&w, "offset");
+            jw_uint(&w, it->offset);
+            jw_key(&w, "size");
+            jw_uint(&w, u->size);
+            jw_key(&w, "samples");
+            jw_uint(&w, (uint64_t)it->samples);
+            jw_obj_end(&w);
+        }
+        jw_arr_end(&w);
+        jw_obj_end(&w);
+        jw_arr_end(&w);
+        jw_obj_end(&w);
+        jw_finish(&w);
+    } else {
+        char b1[32], b2[32];
+        fprintf(o, "image %s, target %s, budget %u bytes of %s\n",
+                img_path(plan_model_image(m)), t->name, a->budget,
+                t->fast_mem);
+        fprintf(o, "samples: %s, %s in cached code (%.1f%%) in %zu sections\n",
+                cli_commas(b1, info.total), cli_commas(b2, info.in_units),
+                share((double)info.in_units, (double)info.total),
+                info.sampled_units);
+        fprintf(o, "note: %s\n", note);
+        if (info.nspin) {
+            fprintf(o, "\nbusy-wait loops, kept out of %s (a tight backward "
+                    "branch holds their samples; it runs from the cache):\n",
+                    t->fast_mem);
+            for (size_t i = 0; i < info.nspin; i++) {
+                const plan_spin *sp = &info.spin[i];
+                fprintf(o, "  %-32s 0x%08x-0x%08x %s of %s samples\n",
+                        unit_name(m, sp->unit), sp->loop, sp->loop_end,
+                        cli_commas(b1, sp->loop_samples),
+                        cli_commas(b2, sp->samples));
+            }
+        }
+        fprintf(o, "\n%-18s %9s %10s %9s\n", "place", "sections", "bytes",
+                "samples");
+        fprintf(o, "%-18s %9zu %10u %8.1f%%\n", t->fast_mem, nfast,
+                r->fast_bytes, share(in_fast, (double)info.in_units));
+        if (hotblock)
+            fprintf(o, "%-18s %9zu %10u %8.1f%%\n", "flash hot block", nhot,
+                    r->hot_bytes, share(in_hot, (double)info.in_units));
+        fprintf(o, "\nchosen: %s (by samples per byte%s; %u veneers)\n",
+                sname, hotblock ? ", the rest in flash by heat" : "",
+                r->veneers);
+    }
+    status = CLI_OK;
+out:
+    plan_result_free(r);
+    plan_samples_info_free(&info);
+    smp_free(s);
+    return status;
+}
+
+int cmd_plan_samples_candidate(cli_ctx *ctx, plan_model *m,
+                               const plan_samples_args *a, plan_result **res)
+{
+    *res = NULL;
+    smp *s = load(a->samples);
+    if (!s)
+        return -1;
+    plan_samples_info info;
+    plan_result *r = run(ctx, m, s, a, 1, &info);
+    if (r && info.in_units) {
+        double un = share((double)info.untraced, (double)info.in_units);
+        if (un > 5)
+            cli_warn("%.1f%% of the samples in %s fall in code the trace "
+                     "never runs: the trace is not the workload the samples "
+                     "saw", un, a->samples);
+        for (size_t i = 0; i < info.nspin; i++)
+            cli_info(ctx, "samples: busy-wait loop in %s (%llu of %llu "
+                     "samples), kept out of fast memory",
+                     unit_name(m, info.spin[i].unit),
+                     (unsigned long long)info.spin[i].loop_samples,
+                     (unsigned long long)info.spin[i].samples);
+    }
+    plan_samples_info_free(&info);
+    smp_free(s);
+    *res = r;
+    return r ? 0 : -1;
+}

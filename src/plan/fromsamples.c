@@ -1,0 +1,397 @@
+/* Plans from PC samples (see fromsamples.h). */
+#include "plan/fromsamples.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan/plan_int.h"
+
+static uint32_t align8(uint32_t v)
+{
+    return (v + 7) & ~7u;
+}
+
+int plan_thumb_branch(const uint8_t *code, size_t avail, uint32_t addr,
+                      uint32_t *target, uint32_t *len)
+{
+    if (avail < 2)
+        return 0;
+    uint32_t h1 = code[0] | (uint32_t)code[1] << 8;
+    uint32_t pc = addr + 4; /* Thumb: PC reads as the instruction + 4 */
+    /* B encodings: ARMv6-M Architecture Reference Manual A6.7.10 (T1, T2),
+     * ARMv7-M Architecture Reference Manual A7.7.12 (T1-T4). */
+    if ((h1 & 0xf000) == 0xd000 && ((h1 >> 8) & 0xf) < 0xe) {
+        /* T1: B<c> with imm8 (cond 0b1110 is UDF, 0b1111 SVC). */
+        int32_t imm = (int32_t)(int8_t)(h1 & 0xff) * 2;
+        *target = pc + (uint32_t)imm;
+        *len = 2;
+        return 1;
+    }
+    if ((h1 & 0xf800) == 0xe000) {
+        /* T2: B with imm11. */
+        int32_t imm = (int32_t)((h1 & 0x7ff) << 21) >> 20;
+        *target = pc + (uint32_t)imm;
+        *len = 2;
+        return 1;
+    }
+    if ((h1 & 0xf800) != 0xf000 || avail < 4)
+        return 0;
+    uint32_t h2 = code[2] | (uint32_t)code[3] << 8;
+    uint32_t S = (h1 >> 10) & 1, J1 = (h2 >> 13) & 1, J2 = (h2 >> 11) & 1;
+    if ((h2 & 0xd000) == 0x8000 && ((h1 >> 6) & 0xf) < 0xe) {
+        /* T3: B<c>.W, S:J2:J1:imm6:imm11:0 (ARMv7-M and later). */
+        uint32_t imm = S << 20 | J2 << 19 | J1 << 18 | (h1 & 0x3f) << 12 |
+                       (h2 & 0x7ff) << 1;
+        if (S)
+            imm |= 0xffe00000u;
+        *target = pc + imm;
+        *len = 4;
+        return 1;
+    }
+    if ((h2 & 0xd000) == 0x9000) {
+        /* T4: B.W, I1 = NOT(J1 EOR S), I2 = NOT(J2 EOR S). */
+        uint32_t I1 = !(J1 ^ S), I2 = !(J2 ^ S);
+        uint32_t imm = S << 24 | I1 << 23 | I2 << 22 | (h1 & 0x3ff) << 12 |
+                       (h2 & 0x7ff) << 1;
+        if (S)
+            imm |= 0xfe000000u;
+        *target = pc + imm;
+        *len = 4;
+        return 1;
+    }
+    return 0;
+}
+
+/* Samples of s in [lo, hi): s is sorted by address. */
+static uint64_t samples_in(const smp *s, uint32_t lo, uint32_t hi)
+{
+    size_t a = 0, b = s->n;
+    while (a < b) {
+        size_t mid = (a + b) / 2;
+        if ((s->e[mid].addr & ~1u) < lo)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    uint64_t n = 0;
+    for (size_t i = a; i < s->n && (s->e[i].addr & ~1u) < hi; i++)
+        n += s->e[i].count;
+    return n;
+}
+
+/* A busy-wait loop in unit u: a backward branch whose body (from its
+ * target to its end) is at most spin_bytes long and holds spin_share of
+ * the unit's samples. Walks the code instruction by instruction (a first
+ * halfword 0xe800 or above starts a 32-bit one); returns 1 and fills sp. */
+static int find_spin(const plan_model *m, size_t u, const smp *s,
+                     uint64_t su, const plan_samples_opts *o, plan_spin *sp)
+{
+    const plan_unit *un = &m->units[u];
+    uint8_t *code = malloc(un->size ? un->size : 1);
+    if (!code)
+        return 0;
+    int found = 0;
+    if (img_read(m->im, un->addr, code, un->size) == 0) {
+        uint64_t best = 0;
+        for (uint32_t i = 0; i + 2 <= un->size;) {
+            uint32_t h1 = code[i] | (uint32_t)code[i + 1] << 8;
+            uint32_t w = h1 >= 0xe800 ? 4 : 2, t, len;
+            uint32_t at = un->addr + i;
+            if (plan_thumb_branch(code + i, un->size - i, at, &t, &len) &&
+                t <= at && t >= un->addr && at + len - t <= o->spin_bytes) {
+                uint64_t in = samples_in(s, t, at + len);
+                if (in > best && (double)in >= o->spin_share * (double)su) {
+                    best = in;
+                    *sp = (plan_spin){u, t, at + len, su, in};
+                    found = 1;
+                }
+            }
+            i += w;
+        }
+    }
+    free(code);
+    return found;
+}
+
+/* Stub bookkeeping like the trace-driven selection: a unit in fast memory
+ * needs one stub per flash target it branches to; its callers in flash
+ * share one stub each (those go to flash, not to fast memory). */
+uint32_t plan_fast_bytes(const plan_model *m, const unsigned char *fast)
+{
+    uint32_t n = 0;
+    for (size_t i = 0; i < m->nunits; i++)
+        if (fast[i])
+            n += align8(m->units[i].size);
+    unsigned char *seen = calloc(m->ntargets ? m->ntargets : 1, 1);
+    if (!seen)
+        return UINT32_MAX;
+    for (size_t i = 0; i < m->ncalls; i++) {
+        const plan_call *c = &m->calls[i];
+        if (fast[c->caller] && !fast[m->targets[c->target].unit] &&
+            !seen[c->target]) {
+            seen[c->target] = 1;
+            n += m->veneer_bytes;
+        }
+    }
+    free(seen);
+    return n;
+}
+
+typedef struct heat {
+    size_t u;
+    double density;
+} heat;
+
+static int cmp_heat(const void *a, const void *b)
+{
+    const heat *x = a, *y = b;
+    if (x->density != y->density)
+        return x->density > y->density ? -1 : 1;
+    return x->u < y->u ? -1 : x->u > y->u;
+}
+
+static int cmp_spin(const void *a, const void *b)
+{
+    const plan_spin *x = a, *y = b;
+    if (x->loop_samples != y->loop_samples)
+        return x->loop_samples > y->loop_samples ? -1 : 1;
+    return x->unit < y->unit ? -1 : x->unit > y->unit;
+}
+
+plan_result *plan_result_place(const plan_model *m, const size_t *fast,
+                               size_t nfast, const size_t *hot, size_t nhot,
+                               const uint32_t *hot_set, uint32_t pad_limit,
+                               size_t *sets_dropped, const double *weight)
+{
+    if (sets_dropped)
+        *sets_dropped = nhot;
+    size_t n = m->nunits ? m->nunits : 1;
+    plan_result *res = calloc(1, sizeof *res);
+    unsigned char *inf = calloc(n, 1);
+    if (!res || !inf || !(res->items = calloc(nfast + nhot + 1,
+                                              sizeof *res->items))) {
+        if (res)
+            free(res->items);
+        free(res);
+        free(inf);
+        return NULL;
+    }
+    uint32_t fast_off = 0, p = 0, hot_sum = 0;
+    uint32_t hot_base = plan_hot_base(m);
+    uint32_t al0 = m->cache.line > 8 ? m->cache.line : 8;
+    for (size_t k = 0; k < nfast; k++) {
+        plan_item *it = &res->items[res->nitems++];
+        it->unit = fast[k];
+        it->samples = weight ? weight[fast[k]] : 0;
+        it->region = PLAN_FAST;
+        it->offset = fast_off;
+        fast_off += align8(m->units[fast[k]].size);
+        inf[fast[k]] = 1;
+    }
+    for (size_t k = 0; k < nhot; k++) {
+        const plan_unit *un = &m->units[hot[k]];
+        plan_item *it = &res->items[res->nitems++];
+        /* Hot units start on a cache line (and their own alignment). */
+        uint32_t al = un->align > al0 ? un->align : al0;
+        p = ((hot_base + p + al - 1) & ~(al - 1)) - hot_base;
+        if (hot_set && hot_set[k] != UINT32_MAX && (!sets_dropped ||
+                                                    *sets_dropped == nhot)) {
+            /* The next offset, on the line grid, at the unit's set. */
+            uint32_t cur = ((hot_base + p) >> m->line_shift) & (m->sets - 1);
+            uint32_t want = hot_set[k] & (m->sets - 1);
+            uint32_t ahead = (want - cur) & (m->sets - 1);
+            uint32_t q = p + ahead * m->cache.line;
+            q = ((hot_base + q + al - 1) & ~(al - 1)) - hot_base;
+            uint32_t pad = (p > hot_sum ? p - hot_sum : 0) + (q - p);
+            /* A set less than half a way ahead is padded to; one behind
+             * (the code before grew) is not: the unit follows on, and the
+             * drift is taken up by the next gap of the original layout. */
+            if (ahead < m->sets / 2 && pad <= pad_limit)
+                p = q;
+            else if (ahead < m->sets / 2 && sets_dropped)
+                *sets_dropped = k;
+        }
+        it->unit = hot[k];
+        it->samples = weight ? weight[hot[k]] : 0;
+        it->region = PLAN_FLASH_HOT;
+        it->offset = p;
+        it->colour = ((hot_base + p) >> m->line_shift) & (m->sets - 1);
+        p += align8(un->size);
+        hot_sum += un->size;
+    }
+    res->strategy = nhot ? PLAN_HOTBLOCK : PLAN_RANK;
+    res->hot_base = hot_base;
+    res->hot_bytes = p;
+    res->pad_bytes = p > hot_sum ? p - hot_sum : 0;
+    res->fast_bytes = plan_fast_bytes(m, inf);
+    if (m->veneer_bytes)
+        res->veneers = (res->fast_bytes - fast_off) / m->veneer_bytes;
+    plan_layout L;
+    if (plan_layout_alloc(m, &L) == 0) {
+        plan_layout_build(m, res->items, res->nitems, hot_base, 0, &L, NULL);
+        res->flash_stubs = L.nstubs;
+        res->text_end = (uint32_t)((int64_t)((m->text_end + 7) & ~7u) +
+                                   L.text_delta);
+        plan_layout_free(&L);
+    }
+    free(inf);
+    return res;
+}
+
+int plan_from_samples_predicts(const plan_model *m)
+{
+    return m->niters > 0;
+}
+
+void plan_samples_info_free(plan_samples_info *info)
+{
+    if (!info)
+        return;
+    free(info->spin);
+    free(info->unit_samples);
+    memset(info, 0, sizeof *info);
+}
+
+plan_result *plan_from_samples(plan_model *m, const smp *s,
+                               const plan_samples_opts *o0,
+                               plan_samples_info *info, cp_err *err)
+{
+    plan_samples_opts o = *o0;
+    if (o.spin_share <= 0)
+        o.spin_share = 0.8;
+    if (!o.spin_bytes)
+        o.spin_bytes = 32;
+    if (!o.spin_min)
+        o.spin_min = 20;
+    plan_samples_info local;
+    if (!info)
+        info = &local;
+    memset(info, 0, sizeof *info);
+    if (s->elf[0] && strcmp(s->elf, img_hash(m->im))) {
+        cp_seterr(err, "the samples are of another image (theirs %s, this "
+                  "one %s)", s->elf, img_hash(m->im));
+        return NULL;
+    }
+    size_t n = m->nunits ? m->nunits : 1;
+    plan_result *res = NULL;
+    double *us = calloc(n, sizeof *us);
+    unsigned char *fast = calloc(n, 1), *spin = calloc(n, 1);
+    heat *h = malloc(n * sizeof *h);
+    plan_spin *sp = malloc(n * sizeof *sp);
+    size_t *ord_fast = malloc(n * sizeof *ord_fast);
+    size_t *ord_hot = malloc(n * sizeof *ord_hot);
+    if (!us || !fast || !spin || !h || !sp || !ord_fast || !ord_hot) {
+        cp_seterr(err, "out of memory");
+        goto fail;
+    }
+    for (size_t i = 0; i < s->n; i++) {
+        info->total += s->e[i].count;
+        if (s->e[i].addr == SMP_HALTED)
+            info->halted += s->e[i].count;
+    }
+    size_t nh = 0;
+    for (size_t u = 0; u < m->nunits; u++) {
+        const plan_unit *un = &m->units[u];
+        uint64_t su = samples_in(s, un->addr, un->addr + un->size);
+        us[u] = (double)su;
+        if (!su)
+            continue;
+        info->sampled_units++;
+        info->in_units += su;
+        if (m->niters && !un->runs)
+            info->untraced += su;
+        if (un->flags & PLAN_U_NOMOVE)
+            continue;
+        if (su >= o.spin_min && find_spin(m, u, s, su, &o, &sp[info->nspin])) {
+            spin[u] = 1;
+            info->nspin++;
+        }
+        h[nh++] = (heat){u, (double)su / (un->size ? un->size : 1)};
+    }
+    if (!info->in_units) {
+        cp_seterr(err, "none of the %llu samples falls in the cached code of "
+                  "%s: samples of another image or another core?",
+                  (unsigned long long)info->total, img_path(m->im));
+        goto fail;
+    }
+    qsort(h, nh, sizeof *h, cmp_heat);
+    qsort(sp, info->nspin, sizeof *sp, cmp_spin);
+    /* Fast memory by samples per byte, like the trace's rank: each unit
+     * that still fits, busy-wait loops and --no-ram matches left out. */
+    for (size_t k = 0; k < nh && o.budget; k++) {
+        size_t u = h[k].u;
+        if (spin[u] || (m->units[u].flags & PLAN_U_NORAM))
+            continue;
+        fast[u] = 1;
+        if (plan_fast_bytes(m, fast) > o.budget)
+            fast[u] = 0;
+    }
+    size_t nf = 0, nhb = 0;
+    for (size_t k = 0; k < nh; k++) {
+        if (fast[h[k].u])
+            ord_fast[nf++] = h[k].u;
+        else if (o.hotblock)
+            ord_hot[nhb++] = h[k].u;
+    }
+    plan_result *placed = plan_result_place(m, ord_fast, nf, ord_hot, nhb,
+                                            NULL, 0, NULL, us);
+    if (!placed) {
+        cp_seterr(err, "out of memory");
+        goto fail;
+    }
+    res = placed;
+    res->strategy = o.hotblock ? PLAN_HOTBLOCK : PLAN_RANK;
+    if (m->niters) {
+        /* The trace drives the simulation; calls through the linker's
+         * stubs add their instructions, as in every strategy's result. */
+        plan_layout L;
+        plan_eval_out out = {0};
+        if (plan_layout_alloc(m, &L) < 0) {
+            cp_seterr(err, "out of memory");
+            goto fail;
+        }
+        plan_layout_build(m, res->items, res->nitems, res->hot_base,
+                          res->block_end, &L, NULL);
+        int erc = plan_eval(m, &L, 0, &out, err);
+        plan_layout_free(&L);
+        if (erc < 0)
+            goto fail;
+        res->misses = out.misses;
+        plan_result stock = {0};
+        stock.hot_base = res->hot_base;
+        res->stock_misses = plan_result_eval(m, &stock);
+        double ins = 0;
+        unsigned first = m->niters > 1 ? 1 : 0;
+        for (unsigned i = first; i < m->niters; i++)
+            ins += m->iter_insns[i];
+        res->insns = ins / (m->niters - first) +
+                     out.stub_calls * m->veneer_insns;
+        for (size_t i = 0; i < res->nitems; i++)
+            res->items[i].misses = 0;
+    }
+    free(fast);
+    free(spin);
+    free(h);
+    free(ord_fast);
+    free(ord_hot);
+    if (info == &local) {
+        free(sp);
+        free(us);
+    } else {
+        info->spin = sp;
+        info->unit_samples = us;
+    }
+    return res;
+fail:
+    if (res)
+        free(res->items);
+    free(res);
+    free(us);
+    free(fast);
+    free(spin);
+    free(h);
+    free(sp);
+    free(ord_fast);
+    free(ord_hot);
+    return NULL;
+}

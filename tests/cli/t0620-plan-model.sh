@@ -1,0 +1,130 @@
+#!/bin/sh
+# codeplace plan's figures come from the same cache model as codeplace sim:
+# under every replacement policy the planner's prediction of a flash layout
+# is what sim --layout measures; several weighted workloads are planned
+# together and each one's prediction is confirmed by sim on its own trace;
+# a failed evaluation is an error, never a figure; the same inputs and seed
+# give the same plan, and the colouring is never worse than the hot block.
+. "$(dirname "$0")/lib.sh"
+FW=$CP_ROOT/build/fw
+ELF=$FW/demo-rp2040.elf
+MAP=$FW/demo-rp2040.map
+
+if ! [ -f "$ELF" ]; then
+    test_skip 'plan model on the demo firmware' 'build/fw/demo-rp2040.elf not built (make firmware)'
+    test_done
+    exit 0
+fi
+
+# JSON-FILE EXPR: prints EXPR over the document d.
+jget() {
+    python3 -c 'import json,sys
+d=json.load(open(sys.argv[1]))
+print(eval(sys.argv[2], {"d": d}))' "$@"
+}
+
+# A B: the two figures are equal (to the rounding of the JSON).
+same() {
+    python3 -c 'import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); print(a, b); sys.exit(0 if abs(a - b) <= 1e-6 * max(1, b) else 1)' "$1" "$2"
+}
+
+test_expect_success 'trace two different workloads of the demo' '
+    $CODEPLACE trace $ELF --target rp2040 --init codeplace_init \
+        --iter codeplace_iteration -n 4 -q -o $TEST_TMP/udp.trace >/dev/null &&
+    $CODEPLACE trace $ELF --target rp2040 --init codeplace_init \
+        --iter codeplace_iteration_parse -n 6 -q -o $TEST_TMP/parse.trace >/dev/null
+'
+UDP=$TEST_TMP/udp.trace
+PARSE=$TEST_TMP/parse.trace
+
+for spec in 16K,2,8,lru 16K,2,8,fifo 16K,2,8,random 16K,4,8,plru; do
+    test_expect_success "$spec: the planner predicts what sim --layout measures" "
+        \$CODEPLACE plan $ELF --map $MAP --trace $UDP --target rp2040 \
+            --cache $spec --cache-seed 5 --strategy colour --search-moves 150 \
+            --time 0 --layout p.layout --json -q -o p.json &&
+        \$CODEPLACE sim $UDP --elf $ELF --map $MAP --target rp2040 --cache $spec \
+            --seed 5 --layout p.layout --json -q -o s.json &&
+        \$CODEPLACE sim $UDP --elf $ELF --map $MAP --target rp2040 --cache $spec \
+            --seed 5 --json -q -o stock.json &&
+        same \$(jget p.json \"d['results'][0]['misses_per_iteration']\") \
+             \$(jget s.json \"d['warm']['misses_mean']\") &&
+        same \$(jget p.json \"d['results'][0]['stock_misses_per_iteration']\") \
+             \$(jget stock.json \"d['warm']['misses_mean']\")
+    "
+done
+
+test_expect_success 'the policies differ on the demo (the test above can fail)' '
+    for p in lru fifo; do
+        $CODEPLACE sim $UDP --elf $ELF --map $MAP --target rp2040 \
+            --cache 16K,2,8,$p --json -q -o $p.json || return 1
+    done &&
+    ! same $(jget lru.json "d[\"warm\"][\"misses_mean\"]") \
+           $(jget fifo.json "d[\"warm\"][\"misses_mean\"]")
+'
+
+test_expect_success 'two weighted workloads: each prediction is what sim measures' '
+    $CODEPLACE plan $ELF --map $MAP --target rp2040 --trace $UDP \
+        --trace $PARSE:0.25 --strategy colour --search-moves 150 --time 0 \
+        --layout mw.layout --json -q -o mw.json &&
+    $CODEPLACE plan $ELF --map $MAP --target rp2040 --trace $UDP \
+        --trace $PARSE:0.25 --strategy colour --search-moves 150 --time 0 -q >mw.txt &&
+    grep -q "^workloads" mw.txt && grep -q "parse.trace *0.25" mw.txt &&
+    test "$(jget mw.json "len(d[\"results\"][0][\"workloads\"])")" = 2 &&
+    i=0 && for t in $UDP $PARSE; do
+        $CODEPLACE sim $t --elf $ELF --map $MAP --layout mw.layout --json -q -o w.json &&
+        $CODEPLACE sim $t --elf $ELF --map $MAP --json -q -o ws.json &&
+        same $(jget mw.json "d[\"results\"][0][\"workloads\"][$i][\"misses_per_iteration\"]") \
+             $(jget w.json "d[\"warm\"][\"misses_mean\"]") &&
+        same $(jget mw.json "d[\"results\"][0][\"workloads\"][$i][\"stock_misses_per_iteration\"]") \
+             $(jget ws.json "d[\"warm\"][\"misses_mean\"]") || return 1
+        i=$((i + 1))
+    done &&
+    python3 - mw.json <<-\EOF
+	import json, sys
+	r = json.load(open(sys.argv[1]))["results"][0]
+	a, b = r["workloads"]
+	assert b["weight"] == 0.25 and a["weight"] == 1
+	# genuinely different workloads
+	assert b["stock_misses_per_iteration"] < 0.5 * a["stock_misses_per_iteration"], (a, b)
+	# the figure of the plan is the weighted mean
+	want = (a["misses_per_iteration"] + 0.25 * b["misses_per_iteration"]) / 1.25
+	assert abs(r["misses_per_iteration"] - want) < 1e-3, (r["misses_per_iteration"], want)
+	EOF
+'
+
+test_expect_success 'a failed evaluation is an error, not a plan' '
+    test_exit 1 env CODEPLACE_PLAN_FAIL_AFTER=3 $CODEPLACE plan $ELF --map $MAP \
+        --trace $UDP --target rp2040 --strategy colour --search-moves 50 \
+        --layout bad.layout -q 2>err &&
+    grep -q "out of memory" err &&
+    ! test -e bad.layout &&
+    test_exit 1 env CODEPLACE_PLAN_FAIL_AFTER=1 $CODEPLACE plan $ELF --map $MAP \
+        --trace $UDP --target rp2040 --budget 4K --strategy combined \
+        --search-moves 50 -q 2>err &&
+    grep -q "out of memory" err
+'
+
+test_expect_success 'same inputs and seed: the same plan; colour no worse than the hot block' '
+    for k in 1 2; do
+        $CODEPLACE plan $ELF --map $MAP --trace $UDP --target rp2040 \
+            --strategy colour --search-moves 300 --seed 7 --time 0 \
+            --layout c$k.layout --json -q -o c$k.json || return 1
+    done &&
+    test_cmp c1.layout c2.layout &&
+    $CODEPLACE plan $ELF --map $MAP --trace $UDP --target rp2040 \
+        --strategy hotblock --json -q -o h.json &&
+    python3 -c "import sys; sys.exit(0 if $(jget c1.json "d[\"results\"][0][\"misses_per_iteration\"]") <= $(jget h.json "d[\"results\"][0][\"misses_per_iteration\"]") else 1)"
+'
+
+test_expect_success 'progress on stderr, not with -q; weights checked' '
+    $CODEPLACE plan $ELF --map $MAP --trace $UDP --target rp2040 \
+        --strategy colour --search-moves 200 --time 0 >out 2>err &&
+    grep -q "^plan: anneal: 200 moves" err &&
+    $CODEPLACE plan $ELF --map $MAP --trace $UDP --target rp2040 \
+        --strategy colour --search-moves 200 --time 0 -q >out 2>err &&
+    ! grep -q anneal err &&
+    test_exit 2 $CODEPLACE plan $ELF --map $MAP --trace $UDP:-1 --target rp2040 2>err &&
+    grep -q "positive number" err
+'
+
+test_done

@@ -1,0 +1,72 @@
+#!/bin/sh
+# codeplace verify: a relinked demo image against the plan it was linked
+# from (real arm-none-eabi ld through firmware/relink.sh), and relinks that
+# went wrong: a pattern that matches nothing, a shifted hot block, a plan
+# made without the map.
+. "$(dirname "$0")/lib.sh"
+FW=$CP_ROOT/build/fw
+ELF=$FW/demo-rp2040.elf
+MAP=$FW/demo-rp2040.map
+HARNESS="--init codeplace_init --iter codeplace_iteration"
+S=$TEST_TMP/shared
+mkdir -p $S
+
+test_expect_success 'setup: a plan of the demo and its relink' '
+    $CODEPLACE trace -q $ELF --target rp2040 $HARNESS -n 3 -o $S/stock.trace >/dev/null &&
+    $CODEPLACE plan $ELF --map $MAP --trace $S/stock.trace --target rp2040 \
+        --strategy combined --budget 4K --search-moves 500 -q \
+        --emit $S/place --layout $S/p.layout >/dev/null &&
+    grep -q "^# stubs: flash [0-9]* fast [0-9]* bytes 16 text_end 0x" $S/p.layout &&
+    sh $CP_ROOT/firmware/relink.sh rp2040 $S/place $S/out
+'
+
+test_expect_success 'the relinked image is as planned' '
+    $CODEPLACE verify $S/p.layout $S/out.elf --map $S/out.map --emit $S/place >out &&
+    n=$(grep -c "^[^#@]" $S/p.layout) &&
+    grep -q "^functions: $n of $n where the plan put them$" out &&
+    grep -q "^patterns:  \([0-9]*\) of \1 matched" out &&
+    grep -q "^stubs:     \([0-9]*\) in flash (plan \1), \([0-9]*\) in fast memory (plan \2)$" out &&
+    grep -q "^result:    as planned (0 differences)$" out &&
+    $CODEPLACE verify $S/p.layout $S/out.elf --map $S/out.map --emit $S/place --json >j &&
+    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d[\"ok\"] and d[\"functions\"] > 100 and d[\"functions\"] == d[\"functions_ok\"] and d[\"differences\"] == [], d" j
+'
+
+test_expect_success 'a pattern that matched nothing and a section left out are found' '
+    cp -r $S/place bad &&
+    sed -i "0,/(\.text\.\([a-z_0-9]*\))/s//(.text.\1_gone)/" bad/codeplace_ram.ld &&
+    awk "/^    \\*/ && !done { done = 1; next } { print }" $S/place/codeplace_flash.ld >bad/codeplace_flash.ld &&
+    ! cmp -s bad/codeplace_ram.ld $S/place/codeplace_ram.ld &&
+    ! cmp -s bad/codeplace_flash.ld $S/place/codeplace_flash.ld &&
+    sh $CP_ROOT/firmware/relink.sh rp2040 bad wrong &&
+    test_exit 1 $CODEPLACE verify $S/p.layout wrong.elf --map wrong.map --emit bad >out &&
+    grep -q "^no-match   codeplace_ram.ld: \*.*_gone): matched no input section of the relinked map: ld ignored it$" out &&
+    grep -q "^region     .*: at 0x1[0-9a-f]*, outside sram" out &&
+    grep -q "^moved      .*: at 0x1[0-9a-f]*, the plan put it at 0x1" out &&
+    grep -q "^result:    DIFFERS" out &&
+    test_exit 1 $CODEPLACE verify $S/p.layout wrong.elf --map wrong.map --emit $S/place >out2 &&
+    grep -q "^stubs " out2
+'
+
+test_expect_success 'a plan made without the map: patterns ld ignored' '
+    $CODEPLACE plan $ELF --trace $S/stock.trace --target rp2040 --strategy combined \
+        --budget 4K --search-moves 500 -q --emit nomap --layout nomap.layout >plan.out 2>plan.err &&
+    grep -q "^UNVERIFIED prediction: no --map" plan.out &&
+    grep -q "UNVERIFIED prediction: no --map" nomap/codeplace_ram.ld &&
+    sh $CP_ROOT/firmware/relink.sh rp2040 nomap nm &&
+    test_exit 1 $CODEPLACE verify nomap.layout nm.elf --map nm.map --emit nomap >out &&
+    grep -q "^no-match   .*(\.text\.__aeabi_[a-z0-9]*): matched no input section" out
+'
+
+test_expect_success 'usage and input errors' '
+    test_exit 2 $CODEPLACE verify $S/p.layout 2>err &&
+    grep -q "give the layout and the relinked ELF" err &&
+    test_exit 2 $CODEPLACE verify $S/p.layout $S/out.elf --emit $S/place 2>err &&
+    grep -q "needs the relinked map" err &&
+    printf "name flash 0x10000000 4 x\n" >bad.layout &&
+    test_exit 1 $CODEPLACE verify bad.layout $S/out.elf 2>err &&
+    grep -q "bad.layout.: line 1: not a codeplace layout" err &&
+    test_exit 1 $CODEPLACE verify $S/p.layout $ELF --map $MAP >out 2>err &&
+    grep -q "is the image the plan was made from" err
+'
+
+test_done
