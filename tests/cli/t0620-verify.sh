@@ -66,7 +66,18 @@ test_expect_success 'usage and input errors' '
     test_exit 1 $CODEPLACE verify bad.layout $S/out.elf 2>err &&
     grep -q "bad.layout.: line 1: not a codeplace layout" err &&
     test_exit 1 $CODEPLACE verify $S/p.layout $ELF --map $MAP >out 2>err &&
-    grep -q "is the image the plan was made from" err
+    grep -q "is the image the plan was made from" err &&
+    test_exit 2 $CODEPLACE verify $S/p.layout $S/out.elf --elf $S/out.elf 2>err &&
+    grep -q "the ELF is given twice" err &&
+    test_exit 1 $CODEPLACE verify $S/p.layout nosuch.elf 2>err &&
+    grep -q "nosuch.elf" err
+'
+
+test_expect_success 'the ELF as --elf, in either place' '
+    $CODEPLACE verify --elf $S/out.elf $S/p.layout -m $S/out.map --emit $S/place >out &&
+    grep -q "^result:    as planned (0 differences)$" out &&
+    $CODEPLACE verify $S/out.elf $S/p.layout --map $S/out.map >out2 &&
+    grep -q "^result:    as planned (0 differences)$" out2
 '
 
 test_done
