@@ -34,7 +34,7 @@ const cli_cmd cmd_bench_compare = {
     .parent = &cmd_bench,
     .fn = bench_compare_fn,
     .summary = "compare configurations (interleaved runs) or earlier sweep results",
-    .usage = "--run A=CMD --run B=CMD [-n N] | SWEEP.csv... [--svg FILE]",
+    .usage = "--run A=CMD --run B=CMD [--times N] | SWEEP.csv... [--svg FILE]",
     .description =
         "With --run: runs the configurations interleaved (A B C A B C ...), each\n"
         "N times, so that drift hits all alike; prints each one's median with a\n"
@@ -46,7 +46,7 @@ const cli_cmd cmd_bench_compare = {
         "--label L join them: misses per echo and echo rate per label, next\n"
         "to the peak reply rate of the sweeps of the same label.\n\n"
         "example:\n"
-        "  codeplace bench compare -n 5 \\\n"
+        "  codeplace bench compare --times 5 \\\n"
         "      --run 'stock=codeplace bench udp dev:7 --rates 2000 --json -q' \\\n"
         "      --run 'placed=codeplace bench udp dev:7 --rates 2000 --json -q' \\\n"
         "      --metric peak_reply_rate_mean\n"
@@ -433,7 +433,7 @@ static int bench_compare_fn(cli_ctx *ctx, int argc, char **argv)
     if (!(level > 0 && level < 1))
         return cli_usage_error(ctx, "option '--level': give a value in (0, 1)");
     if (times == 0 || times > 10000 || iters < 100 || iters > 1000000)
-        return cli_usage_error(ctx, "bench compare: -n 1..10000, --iters 100..1000000");
+        return cli_usage_error(ctx, "bench compare: --times 1..10000, --iters 100..1000000");
     if (svg && nruns)
         return cli_usage_error(ctx, "bench compare: --svg goes with result files");
     group *g = NULL;
