@@ -2,6 +2,7 @@
  * next to a trace (evaluated on it). */
 #include "cmd-plan-samples.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "plan/fromsamples.h"
 #include "samples/samples.h"
 #include "util/jw.h"
+#include "util/wfile.h"
 
 static smp *load(const char *path)
 {
@@ -35,35 +37,44 @@ static plan_result *run(cli_ctx *ctx, plan_model *m, const smp *s,
     return r;
 }
 
+typedef struct artefact_args {
+    plan_model *m;
+    const plan_result *r;
+    const plan_emit_info *info;
+    const char *path; /* the file being written */
+} artefact_args;
+
+static int put_list(FILE *f, void *arg, cp_err *err)
+{
+    artefact_args *x = arg;
+    if (plan_emit_list(f, x->m, x->r, x->info) < 0)
+        return cp_seterr(err, "cannot write '%s': %s", x->path,
+                         errno ? strerror(errno) : "write error");
+    return 0;
+}
+
+static int put_layout(FILE *f, void *arg, cp_err *err)
+{
+    artefact_args *x = arg;
+    return plan_emit_layout(f, x->m, x->r, x->info, err);
+}
+
+/* The name list and layout are written whole or not at all (util/wfile). */
 static int write_artefacts(plan_model *m, const plan_result *r,
                            const plan_samples_args *a,
                            const plan_emit_info *info)
 {
     cp_err err;
-    if (a->list) {
-        FILE *f = fopen(a->list, "w");
-        if (!f) {
-            cli_error("cannot create '%s': %m", a->list);
-            return -1;
-        }
-        int rc = plan_emit_list(f, m, r, info);
-        if (fclose(f) != 0 || rc < 0) {
-            cli_error("cannot write name list '%s'", a->list);
-            return -1;
-        }
+    artefact_args x = {m, r, info, a->list};
+    errno = 0;
+    if (a->list && cp_wfile_write(a->list, put_list, &x, &err) < 0) {
+        cli_error("name list: %s", err.msg);
+        return -1;
     }
-    if (a->layout) {
-        FILE *f = fopen(a->layout, "w");
-        if (!f) {
-            cli_error("cannot create '%s': %m", a->layout);
-            return -1;
-        }
-        int rc = plan_emit_layout(f, m, r, info, &err);
-        if (fclose(f) != 0 || rc < 0) {
-            cli_error("cannot write layout '%s'%s%s", a->layout,
-                      rc < 0 ? ": " : "", rc < 0 ? err.msg : "");
-            return -1;
-        }
+    x.path = a->layout;
+    if (a->layout && cp_wfile_write(a->layout, put_layout, &x, &err) < 0) {
+        cli_error("layout: %s", err.msg);
+        return -1;
     }
     if (a->emit && plan_emit_snippets(a->emit, m, r, info, &err) < 0) {
         cli_error("%s", err.msg);

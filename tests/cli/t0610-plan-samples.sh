@@ -54,6 +54,16 @@ test_expect_success 'a samples-only plan says it is a ranking and prints no miss
     grep -q "^__muldi3 *# 92 bytes, [0-9]* samples, libgcc.a" hot.list
 '
 
+test_expect_success 'a samples plan that hits the file size limit leaves the old list, no partial one' '
+    echo old >hot.list &&
+    (ulimit -f 1; test_must_fail $CODEPLACE plan $ELF --map $MAP --samples $D/s.txt \
+        --target rp2040 --budget 16K --list hot.list --layout hot.layout >/dev/null 2>err) &&
+    grep -q "hot.list.*File too large" err &&
+    test "$(cat hot.list)" = old &&
+    ! test -e hot.layout &&
+    test -z "$(ls | grep "\.tmp\.")"
+'
+
 test_expect_success 'busy-wait loops: found from the code, kept out of fast memory' '
     $CODEPLACE plan $ELF --map $MAP --samples $D/s.txt --target rp2040 \
         --budget 16K --list hot.list --json -q >j.json &&
