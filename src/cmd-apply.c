@@ -10,6 +10,7 @@
 #include "plan/apply.h"
 #include "plan/emit.h"
 #include "plan/plan.h"
+#include "cli/tgtopt.h"
 #include "target/target.h"
 #include "util/jw.h"
 
@@ -23,8 +24,8 @@ static const cli_opt opts[] = {
     [O_MAP] = {"map", 'm', "FILE", "GNU ld map file of the new build (input "
                "sections, archives; tells a dropped function from a missing "
                "one)"},
-    [O_TARGET] = {"target", 't', "NAME", "target preset (default: the list's "
-                  "target line)"},
+    [O_TARGET] = CLI_TGT_OPT_TARGET('t', "target preset or target file "
+                                    "(default: the list's target line)"),
     [O_BUDGET] = {"budget", 'b', "BYTES", "fast memory the names may fill "
                   "(default: the list's budget line)"},
     [O_PAD] = {"pad-limit", 0, "BYTES", "padding the hot block may add to "
@@ -255,15 +256,14 @@ static int cmd_apply_fn(cli_ctx *ctx, int argc, char **argv)
     if (!tname && !ltarget[0])
         return cli_usage_error(ctx, "apply: %s names no target: give "
                                "--target", list);
-    const tgt *t = tgt_find(tname ? tname : ltarget);
-    if (!t) {
-        cli_error("no target '%s' (try 'codeplace target')",
-                  tname ? tname : ltarget);
-        return CLI_FAIL;
-    }
-    if (tname && ltarget[0] && strcmp(tname, ltarget))
+    cli_tgt to = {.name = tname};
+    if ((rc = cli_tgt_resolve(ctx, &to, NULL, ltarget[0] ? ltarget : NULL,
+                              1)) != CLI_OK)
+        return rc;
+    const tgt *t = &to.t;
+    if (tname && ltarget[0] && strcmp(t->name, ltarget))
         cli_warn("%s was planned for %s; applying it for %s", list, ltarget,
-                 tname);
+                 t->name);
     img *im = img_open(elf, map, &err);
     if (!im) {
         cli_error("%s", err.msg);

@@ -77,6 +77,19 @@ test_expect_success 'the ELF as --elf (-e), the target as -t, the layout as -l' 
     grep -q "nosuch.elf" err
 '
 
+test_expect_success 'the target as a file (a board of your own), and an unknown one' '
+    sed "s/^name  *rp2040$/name myboard/" $CP_ROOT/targets/rp2040.target >my.target &&
+    grep -q "^name myboard$" my.target &&
+    $CODEPLACE apply $D/hot.list $ELF --map $MAP --target my.target -l c.layout \
+        --check >out 2>err &&
+    grep -q "planned for rp2040; applying it for myboard" err &&
+    grep -v "^#" $D/v1-plan.layout | cut -d" " -f1-3 | sort >want &&
+    grep -v "^#" c.layout | cut -d" " -f1-3 | sort >got &&
+    test_cmp want got &&
+    test_must_fail $CODEPLACE apply $D/hot.list $ELF --target nosuchboard 2>err &&
+    grep -q "nosuchboard" err
+'
+
 test_expect_success 'the second build: a renumbered clone resolves, the dropped function is named' '
     $CODEPLACE apply $D/hot.list $V2 --map $V2MAP --emit place >out &&
     grep -q "^  field.constprop.0 *-> field.constprop.1 *renumbered clone$" out &&
