@@ -152,5 +152,23 @@ test_expect_success '1 KiB of SRAM (combined): relinked, verified, predicted = m
     test $(steady $W/sram.csv 5) -lt $(steady $W/colour.csv 5)
 '
 
+test_expect_success 'a marker a plan moved to SRAM marks every echo, without a warning' '
+    mkdir plan &&
+    printf "*(.text.codeplace_mark)\n" >plan/codeplace_ram.ld &&
+    $CP_ROOT/firmware/relink.sh ws-mps2-an385 plan m &&
+    arm-none-eabi-nm m.elf | grep -q "^2000[0-9a-f]* T codeplace_mark$" &&
+    timeout 120 $CODEPLACE trace --qemu mps2-an385 m.elf --mark codeplace_mark \
+        --udp 7 -n 5 --skip 20 --timeout 90 -o m.trace >out 2>err &&
+    cat out err &&
+    grep -q "^iterations:   5 " out &&
+    ! grep "outside its cached window" err
+'
+
+test_expect_success 'a marker outside every memory the target caches or fills warns' '
+    timeout 60 $CODEPLACE trace -q --qemu mps2-an500 $CP_FIXTURES/tr-mps2.elf \
+        --target rp2040 --mark codeplace_mark -n 2 -o w.trace >out 2>err &&
+    grep "the marker 0x[0-9a-f]* is outside its cached window; on mps2-an500 the code runs from 0x00000000" err
+'
+
 test -f "$W/summary" && sed 's/^/# /' "$W/summary"
 test_done
