@@ -17,14 +17,16 @@
 #   function of the layout alone: the plan's model (sim --layout on the
 #   stock trace) and the relinked run must give the same number, exactly,
 #   and so must the independent model for the stock layout.
-# - The mean over the warm echoes of a run also holds the one to three
-#   echoes that a SysTick interrupt (the tickless kernel's 0.64 s wrap, the
-#   housekeeping thread's 1 s wake-up: +120 and +500 instructions) lands
-#   in, and the echo after each. QEMU runs SysTick from the host's clock,
-#   so where those land differs from run to run; each such echo costs up
-#   to about 100 misses more than an idle one here, which moves a mean
-#   over 49 echoes by up to about 2 misses per tick. The tolerance is 10 %
-#   of the prediction plus 5 misses per echo.
+# - The mean over the warm echoes of a run also holds the echoes that a
+#   SysTick interrupt (the tickless kernel's 0.64 s wrap, the housekeeping
+#   thread's 1 s wake-up: +120 and +500 instructions) lands in, and the
+#   echo after each. QEMU runs SysTick from the host's clock, so whether
+#   and where those land differs from run to run (a run of 50 echoes at
+#   100/s lasts about 0.5 s: none, one or two of them). Such a pair of
+#   echoes costs up to about 200 misses more than two idle ones in these
+#   layouts, so two pairs more in one run than in the other move a mean
+#   over 49 echoes by about 8. The tolerance is 10 % of the prediction
+#   plus 8 misses per echo.
 # - --skip 20 leaves out the probes queued while the guest booted, which
 #   it answers back to back (no idle between them: about 166 instructions
 #   fewer); their number depends on how fast the host runs QEMU.
@@ -134,7 +136,7 @@ plan_loop() {
     s=$(json stock.json "round(d[\"warm\"][\"misses_mean\"], 2)") &&
     echo "$1 ($2, budget $3): stock $s, predicted $p, measured $m misses per warm echo; idle echo $pm predicted, $mm measured" |
         tee -a summary &&
-    python3 -c "import sys; p, m = float(sys.argv[1]), float(sys.argv[2]); sys.exit(0 if abs(m - p) <= 0.10 * p + 5 else 1)" $p $m
+    python3 -c "import sys; p, m = float(sys.argv[1]), float(sys.argv[2]); sys.exit(0 if abs(m - p) <= 0.10 * p + 8 else 1)" $p $m
 }
 
 test_expect_success 'colour, no fast memory: relinked, verified, predicted = measured' '
