@@ -51,8 +51,8 @@ fi
 # flight when the plugin stops QEMU at mark 50 (the request that reached
 # it is never answered), and QEMU gone.
 record() {
-    timeout 120 $CODEPLACE trace --qemu mps2-an385 "$2" --mark codeplace_mark \
-        --udp 7 --rate 100 --size 64 -n 50 --skip 20 --timeout 90 \
+    timeout 60 $CODEPLACE trace --qemu mps2-an385 "$2" --mark codeplace_mark \
+        --udp 7 --rate 100 --size 64 -n 50 --skip 20 --timeout 40 \
         -o "$1.trace" >"$1.out" 2>"$1.err" &&
     cat "$1.out" &&
     grep -q "^iterations:   50 " "$1.out" &&
@@ -98,8 +98,8 @@ test_expect_success 'stock: trace --qemu --udp 7 -n 50, echoes answered, idle ec
 
 test_expect_success 'misses per idle echo: an LRU model over the exec log equals sim, exactly' '
     cd "$W" &&
-    timeout 200 python3 $CP_ROOT/tests/cli/wsfw-count.py mps2-an385 $ELF \
-        -n 20 --size 64 --cache 2K,2,8 --timeout 150 >count; rc=$?
+    timeout 100 python3 $CP_ROOT/tests/cli/wsfw-count.py mps2-an385 $ELF \
+        -n 30 --size 64 --cache 2K,2,8 --timeout 80 >count; rc=$?
     cat count && test $rc = 0 &&
     grep -q "0 dropped (rewound), 0 unmatched" count &&
     sed -n "s/^cache: *2048,2,8 lru, instruction fetches only: \([0-9]*\) misses per idle echo.*/\1/p" count >want &&
@@ -111,17 +111,31 @@ test_expect_success 'misses per idle echo: an LRU model over the exec log equals
 
 # plan_loop NAME STRATEGY BUDGET: plan on the stock trace, relink, record,
 # compare. The searches are bounded by moves, not time, so that the same
-# trace gives the same plan.
+# trace gives the same plan. With fast memory, calls between flash and
+# SRAM go through GNU ld's long-branch stubs, which ld lays out in the
+# order of its stub hash table: the plan knows their number and the area
+# they fill, not which stub lands in which cache set (a few misses per
+# echo with a 2 KiB cache), so the prediction compared is the second pass,
+# plan --refine-from the relinked image (docs/plan.md), the first one
+# reported next to it.
 plan_loop() {
     cd "$W" &&
-    $CODEPLACE plan $ELF --map $MAP --trace stock.trace $CACHE \
-        --strategy $2 --budget $3 -n 0 --plan-iterations 8 \
-        --search-moves 20000 --time 0 --emit $1.place --list $1.list \
-        --layout $1.layout -q --json -o $1.plan.json &&
+    args="$ELF --map $MAP --trace stock.trace $CACHE --strategy $2 --budget $3
+        -n 0 --plan-iterations 8 --search-moves 2000 --time 0 -q" &&
+    $CODEPLACE plan $args --emit $1.place --list $1.list --layout $1.layout \
+        --json -o $1.plan.json &&
     test -s $1.list && test -s $1.place/codeplace_flash.ld &&
     $CP_ROOT/firmware/relink.sh ws-mps2-an385 $1.place $1 &&
     $CODEPLACE verify $1.layout $1.elf --map $1.map --emit $1.place >$1.verify &&
     cat $1.verify && grep -q "^result: *as planned (0 differences)$" $1.verify &&
+    first=$(json $1.plan.json "round(d[\"results\"][0][\"misses_per_iteration\"], 2)") &&
+    if test "$3" != 0; then
+        $CODEPLACE plan $args --refine-from $1.elf --refine-map $1.map \
+            --layout $1.refined.layout --json -o $1.refined.json &&
+        mv $1.refined.layout $1.layout && mv $1.refined.json $1.plan.json &&
+        $CODEPLACE verify $1.layout $1.elf --map $1.map --emit $1.place >$1.verify &&
+        grep -q "^result: *as planned (0 differences)$" $1.verify
+    fi &&
     record $1 $1.elf &&
     $CODEPLACE sim stock.trace --elf $ELF --layout $1.layout $CACHE -q --csv -o $1.pred.csv &&
     $CODEPLACE sim $1.trace --elf $1.elf --map $1.map $CACHE -q --csv -o $1.csv &&
@@ -134,9 +148,12 @@ plan_loop() {
     p=$(json $1.plan.json "round(d[\"results\"][0][\"misses_per_iteration\"], 2)") &&
     m=$(json $1.json "round(d[\"warm\"][\"misses_mean\"], 2)") &&
     s=$(json stock.json "round(d[\"warm\"][\"misses_mean\"], 2)") &&
-    echo "$1 ($2, budget $3): stock $s, predicted $p, measured $m misses per warm echo; idle echo $pm predicted, $mm measured" |
+    echo "$1 ($2, budget $3): stock $s, predicted $p (first pass $first), measured $m misses per warm echo; idle echo $pm predicted, $mm measured" |
         tee -a summary &&
-    python3 -c "import sys; p, m = float(sys.argv[1]), float(sys.argv[2]); sys.exit(0 if abs(m - p) <= 0.10 * p + 8 else 1)" $p $m
+    for q in $p $first; do
+        python3 -c "import sys; p, m = float(sys.argv[1]), float(sys.argv[2]); sys.exit(0 if abs(m - p) <= 0.10 * p + 8 else 1)" $q $m ||
+            return 1
+    done
 }
 
 test_expect_success 'colour, no fast memory: relinked, verified, predicted = measured' '
@@ -159,8 +176,8 @@ test_expect_success 'a marker a plan moved to SRAM marks every echo, without a w
     printf "*(.text.codeplace_mark)\n" >plan/codeplace_ram.ld &&
     $CP_ROOT/firmware/relink.sh ws-mps2-an385 plan m &&
     arm-none-eabi-nm m.elf | grep -q "^2000[0-9a-f]* T codeplace_mark$" &&
-    timeout 120 $CODEPLACE trace --qemu mps2-an385 m.elf --mark codeplace_mark \
-        --udp 7 -n 5 --skip 20 --timeout 90 -o m.trace >out 2>err &&
+    timeout 60 $CODEPLACE trace --qemu mps2-an385 m.elf --mark codeplace_mark \
+        --udp 7 -n 5 --skip 20 --timeout 40 -o m.trace >out 2>err &&
     cat out err &&
     grep -q "^iterations:   5 " out &&
     ! grep "outside its cached window" err
