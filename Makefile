@@ -88,10 +88,12 @@ unit: $(UNIT_BIN)
 fixtures:
 	@$(MAKE) --no-print-directory -f tests/fixtures/fixtures.mk
 
+# make check builds on every core unless told otherwise (make check JOBS=1).
+JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 check: setup
 	@$(MAKE) --no-print-directory headers
-	@$(MAKE) --no-print-directory build/san/codeplace build/codeplace build/codeplace-qemu.so unit fixtures $(CHECK_DEPS)
-	@sh tests/run
+	@$(MAKE) --no-print-directory -j$(JOBS) build/san/codeplace build/codeplace build/codeplace-qemu.so unit fixtures $(CHECK_DEPS)
+	@CP_TEST_JOBS=$(JOBS) sh tests/run
 
 demo: setup build/codeplace
 	@sh scripts/demo

@@ -1,4 +1,5 @@
 #!/bin/sh
+# test: serial (rates and sampled shares: it runs alone)
 # codeplace bench udp: the sweep against real echo peers (socat on loopback;
 # socat in network namespaces with nftables rules that drop and duplicate
 # requests by sequence number, so that the counts are exact), a scripted
