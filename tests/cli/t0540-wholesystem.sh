@@ -1,4 +1,5 @@
 #!/bin/sh
+# test: serial (QEMU under UDP traffic: a starved vCPU turns idle echoes into back-to-back ones, and the means follow)
 # The whole-system loop on the echo firmware (firmware/ws/, mps2-an385):
 # trace --qemu under UDP echo traffic, sim with a cache smaller than an
 # echo's code (the RP2040's cache policy and timing, 2 KiB, 2-way, 8-byte
