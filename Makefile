@@ -13,7 +13,7 @@ VERSION := 0.1.0
 WARN    := -Wall -Wextra -Werror -Wmissing-prototypes -Wshadow
 CFLAGS  ?= -O2 -g
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -Isrc -DCODEPLACE_VERSION=\"$(VERSION)\" -DCODEPLACE_DATADIR=\"$(PREFIX)/share/codeplace\" $(CFLAGS)
-LIBS    := -lunicorn -lelf -lpcap -lpthread -lm
+LIBS    := -lunicorn -lelf -lpcap -lpthread -lm -lstdc++
 
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
