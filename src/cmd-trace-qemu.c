@@ -467,7 +467,14 @@ int trace_qemu_run(cli_ctx *ctx, const trace_qemu_opts *o)
                 w->size = mm->size;
             }
         }
-        if (!tgt_is_cached(t, c.mark))
+        /* A marker in RAM is one a plan moved there; anywhere else
+         * outside the cached window the image was linked for another
+         * memory map. */
+        const tgt_mem *mk = tgt_mem_at(t, c.mark);
+        int in_ram = mk && (mk->kind == TGT_MEM_SRAM ||
+                            mk->kind == TGT_MEM_ITCM ||
+                            mk->kind == TGT_MEM_DTCM);
+        if (!tgt_is_cached(t, c.mark) && !in_ram)
             cli_warn("target %s: the marker 0x%08x is outside its cached "
                      "window; on %s the code runs from 0x%08x", t->name,
                      c.mark, m->name, m->code_base);

@@ -2,6 +2,7 @@
 """Independent count of the whole-system echo firmware's work per echo.
 
   wsfw-count.py MACHINE ELF [-n N] [--size B] [--gap MS] [--line BYTES]
+                [--cache SIZE,WAYS,LINE]
 
 Runs the firmware in qemu-system-arm with one instruction per translation
 block and an exec log (-singlestep -d exec,nochain; QEMU 7.2 has no
@@ -34,6 +35,15 @@ and the distinct LINE-byte lines their bytes touch (a 32-bit instruction
 across a line boundary touches both). Every idle iteration must agree
 exactly on both figures, or the script fails and says in which functions
 they differ. No part of codeplace is used.
+
+--cache SIZE,WAYS,LINE (SIZE in bytes, or with a K suffix) also runs the
+executed instructions' addresses, in the order they ran, through a small
+set-associative LRU cache model of that geometry (set = line number modulo
+the number of sets; every line an instruction's bytes touch is one access)
+from the first mark on, and reports the misses of each idle iteration that
+follows an idle one: those start from the cache state an identical
+iteration left, so they must all agree, or the script fails. Instruction
+fetches only: the exec log holds no data reads.
 
 Exit 0 with the report, 1 when the run failed or the figures disagree,
 2 on usage errors.
@@ -82,8 +92,9 @@ def symbols(path):
 class Counter:
     """Reads the exec log; splits it into iterations at the marker."""
 
-    def __init__(self, mark, systick, idle, segs, line):
+    def __init__(self, mark, systick, idle, segs, line, cache=None):
         self.mark = mark
+        self.cache = cache       # LRU model, or None
         self.systick = systick
         self.idle = idle         # (start, end) of the idle thread's code
         self.segs = segs
@@ -94,11 +105,12 @@ class Counter:
         self.rewound = 0
         self.unmatched = 0
         self.marks = 0
-        self.iters = []          # (marks index, insns, lines, kind, pcs)
+        self.iters = []          # (marks index, insns, lines, kind, pcs, misses)
         self._insns = 0
         self._pcs = {}
         self._tick = False
         self._idle = False
+        self._misses0 = 0
 
     def size(self, pc):
         s = self.sizes.get(pc)
@@ -124,15 +136,26 @@ class Counter:
                 if kind == "idle" and self.iters and \
                         self.iters[-1][3] == "back-to-back":
                     kind = "after back-to-back"
+                misses = None
+                if self.cache is not None:
+                    misses = self.cache.misses - self._misses0
                 self.iters.append((self.marks, self._insns,
-                                   frozenset(lines), kind, self._pcs))
+                                   frozenset(lines), kind, self._pcs, misses))
             self.marks += 1
             self._insns = 0
             self._pcs = {}
             self._tick = False
             self._idle = False
+            if self.cache is not None:
+                self._misses0 = self.cache.misses
         if self.marks == 0:
             return
+        if self.cache is not None:
+            first = pc // self.cache.line
+            self.cache.access(first)
+            last = (pc + self.size(pc) - 1) // self.cache.line
+            if last != first:
+                self.cache.access(last)
         self._insns += 1
         self._pcs[pc] = self._pcs.get(pc, 0) + 1
         if pc == self.systick:
@@ -165,6 +188,46 @@ class Counter:
                 else:
                     self.unmatched += 1
         # the last Trace line may have been cut short: not counted
+
+
+class LRUCache:
+    """Set-associative, LRU replacement, allocate on every miss."""
+
+    def __init__(self, size, ways, line):
+        self.line = line
+        self.ways = ways
+        self.nsets = size // (ways * line)
+        self.sets = [[] for _ in range(self.nsets)]   # MRU last
+        self.misses = 0
+
+    def access(self, lineno):
+        ways = self.sets[lineno % self.nsets]
+        if lineno in ways:
+            ways.remove(lineno)
+        else:
+            self.misses += 1
+            if len(ways) == self.ways:
+                del ways[0]
+        ways.append(lineno)
+
+
+def parse_cache(spec):
+    """SIZE,WAYS,LINE -> (size, ways, line) or None when malformed."""
+    f = spec.split(",")
+    if len(f) != 3:
+        return None
+    try:
+        size = int(f[0][:-1]) * 1024 if f[0][-1:] in ("K", "k") else int(f[0])
+        ways, line = int(f[1]), int(f[2])
+    except ValueError:
+        return None
+    if size <= 0 or ways <= 0 or line < 2 or line & (line - 1) or \
+            size % (ways * line):
+        return None
+    nsets = size // (ways * line)
+    if nsets & (nsets - 1):
+        return None
+    return size, ways, line
 
 
 def by_function(syms, pcs):
@@ -239,8 +302,16 @@ def main():
     ap.add_argument("--gap", type=float, default=10.0,
                     help="ms between an answer and the next request")
     ap.add_argument("--line", type=int, default=8, help="line bytes")
+    ap.add_argument("--cache", metavar="SIZE,WAYS,LINE",
+                    help="also count misses per echo in an LRU cache model")
     ap.add_argument("--timeout", type=float, default=120.0)
     a = ap.parse_args()
+    geometry = None
+    if a.cache is not None:
+        geometry = parse_cache(a.cache)
+        if geometry is None:
+            ap.error("--cache SIZE,WAYS,LINE: SIZE bytes (or K) = WAYS x LINE "
+                     "x a power-of-two number of sets, LINE a power of two")
     if a.n < 3 or a.n > 10000 or not 1 <= a.size <= 1472 or a.gap < 0 \
             or a.line < 2 or a.line & (a.line - 1):
         ap.error("-n 3..10000, --size 1..1472, --gap >= 0, "
@@ -258,7 +329,8 @@ def main():
             return 1
     idle = (syms["idle_entry"][0], syms["idle_entry"][0] + syms["idle_entry"][1])
     counter = Counter(syms["codeplace_mark"][0], syms["k_systick_handler"][0],
-                      idle, segs, a.line)
+                      idle, segs, a.line,
+                      LRUCache(*geometry) if geometry else None)
 
     tmp = tempfile.mkdtemp(prefix="cp-wsfw-count.")
     fifo = os.path.join(tmp, "exec.log")
@@ -371,6 +443,26 @@ def main():
                   % (name + ":", len(group),
                      " ".join("%+d (x%d)" % (k, v)
                               for k, v in sorted(extra.items()))))
+    if geometry:
+        # idle iterations right after an idle one: same start state
+        steady = [it for i, it in enumerate(its)
+                  if it[3] == "idle" and i > 0 and its[i - 1][3] == "idle"]
+        misses = sorted(set(it[5] for it in steady))
+        spec = "%d,%d,%d" % geometry
+        if len(steady) < 2:
+            print("wsfw-count: fewer than 2 idle iterations after an idle "
+                  "one: no miss figure", file=sys.stderr)
+            return 1
+        if len(misses) != 1:
+            print("cache:          %s lru: misses per idle echo %s: they "
+                  "disagree" % (spec, misses))
+            print("wsfw-count: %s: the idle iterations' misses disagree"
+                  % a.machine, file=sys.stderr)
+            return 1
+        print("cache:          %s lru, instruction fetches only: %d misses "
+              "per idle echo, in all %d idle iterations after an idle one "
+              "(marks %s)" % (spec, misses[0], len(steady),
+                              ",".join(str(it[0]) for it in steady)))
     return 0
 
 
