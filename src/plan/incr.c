@@ -40,13 +40,14 @@ struct plan_incr {
     uint32_t *nocc, *cocc;
     double *miss;         /* per set, counted misses */
     double total;
-    /* Undo of the last move. */
-    size_t undo_k;
-    uint32_t undo_base;
+    /* Undo of the last move (one or two units). */
+    size_t undo_k[2];
+    uint32_t undo_base[2];
+    unsigned nundo;
     uint32_t *touched;    /* sets re-simulated by the last move */
     double *touched_old;
+    unsigned char *mark;  /* per set: in touched[] */
     size_t ntouched;
-    int can_undo;
 };
 
 static int occ_add(plan_incr *x, uint32_t s, uint32_t k, uint32_t l)
@@ -61,6 +62,13 @@ static int occ_add(plan_incr *x, uint32_t s, uint32_t k, uint32_t l)
     }
     x->occ[s][x->nocc[s]++] = (occ){k, l};
     return 0;
+}
+
+/* A line of a hot unit the planning iterations touch: the others never
+ * enter a set's stream, so a move need not simulate their sets. */
+static int line_used(const plan_incr *x, size_t k, uint32_t l)
+{
+    return x->lstart[k][l + 1] > x->lstart[k][l];
 }
 
 static void occ_del(plan_incr *x, uint32_t s, uint32_t k)
@@ -103,6 +111,7 @@ static double sim_set(plan_incr *x, uint32_t s)
     size_t cut[2 * PLAN_MAX_WORK + 1];
     unsigned wk = 0, ph = 0; /* next boundary: wstart or wwarm of wk */
     size_t sp = x->sstart[s], se = x->sstart[s + 1], nb = 0;
+    uint32_t last = UINT32_MAX;
     for (;;) {
         /* The earliest next access among the lists. */
         uint32_t best = UINT32_MAX, line = 0;
@@ -129,8 +138,16 @@ static double sim_set(plan_incr *x, uint32_t s)
             if (ph)
                 wk++;
             ph ^= 1;
+            last = UINT32_MAX;
         }
-        x->buf[nb++] = line;
+        /* A line again right after itself in its set is a hit that changes
+         * nothing under every policy (LRU: already most recent; FIFO and
+         * random: hits leave the set alone; tree-PLRU: the same bits set
+         * again), so it is left out; never across a workload's or a warm
+         * part's start. */
+        if (line != last)
+            x->buf[nb++] = line;
+        last = line;
     }
     while (wk < x->nwork) {
         cut[2 * wk + ph] = nb;
@@ -174,6 +191,7 @@ void plan_incr_free(plan_incr *x)
     free(x->miss);
     free(x->touched);
     free(x->touched_old);
+    free(x->mark);
     free(x->tm);
     free(x->te);
     free(x->ln);
@@ -222,6 +240,7 @@ plan_incr *plan_incr_new(const plan_model *m, const plan_layout *L,
     x->miss = calloc(x->sets, sizeof *x->miss);
     x->touched = malloc(2 * x->sets * sizeof *x->touched);
     x->touched_old = malloc(2 * x->sets * sizeof *x->touched_old);
+    x->mark = calloc(x->sets, 1);
     size_t nall = 0;
     for (size_t k = 0; k < nhot; k++)
         nall += (m->units[hot[k]].size >> x->ls) + 2;
@@ -231,7 +250,7 @@ plan_incr *plan_incr_new(const plan_model *m, const plan_layout *L,
     x->ln = malloc(x->nscratch * sizeof *x->ln);
     if (!x->tm || !x->te || !x->ln || !kof || !x->nlines || !x->lstart || !x->ltime || !x->base ||
         !x->sstart || !x->occ || !x->nocc || !x->cocc || !x->miss ||
-        !x->touched || !x->touched_old)
+        !x->touched || !x->touched_old || !x->mark)
         goto fail;
     for (size_t i = 0; i < m->nunits; i++)
         kof[i] = UINT32_MAX;
@@ -304,7 +323,8 @@ plan_incr *plan_incr_new(const plan_model *m, const plan_layout *L,
     }
     for (size_t k = 0; k < nhot; k++)
         for (uint32_t l = 0; l < x->nlines[k]; l++)
-            if (occ_add(x, (x->base[k] + l) & x->mask, (uint32_t)k, l) < 0)
+            if (line_used(x, k, l) &&
+                occ_add(x, (x->base[k] + l) & x->mask, (uint32_t)k, l) < 0)
                 goto fail;
     x->total = 0;
     for (uint32_t s = 0; s < x->sets; s++) {
@@ -327,28 +347,50 @@ double plan_incr_total(const plan_incr *x)
 
 static void touch(plan_incr *x, uint32_t s)
 {
-    for (size_t i = 0; i < x->ntouched; i++)
-        if (x->touched[i] == s)
-            return;
+    if (x->mark[s])
+        return;
+    x->mark[s] = 1;
     x->touched_old[x->ntouched] = x->miss[s];
     x->touched[x->ntouched++] = s;
 }
 
-double plan_incr_move(plan_incr *x, size_t k, uint32_t addr)
+/* Takes unit k out of the sets of its used lines (marking them) and puts
+ * it in at line nb (marking those). */
+static int relocate(plan_incr *x, size_t k, uint32_t nb)
 {
-    uint32_t nb = addr >> x->ls, ob = x->base[k];
-    x->ntouched = 0;
-    uint32_t n = x->nlines[k] < x->sets ? x->nlines[k] : x->sets;
-    for (uint32_t l = 0; l < n; l++) {
-        touch(x, (ob + l) & x->mask);
-        touch(x, (nb + l) & x->mask);
-    }
+    uint32_t ob = x->base[k];
+    for (uint32_t l = 0; l < x->nlines[k]; l++)
+        if (line_used(x, k, l)) {
+            touch(x, (ob + l) & x->mask);
+            touch(x, (nb + l) & x->mask);
+        }
     for (size_t i = 0; i < x->ntouched; i++)
         occ_del(x, x->touched[i], (uint32_t)k);
     x->base[k] = nb;
     for (uint32_t l = 0; l < x->nlines[k]; l++)
-        if (occ_add(x, (nb + l) & x->mask, (uint32_t)k, l) < 0)
+        if (line_used(x, k, l) &&
+            occ_add(x, (nb + l) & x->mask, (uint32_t)k, l) < 0)
             return -1;
+    return 0;
+}
+
+double plan_incr_move2(plan_incr *x, size_t k, uint32_t addr, size_t k2,
+                       uint32_t addr2)
+{
+    unsigned nm = k2 == SIZE_MAX ? 1 : 2;
+    size_t ks[2] = {k, k2};
+    uint32_t as[2] = {addr, addr2};
+    for (size_t i = 0; i < x->ntouched; i++)
+        x->mark[x->touched[i]] = 0;
+    x->ntouched = 0;
+    x->nundo = 0;
+    for (unsigned q = 0; q < nm; q++) {
+        x->undo_k[q] = ks[q];
+        x->undo_base[q] = x->base[ks[q]];
+        x->nundo = q + 1;
+        if (relocate(x, ks[q], as[q] >> x->ls) < 0)
+            return -1;
+    }
     for (size_t i = 0; i < x->ntouched; i++) {
         uint32_t s = x->touched[i];
         double v = sim_set(x, s);
@@ -357,29 +399,42 @@ double plan_incr_move(plan_incr *x, size_t k, uint32_t addr)
         x->total += v - x->miss[s];
         x->miss[s] = v;
     }
-    x->undo_k = k;
-    x->undo_base = ob;
-    x->can_undo = 1;
     return plan_incr_total(x);
+}
+
+double plan_incr_move(plan_incr *x, size_t k, uint32_t addr)
+{
+    return plan_incr_move2(x, k, addr, SIZE_MAX, 0);
 }
 
 void plan_incr_undo(plan_incr *x)
 {
-    if (!x->can_undo)
+    if (!x->nundo)
         return;
-    size_t k = x->undo_k;
-    for (size_t i = 0; i < x->ntouched; i++)
-        occ_del(x, x->touched[i], (uint32_t)k);
-    x->base[k] = x->undo_base;
-    /* Room for these entries was there before the move. */
-    for (uint32_t l = 0; l < x->nlines[k]; l++)
-        (void)occ_add(x, (x->undo_base + l) & x->mask, (uint32_t)k, l);
+    /* The touched sets are those of both placements of every moved unit:
+     * take the units out of them and put them back where they were. Room
+     * for these entries was there before the move. */
+    for (unsigned q = 0; q < x->nundo; q++) {
+        size_t k = x->undo_k[q];
+        for (size_t i = 0; i < x->ntouched; i++)
+            occ_del(x, x->touched[i], (uint32_t)k);
+    }
+    for (unsigned q = x->nundo; q-- > 0;) {
+        size_t k = x->undo_k[q];
+        x->base[k] = x->undo_base[q];
+    }
+    for (unsigned q = 0; q < x->nundo; q++) {
+        size_t k = x->undo_k[q];
+        for (uint32_t l = 0; l < x->nlines[k]; l++)
+            if (line_used(x, k, l))
+                (void)occ_add(x, (x->base[k] + l) & x->mask, (uint32_t)k, l);
+    }
     for (size_t i = 0; i < x->ntouched; i++) {
         uint32_t s = x->touched[i];
         x->total += x->touched_old[i] - x->miss[s];
         x->miss[s] = x->touched_old[i];
     }
-    x->can_undo = 0;
+    x->nundo = 0;
 }
 
 size_t plan_incr_pick(const plan_incr *x, double r, uint64_t salt)

@@ -599,8 +599,8 @@ static double anneal(run *r, double share)
             r->off[w] = ow;
             if (!ok)
                 continue;
-            if (plan_incr_move(x, k, r->hot_base + ow) < 0 ||
-                (v = plan_incr_move(x, k2, r->hot_base + old)) < 0) {
+            if ((v = plan_incr_move2(x, k, r->hot_base + ow, k2,
+                                     r->hot_base + old)) < 0) {
                 failed = 1;
                 break;
             }
@@ -640,13 +640,9 @@ static double anneal(run *r, double share)
                     best_off[q] = r->off[hk[q]];
             }
         } else if (n > 1 && kind < 2) {
+            plan_incr_undo(x);
             r->off[u] = old;
             r->off[w] = ow;
-            if (plan_incr_move(x, k2, r->hot_base + ow) < 0 ||
-                (cur = plan_incr_move(x, k, r->hot_base + old)) < 0) {
-                failed = 1;
-                break;
-            }
         } else {
             plan_incr_undo(x);
             r->off[u] = old;
