@@ -113,25 +113,29 @@ static double sim_set(plan_incr *x, uint32_t s)
     size_t sp = x->sstart[s], se = x->sstart[s + 1], nb = 0;
     uint32_t last = UINT32_MAX;
     for (;;) {
-        /* The earliest next access among the lists. */
-        uint32_t best = UINT32_MAX, line = 0;
+        /* The earliest next access among the lists (the static one first
+         * on a tie, then the lowest index), and the next one after it in
+         * another list. */
+        uint32_t best = UINT32_MAX, sec = UINT32_MAX, line = 0;
         int who = -1;
         if (sp < se) {
             best = x->stime[sp];
             line = x->sline[sp];
         }
         for (unsigned i = 0; i < nl; i++)
-            if (tm[i] < te[i] && *tm[i] < best) {
-                best = *tm[i];
-                line = ln[i];
-                who = (int)i;
+            if (tm[i] < te[i]) {
+                uint32_t v = *tm[i];
+                if (v < best) {
+                    sec = best;
+                    best = v;
+                    line = ln[i];
+                    who = (int)i;
+                } else if (v < sec) {
+                    sec = v;
+                }
             }
         if (best == UINT32_MAX)
             break;
-        if (who < 0)
-            sp++;
-        else
-            tm[who]++;
         while (wk < x->nwork &&
                best >= (ph ? x->wwarm[wk] : x->wstart[wk])) {
             cut[2 * wk + ph] = nb;
@@ -140,14 +144,32 @@ static double sim_set(plan_incr *x, uint32_t s)
             ph ^= 1;
             last = UINT32_MAX;
         }
-        /* A line again right after itself in its set is a hit that changes
-         * nothing under every policy (LRU: already most recent; FIFO and
-         * random: hits leave the set alone; tree-PLRU: the same bits set
-         * again), so it is left out; never across a workload's or a warm
-         * part's start. */
-        if (line != last)
-            x->buf[nb++] = line;
-        last = line;
+        /* That list's accesses before the other lists' next one and the
+         * next workload or warm part go in one stretch. A line again right
+         * after itself in its set is a hit that changes nothing under every
+         * policy (LRU: already most recent; FIFO and random: hits leave the
+         * set alone; tree-PLRU: the same bits set again), so it is left
+         * out; never across a workload's or a warm part's start. A hot
+         * line's stretch is one line: one entry. */
+        size_t bound = wk < x->nwork ? (ph ? x->wwarm[wk] : x->wstart[wk])
+                                     : SIZE_MAX;
+        size_t lim = sec < bound ? sec : bound;
+        if (who < 0) {
+            do {
+                uint32_t l = x->sline[sp++];
+                if (l != last)
+                    x->buf[nb++] = l;
+                last = l;
+            } while (sp < se && x->stime[sp] < lim);
+        } else {
+            if (line != last)
+                x->buf[nb++] = line;
+            last = line;
+            const uint32_t *p = tm[who] + 1, *e = te[who];
+            while (p < e && *p < lim)
+                p++;
+            tm[who] = p;
+        }
     }
     while (wk < x->nwork) {
         cut[2 * wk + ph] = nb;
