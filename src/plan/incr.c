@@ -23,6 +23,7 @@ struct plan_incr {
     /* Scratch of sim_set: one cursor per hot line of a set. */
     const uint32_t **tm, **te;
     uint32_t *ln;
+    uint32_t *hv;         /* each cursor's next time (UINT32_MAX: none) */
     size_t nscratch;
     uint32_t *buf;        /* one set's lines in time order */
     size_t cbuf;
@@ -87,7 +88,7 @@ static void occ_del(plan_incr *x, uint32_t s, uint32_t k)
 static double sim_set(plan_incr *x, uint32_t s)
 {
     const uint32_t **tm = x->tm, **te = x->te;
-    uint32_t *ln = x->ln;
+    uint32_t *ln = x->ln, *hv = x->hv;
     unsigned nl = 0;
     size_t need = x->sstart[s + 1] - x->sstart[s];
     for (uint32_t i = 0; i < x->nocc[s] && nl < x->nscratch; i++) {
@@ -96,8 +97,10 @@ static double sim_set(plan_incr *x, uint32_t s)
         te[nl] = x->ltime[o->k] + x->lstart[o->k][o->l + 1];
         ln[nl] = x->base[o->k] + o->l;
         need += (size_t)(te[nl] - tm[nl]);
-        if (tm[nl] < te[nl])
+        if (tm[nl] < te[nl]) {
+            hv[nl] = *tm[nl];
             nl++;
+        }
     }
     if (need > x->cbuf) {
         uint32_t *b = realloc(x->buf, need * sizeof *b);
@@ -122,18 +125,17 @@ static double sim_set(plan_incr *x, uint32_t s)
             best = x->stime[sp];
             line = x->sline[sp];
         }
-        for (unsigned i = 0; i < nl; i++)
-            if (tm[i] < te[i]) {
-                uint32_t v = *tm[i];
-                if (v < best) {
-                    sec = best;
-                    best = v;
-                    line = ln[i];
-                    who = (int)i;
-                } else if (v < sec) {
-                    sec = v;
-                }
+        for (unsigned i = 0; i < nl; i++) {
+            uint32_t v = hv[i];
+            if (v < best) {
+                sec = best;
+                best = v;
+                line = ln[i];
+                who = (int)i;
+            } else if (v < sec) {
+                sec = v;
             }
+        }
         if (best == UINT32_MAX)
             break;
         while (wk < x->nwork &&
@@ -165,10 +167,23 @@ static double sim_set(plan_incr *x, uint32_t s)
             if (line != last)
                 x->buf[nb++] = line;
             last = line;
+            /* Gallop to the first access at or after lim. */
             const uint32_t *p = tm[who] + 1, *e = te[who];
-            while (p < e && *p < lim)
-                p++;
+            size_t step = 1;
+            while (p + step <= e && p[step - 1] < lim) {
+                p += step;
+                step *= 2;
+            }
+            const uint32_t *hi = p + step <= e ? p + step - 1 : e;
+            while (p < hi) {
+                const uint32_t *mid = p + (hi - p) / 2;
+                if (*mid < lim)
+                    p = mid + 1;
+                else
+                    hi = mid;
+            }
             tm[who] = p;
+            hv[who] = p < e ? *p : UINT32_MAX;
         }
     }
     while (wk < x->nwork) {
@@ -217,6 +232,7 @@ void plan_incr_free(plan_incr *x)
     free(x->tm);
     free(x->te);
     free(x->ln);
+    free(x->hv);
     free(x->buf);
     csim_cache_free(x->c);
     free(x);
@@ -270,7 +286,8 @@ plan_incr *plan_incr_new(const plan_model *m, const plan_layout *L,
     x->tm = malloc(x->nscratch * sizeof *x->tm);
     x->te = malloc(x->nscratch * sizeof *x->te);
     x->ln = malloc(x->nscratch * sizeof *x->ln);
-    if (!x->tm || !x->te || !x->ln || !kof || !x->nlines || !x->lstart || !x->ltime || !x->base ||
+    x->hv = malloc(x->nscratch * sizeof *x->hv);
+    if (!x->tm || !x->te || !x->ln || !x->hv || !kof || !x->nlines || !x->lstart || !x->ltime || !x->base ||
         !x->sstart || !x->occ || !x->nocc || !x->cocc || !x->miss ||
         !x->touched || !x->touched_old || !x->mark)
         goto fail;
@@ -479,4 +496,14 @@ size_t plan_incr_pick(const plan_incr *x, double r, uint64_t salt)
     if (!x->nocc[s])
         return SIZE_MAX;
     return x->occ[s][salt % x->nocc[s]].k;
+}
+
+double plan_incr_misses_at(const plan_incr *x, size_t k, uint32_t addr)
+{
+    uint32_t b = addr >> x->ls;
+    double sum = 0;
+    for (uint32_t l = 0; l < x->nlines[k]; l++)
+        if (line_used(x, k, l))
+            sum += x->miss[(b + l) & x->mask];
+    return sum;
 }

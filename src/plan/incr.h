@@ -37,5 +37,8 @@ void plan_incr_undo(plan_incr *x);
  * uniform r in [0, 1); and a hot unit (index into hot[]) with a line in
  * that set, or SIZE_MAX. */
 size_t plan_incr_pick(const plan_incr *x, double r, uint64_t salt);
+/* The misses now counted in the sets hot unit k's used lines would
+ * occupy if it started at addr. */
+double plan_incr_misses_at(const plan_incr *x, size_t k, uint32_t addr);
 
 #endif

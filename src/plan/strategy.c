@@ -499,6 +499,8 @@ static uint32_t placed_end(const run *r)
  * seed give the same plan; a deadline (--time) can only stop it early, and
  * the result says so. share: the part of the time left this search may
  * use. */
+#define COLOUR_TRIES 4
+
 static double anneal(run *r, double share)
 {
     plan_model *m = r->m;
@@ -615,9 +617,26 @@ static double anneal(run *r, double share)
                     d = -d;
                 c = (uint32_t)((int32_t)colour_of(r, old) + d) & (m->sets - 1);
             } else {
-                c = (uint32_t)(rnd(r) % m->sets);
+                c = NONE;
             }
-            uint32_t p = find_slot(r, u, c, limit);
+            uint32_t p = NONE;
+            if (c != NONE) {
+                p = find_slot(r, u, c, limit);
+            } else {
+                /* The least crowded of a few random colours: the one whose
+                 * sets have the fewest misses now. */
+                double pc = HUGE_VAL;
+                for (unsigned tr = 0; tr < COLOUR_TRIES; tr++) {
+                    uint32_t q = find_slot(r, u, (uint32_t)(rnd(r) % m->sets), limit);
+                    if (q == NONE || q == old)
+                        continue;
+                    double mc = plan_incr_misses_at(x, k, r->hot_base + q);
+                    if (mc < pc) {
+                        pc = mc;
+                        p = q;
+                    }
+                }
+            }
             if (p == NONE || p == old)
                 continue;
             r->off[u] = p;
