@@ -63,6 +63,10 @@ typedef struct run {
     uint32_t *off;        /* per unit */
     unsigned char *fast;  /* per unit: 1 in fast memory */
     uint32_t block_end;   /* hot block padded to this size (0: none) */
+    /* While annealing: per 8 bytes of the block, the unit placed there
+     * plus one (0: free), kept with off[]; NULL otherwise. */
+    uint32_t *own;
+    uint32_t nown;
     size_t *hot;          /* hot unit indices */
     size_t nhot;
     double evals;
@@ -228,6 +232,19 @@ static uint32_t align_at(const run *r, uint32_t p, uint32_t al)
 /* Is [p, p + size) free of every other placed unit (except skip)? */
 static int is_free(const run *r, uint32_t p, uint32_t size, size_t skip)
 {
+    if (r->own) {
+        /* The same answer from the map: a unit whose off[] is NONE for the
+         * moment (a swap's check) does not count. */
+        uint32_t g0 = p >> 3, g1 = (p + size + 7) >> 3;
+        if (g1 > r->nown)
+            g1 = r->nown;
+        for (uint32_t g = g0; g < g1; g++) {
+            uint32_t o = r->own[g];
+            if (o && o - 1 != skip && r->off[o - 1] != NONE)
+                return 0;
+        }
+        return 1;
+    }
     for (size_t k = 0; k < r->nhot; k++) {
         size_t u = r->hot[k];
         if (u == skip || r->off[u] == NONE || r->fast[u])
@@ -486,6 +503,22 @@ static uint32_t placed_end(const run *r)
     return end;
 }
 
+/* The map of the block while annealing: unit u's bytes at off, set to
+ * it (put) or freed. */
+static void own_put(run *r, size_t u, uint32_t off, int put)
+{
+    if (!r->own || off == NONE)
+        return;
+    uint32_t g0 = off >> 3, g1 = (off + align8(r->m->units[u].size) + 7) >> 3;
+    if (g1 > r->nown)
+        g1 = r->nown;
+    for (uint32_t g = g0; g < g1; g++)
+        if (put)
+            r->own[g] = (uint32_t)u + 1;
+        else if (r->own[g] == (uint32_t)u + 1)
+            r->own[g] = 0;
+}
+
 /* Simulated annealing on the hot units' start offsets, on the exact
  * incremental re-simulation (src/plan/incr.c): a move puts one unit at
  * another colour, shifts it by a few lines, or swaps two units; a move
@@ -539,6 +572,14 @@ static double anneal(run *r, double share)
         free(best_off);
         r->failed = 1;
         return HUGE_VAL;
+    }
+    /* The block's map, for is_free (8-byte granules of the block, so only
+     * when the block starts 8-aligned). */
+    if (r->hot_base % 8 == 0) {
+        r->nown = (limit >> 3) + 2;
+        r->own = calloc(r->nown, sizeof *r->own);
+        for (size_t q = 0; r->own && q < n; q++)
+            own_put(r, hk[q], r->off[hk[q]], 1);
     }
     double t_end = 0, t0 = now_s();
     if (r->deadline > 0) {
@@ -608,6 +649,10 @@ static double anneal(run *r, double share)
             }
             r->off[u] = ow;
             r->off[w] = old;
+            own_put(r, u, old, 0);
+            own_put(r, w, ow, 0);
+            own_put(r, u, ow, 1);
+            own_put(r, w, old, 1);
         } else {
             uint32_t c;
             if (kind < 4) {
@@ -640,6 +685,8 @@ static double anneal(run *r, double share)
             if (p == NONE || p == old)
                 continue;
             r->off[u] = p;
+            own_put(r, u, old, 0);
+            own_put(r, u, p, 1);
             if ((v = plan_incr_move(x, k, r->hot_base + p)) < 0) {
                 failed = 1;
                 break;
@@ -660,13 +707,22 @@ static double anneal(run *r, double share)
             }
         } else if (n > 1 && kind < 2) {
             plan_incr_undo(x);
+            own_put(r, u, ow, 0);
+            own_put(r, w, old, 0);
+            own_put(r, u, old, 1);
+            own_put(r, w, ow, 1);
             r->off[u] = old;
             r->off[w] = ow;
         } else {
             plan_incr_undo(x);
+            own_put(r, u, r->off[u], 0);
+            own_put(r, u, old, 1);
             r->off[u] = old;
         }
     }
+    free(r->own);
+    r->own = NULL;
+    r->nown = 0;
     plan_incr_free(x);
     for (size_t q = 0; q < n; q++)
         r->off[hk[q]] = best_off[q];
