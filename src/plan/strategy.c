@@ -593,7 +593,8 @@ static double anneal(run *r, double share)
      * at a third of their mean (measured over the first moves, accepted
      * only downhill) and ends a hundred times lower. */
     double up_sum = 0, temp = 0, t_first = 0, t_last = 0;
-    unsigned long up_n = 0, tries = 0, accepted = 0, calib = moves / 50 + 20;
+    unsigned long up_n = 0, tries = 0, accepted = 0, simulated = 0;
+    unsigned long calib = moves / 50 + 20;
     unsigned long report = moves / 10 ? moves / 10 : 1;
     int failed = 0;
     while (tries < moves) {
@@ -692,6 +693,7 @@ static double anneal(run *r, double share)
                 break;
             }
         }
+        simulated++;
         double d = v - cur;
         if (d > 0 && tries < calib) {
             up_sum += d;
@@ -735,9 +737,10 @@ static double anneal(run *r, double share)
         return HUGE_VAL;
     }
     double full = eval(r, 0);
-    say(r, "anneal: %lu moves (%lu accepted) in %.1f s%s: %.1f -> %.1f "
+    say(r, "anneal: %lu moves (%lu simulated, the others found no room; "
+         "%lu accepted) in %.1f s%s: %.1f -> %.1f "
          "misses/iteration (%.1f on all planning iterations)", tries,
-         accepted, now_s() - t0, r->time_cut ? ", stopped by --time" : "",
+         simulated, accepted, now_s() - t0, r->time_cut ? ", stopped by --time" : "",
          start, best, full);
     return full;
 }
