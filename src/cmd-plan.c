@@ -42,7 +42,7 @@ static const cli_opt opts[] = {
     [O_STRATEGY] = {"strategy", 's', "NAME", "stock, hotblock, colour, ram, "
                     "combined, rank, density or auto (default: auto)"},
     [O_PAD] = {"pad-limit", 0, "BYTES", "padding the hot block may add to "
-               "flash (default 64K)"},
+               "flash (default 8K)"},
     [O_EXCLUDE] = {"exclude", 'x', "GLOB", "never move functions or sections "
                    "matching GLOB (repeatable)"},
     [O_NORAM] = {"no-ram", 0, "GLOB", "keep matches out of fast memory "
@@ -52,7 +52,7 @@ static const cli_opt opts[] = {
     [O_PLAN_ITERS] = {"plan-iterations", 0, "N", "iterations each candidate "
                       "is evaluated on while searching (default 3)"},
     [O_MOVES] = {"search-moves", 0, "N", "annealing moves per search (default "
-                 "10000; each re-simulates the sets it changes)"},
+                 "200000; each re-simulates the sets it changes)"},
     [O_TIME] = {"time", 0, "SECONDS", "wall-clock limit of the searches "
                 "(default 60; 0: none); a search it stops early is reported"},
     [O_SEED] = {"seed", 0, "N", "seed of the search (default 1): the same "
@@ -363,9 +363,9 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
     const char *samples = NULL;
     plan_result *sres = NULL;
     plan_strategy strategy = PLAN_AUTO;
-    uint32_t budget = 0, pad = 65536, iters = 32, plan_iters = 3;
+    uint32_t budget = 0, pad = 8192, iters = 32, plan_iters = 3;
     uint64_t seed = 1, cache_seed = 1;
-    uint32_t moves = 10000;
+    uint32_t moves = 200000;
     double time_limit = 60;
     cli_parser p;
     cli_parser_init(&p, ctx, argc, argv, pos);

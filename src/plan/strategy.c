@@ -40,10 +40,10 @@ plan_opts plan_opts_default(const tgt *t)
     plan_opts o;
     memset(&o, 0, sizeof o);
     o.budget = 0;
-    o.pad_limit = 65536;
+    o.pad_limit = 8192;
     /* See plan_model_new: 16 bytes on ARMv6-M, 8 on v7-M/v8-M. */
     o.veneer_bytes = tgt_is_armv6m(t) ? 16 : 8;
-    o.search_moves = 10000;
+    o.search_moves = 200000;
     o.seed = 1;
     o.time_limit = 60;
     return o;
