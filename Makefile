@@ -13,7 +13,7 @@ VERSION := 0.1.0
 WARN    := -Wall -Wextra -Werror -Wmissing-prototypes -Wshadow
 CFLAGS  ?= -O2 -g
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -Isrc -DCODEPLACE_VERSION=\"$(VERSION)\" -DCODEPLACE_DATADIR=\"$(PREFIX)/share/codeplace\" $(CFLAGS)
-LIBS    := -lunicorn -lelf -lpcap -lpthread -lm
+LIBS    := -lunicorn -lelf -lpcap -lpthread -lm -lstdc++
 
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
@@ -88,10 +88,12 @@ unit: $(UNIT_BIN)
 fixtures:
 	@$(MAKE) --no-print-directory -f tests/fixtures/fixtures.mk
 
+# make check builds on every core unless told otherwise (make check JOBS=1).
+JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 check: setup
 	@$(MAKE) --no-print-directory headers
-	@$(MAKE) --no-print-directory build/san/codeplace build/codeplace build/codeplace-qemu.so unit fixtures $(CHECK_DEPS)
-	@sh tests/run
+	@$(MAKE) --no-print-directory -j$(JOBS) build/san/codeplace build/codeplace build/codeplace-qemu.so unit fixtures $(CHECK_DEPS)
+	@CP_TEST_JOBS=$(JOBS) sh tests/run
 
 demo: setup build/codeplace
 	@sh scripts/demo

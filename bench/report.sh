@@ -15,7 +15,7 @@ $CP trace -q $FW.elf --map $FW.map --target rp2040 --init codeplace_init \
     --iter codeplace_iteration -n 10 -o "$T/run.trace" >/dev/null || exit 1
 insns=$($CP trace --info "$T/run.trace" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["instructions"])')
 t0=$(now)
-$CP samples -q "$T/run.trace" --elf $FW.elf --every 100 -o "$T/s.txt" || exit 1
+$CP samples -q "$T/run.trace" $FW.elf --every 100 -o "$T/s.txt" || exit 1
 t1=$(now)
 python3 - "$insns" "$t0" "$t1" <<-\PY
 	import sys
@@ -39,7 +39,7 @@ for mode in text html trace; do
     trace) args="--trace $T/run.trace" ;;
     esac
     t0=$(now)
-    $CP report -q "$T/big.txt" --elf $FW.elf --map $FW.map $args >/dev/null || exit 1
+    $CP report -q "$T/big.txt" $FW.elf --map $FW.map $args >/dev/null || exit 1
     t1=$(now)
     python3 -c "import sys; print('report (%s): %d addresses in %.2f s' % ('$mode', $lines, $t1 - $t0))"
 done

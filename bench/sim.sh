@@ -20,6 +20,6 @@ cpu=$(python3 -c 'import resource, subprocess, sys
 subprocess.run(sys.argv[2:], stdout=open(sys.argv[1], "w"), check=True)
 r = resource.getrusage(resource.RUSAGE_CHILDREN)
 print("%.2f" % (r.ru_utime + r.ru_stime))' "$t/out" ./build/codeplace sim "$t/run.trace" \
-    --elf build/fw/demo-rp2040.elf -q) || exit 1
+    build/fw/demo-rp2040.elf -q) || exit 1
 echo "codeplace sim on the demo trace (20 iterations): $cpu s CPU (load, all four models, report)"
 grep -E "^  (misses|ideal bound) " "$t/out"

@@ -14,24 +14,26 @@
 #include "util/jw.h"
 
 enum {
-    O_MAP, O_TARGET, O_BUDGET, O_PAD, O_EMIT, O_LIST, O_LAYOUT, O_CHECK, O_NOPT
+    O_ELF, O_MAP, O_TARGET, O_BUDGET, O_PAD, O_EMIT, O_LIST, O_LAYOUT, O_CHECK, O_NOPT
 };
 
 static const cli_opt opts[] = {
+    [O_ELF] = {"elf", 'e', "FILE", "the new build's image, as the NEW.elf "
+               "argument"},
     [O_MAP] = {"map", 'm', "FILE", "GNU ld map file of the new build (input "
                "sections, archives; tells a dropped function from a missing "
                "one)"},
-    [O_TARGET] = {"target", 'T', "NAME", "target preset (default: the list's "
+    [O_TARGET] = {"target", 't', "NAME", "target preset (default: the list's "
                   "target line)"},
     [O_BUDGET] = {"budget", 'b', "BYTES", "fast memory the names may fill "
                   "(default: the list's budget line)"},
     [O_PAD] = {"pad-limit", 0, "BYTES", "padding the hot block may add to "
                "keep each section at its list's cache set (default 16K)"},
-    [O_EMIT] = {"emit", 'e', "DIR", "write the GNU ld, Zephyr and pico-sdk "
+    [O_EMIT] = {"emit", 0, "DIR", "write the GNU ld, Zephyr and pico-sdk "
                 "snippets for the new build into DIR"},
-    [O_LIST] = {"list", 'l', "FILE", "write the name list as it resolves in "
+    [O_LIST] = {"list", 0, "FILE", "write the name list as it resolves in "
                 "the new build"},
-    [O_LAYOUT] = {"layout", 'L', "FILE", "write the layout file (for "
+    [O_LAYOUT] = {"layout", 'l', "FILE", "write the layout file (for "
                   "codeplace sim --layout)"},
     [O_CHECK] = {"check", 0, NULL, "exit 1 when a name is lost (for CI)"},
     [O_NOPT] = {0},
@@ -208,6 +210,7 @@ static int cmd_apply_fn(cli_ctx *ctx, int argc, char **argv)
 {
     char *pos[argc];
     const char *map = NULL, *tname = NULL, *emit = NULL, *list_out = NULL;
+    const char *elf = NULL;
     const char *layout = NULL, *arg;
     uint32_t budget = UINT32_MAX, pad = 16384;
     int check = 0, rc;
@@ -215,6 +218,7 @@ static int cmd_apply_fn(cli_ctx *ctx, int argc, char **argv)
     cli_parser_init(&p, ctx, argc, argv, pos);
     while ((rc = cli_next(&p, &arg)) >= 0) {
         switch (rc) {
+        case O_ELF: elf = arg; break;
         case O_MAP: map = arg; break;
         case O_TARGET: tname = arg; break;
         case O_BUDGET:
@@ -233,10 +237,14 @@ static int cmd_apply_fn(cli_ctx *ctx, int argc, char **argv)
     }
     if (rc != CLI_END)
         return cli_parse_exit(rc);
-    if (p.npos != 2)
+    if (cli_elf_arg(ctx, pos, &p.npos, elf, 0, &elf) < 0)
+        return CLI_USAGE;
+    if (!elf && p.npos == 2) /* not an ELF: img_open names the problem */
+        elf = pos[--p.npos];
+    if (!elf || p.npos != 1)
         return cli_usage_error(ctx, "apply: give a name list and the new "
                                "build's ELF file");
-    const char *list = pos[0], *elf = pos[1];
+    const char *list = pos[0];
     cp_err err;
     char ltarget[32];
     uint32_t lbudget;

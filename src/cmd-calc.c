@@ -1,12 +1,12 @@
 /* codeplace calc: small calculations that turn benchmark figures into the
- * quantities placement decisions need. A nested table: clock, miss-cost,
- * bus, energy. */
+ * quantities placement decisions need. A group of nested commands: clock,
+ * miss-cost, bus, energy; src/cli dispatches them. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/stats.h"
+#include "util/stats.h"
 #include "cli/cli.h"
 #include "commands.h"
 #include "util/jw.h"
@@ -57,7 +57,8 @@ static const cli_opt clock_opts[] = {
 };
 static int calc_clock_fn(cli_ctx *ctx, int argc, char **argv);
 static const cli_cmd calc_clock = {
-    .name = "calc clock",
+    .name = "clock",
+    .parent = &cmd_calc,
     .fn = calc_clock_fn,
     .summary = "share of time that scales with the CPU clock",
     .usage = "FREQ:TIME FREQ:TIME... [--f0 FREQ]",
@@ -107,7 +108,7 @@ static int calc_clock_fn(cli_ctx *ctx, int argc, char **argv)
     for (int i = 0; i < p.npos; i++)
         x[i] = f0 / f[i];
     double a, b, r2;
-    if (nb_linfit(x, t, (size_t)p.npos, &a, &b, &r2) < 0) {
+    if (cp_linfit(x, t, (size_t)p.npos, &a, &b, &r2) < 0) {
         cli_error("calc clock: the points need at least two different clocks");
         return CLI_FAIL;
     }
@@ -152,12 +153,13 @@ static int calc_clock_fn(cli_ctx *ctx, int argc, char **argv)
 
 enum { MC_CLOCK, MC_NOPT };
 static const cli_opt miss_opts[] = {
-    [MC_CLOCK] = {"clock", 'c', "FREQ", "CPU clock (required), e.g. 125M"},
+    [MC_CLOCK] = {"clock", 0, "FREQ", "CPU clock (required), e.g. 125M"},
     [MC_NOPT] = {0},
 };
 static int calc_miss_fn(cli_ctx *ctx, int argc, char **argv);
 static const cli_cmd calc_miss = {
-    .name = "calc miss-cost",
+    .name = "miss-cost",
+    .parent = &cmd_calc,
     .fn = calc_miss_fn,
     .summary = "cycles per cache miss from two images' times and miss counts",
     .usage = "--clock FREQ TIME_A:MISSES_A TIME_B:MISSES_B",
@@ -224,18 +226,19 @@ static int calc_miss_fn(cli_ctx *ctx, int argc, char **argv)
 
 enum { B_BITS, B_CLOCK, B_TIME, B_WIDTH, B_DDR, B_NOPT };
 static const cli_opt bus_opts[] = {
-    [B_BITS] = {"bits", 'b', "N", "bits moved (e.g. misses x line bytes x 8, "
+    [B_BITS] = {"bits", 0, "N", "bits moved (e.g. misses x line bytes x 8, "
                 "plus command and address bits)"},
-    [B_CLOCK] = {"clock", 'c', "FREQ", "bus clock, e.g. 62.5M"},
-    [B_TIME] = {"time", 't', "TIME", "wall time, e.g. 1s or 250ms"},
-    [B_WIDTH] = {"width", 'w', "LINES", "data lines (1 SPI, 4 QSPI, 8 octal; "
+    [B_CLOCK] = {"clock", 0, "FREQ", "bus clock, e.g. 62.5M"},
+    [B_TIME] = {"time", 0, "TIME", "wall time, e.g. 1s or 250ms"},
+    [B_WIDTH] = {"width", 0, "LINES", "data lines (1 SPI, 4 QSPI, 8 octal; "
                  "default 1)"},
     [B_DDR] = {"ddr", 0, NULL, "two transfers per clock"},
     [B_NOPT] = {0},
 };
 static int calc_bus_fn(cli_ctx *ctx, int argc, char **argv);
 static const cli_cmd calc_bus = {
-    .name = "calc bus",
+    .name = "bus",
+    .parent = &cmd_calc,
     .fn = calc_bus_fn,
     .summary = "bus utilisation from bits moved, bus clock and wall time",
     .usage = "--bits N --clock FREQ --time TIME [--width LINES] [--ddr]",
@@ -293,13 +296,14 @@ static int calc_bus_fn(cli_ctx *ctx, int argc, char **argv)
 
 enum { EN_MW, EN_MBPS, EN_NOPT };
 static const cli_opt energy_opts[] = {
-    [EN_MW] = {"mw", 'p', "MW", "power in milliwatts"},
-    [EN_MBPS] = {"mbps", 'r', "MBPS", "throughput in Mbit/s"},
+    [EN_MW] = {"mw", 0, "MW", "power in milliwatts"},
+    [EN_MBPS] = {"mbps", 0, "MBPS", "throughput in Mbit/s"},
     [EN_NOPT] = {0},
 };
 static int calc_energy_fn(cli_ctx *ctx, int argc, char **argv);
 static const cli_cmd calc_energy = {
-    .name = "calc energy",
+    .name = "energy",
+    .parent = &cmd_calc,
     .fn = calc_energy_fn,
     .summary = "energy per bit from power and throughput",
     .usage = "--mw MW --mbps MBPS",
@@ -350,53 +354,14 @@ static int calc_energy_fn(cli_ctx *ctx, int argc, char **argv)
 /* ---- the calc table ---- */
 
 static const cli_cmd *const calc_cmds[] = {&calc_clock, &calc_miss, &calc_bus,
-                                           &calc_energy};
-#define NCALC (sizeof calc_cmds / sizeof calc_cmds[0])
-
-static int cmd_calc_fn(cli_ctx *ctx, int argc, char **argv);
+                                           &calc_energy, NULL};
 
 const cli_cmd cmd_calc = {
     .name = "calc",
-    .fn = cmd_calc_fn,
     .summary = "clock scaling, miss cost, bus utilisation, energy per bit",
     .usage = "SUBCOMMAND [options]",
     .description =
-        "subcommands:\n"
-        "  clock F:T F:T...        share of time that scales with the clock\n"
-        "  miss-cost T:M T:M       cycles per miss from two images\n"
-        "  bus                     bus utilisation\n"
-        "  energy                  energy per bit\n\n"
-        "Run 'codeplace calc SUBCOMMAND --help' for its options.\n\n"
         "example:\n"
         "  codeplace calc clock 125M:3.1ms 100M:3.6ms 50M:6.1ms",
-    .globals = 0,
+    .subs = calc_cmds,
 };
-
-static int cmd_calc_fn(cli_ctx *ctx, int argc, char **argv)
-{
-    if (argc < 2) {
-        cli_print_cmd_help(stderr, ctx->cmd);
-        return CLI_USAGE;
-    }
-    const char *name = argv[1];
-    if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
-        cli_print_cmd_help(stdout, ctx->cmd);
-        return CLI_OK;
-    }
-    if (!strcmp(name, "help") && argc > 2)
-        name = argv[2];
-    for (size_t i = 0; i < NCALC; i++) {
-        if (strcmp(calc_cmds[i]->name + 5, name))
-            continue;
-        if (!strcmp(argv[1], "help")) {
-            cli_print_cmd_help(stdout, calc_cmds[i]);
-            return CLI_OK;
-        }
-        cli_ctx sub = {.cmd = calc_cmds[i]};
-        int rc = calc_cmds[i]->fn(&sub, argc - 1, argv + 1);
-        if (cli_out_close(&sub) < 0 && rc == CLI_OK)
-            rc = CLI_FAIL;
-        return rc;
-    }
-    return cli_usage_error(ctx, "calc: '%s' is not a calc subcommand", name);
-}

@@ -12,6 +12,7 @@
 
 #include "bench/sweepfile.h"
 #include "cli/cli.h"
+#include "cli/probeopt.h"
 #include "cli/tgtopt.h"
 #include "commands.h"
 #include "probe/counters.h"
@@ -27,30 +28,24 @@ enum {
 };
 
 static const cli_opt opts[] = {
-    [O_GDB] = {"gdb", 0, "HOST:PORT", "a GDB stub (all-stop stubs are "
-               "halted briefly to zero and to read the counters)"},
-    [O_OPENOCD] = {"openocd", 0, "HOST:PORT", "OpenOCD's Tcl RPC port "
-                   "(default port 6666)"},
+    CLI_PROBE_OPTS(O_GDB, O_OPENOCD, O_CORE, O_TIMEOUT),
     [O_CACHE] = CLI_TGT_OPT_CACHE(0),
     [O_AS] = CLI_TGT_OPT_AS,
     [O_TARGET] = {"target", 't', "NAME|FILE", "rp2040 or rp2350 (or a file): where the "
                   "counters are and how to flush the cache"},
-    [O_WINDOW] = {"window", 'w', "SECONDS", "length of each window "
+    [O_WINDOW] = {"window", 0, "SECONDS", "length of each window "
                   "(default 1)"},
     [O_LOAD] = {"load", 0, "CMD", "shell command that drives the workload; "
                 "the run window lasts while it runs"},
-    [O_EVENTS] = {"events", 'n', "N", "events (echoes, requests) in the run "
+    [O_EVENTS] = {"events", 0, "N", "events (echoes, requests) in the run "
                   "window: print misses per event"},
     [O_NO_IDLE] = {"no-idle", 0, NULL, "skip the idle window"},
     [O_CTR_BASE] = {"ctr-base", 0, "ADDR", "counter block address (RP2040 "
                     "layout: FLUSH +4, CTR_HIT +0xc, CTR_ACC +0x10)"},
-    [O_CORE] = {"core", 0, "NAME", "OpenOCD target (e.g. rp2040.core0)"},
-    [O_TIMEOUT] = {"timeout", 0, "MS", "wait this long for each reply "
-                   "(default 3000)"},
     [O_PING] = {"ping", 0, "HOST[:PORT]", "the load is codeplace bench "
                 "latency HOST: UDP echo (port 7 unless given; --icmp for ICMP); "
                 "misses per echo answered"},
-    [O_COUNT] = {"count", 'c', "N", "--ping: echoes to send (default 300)"},
+    [O_COUNT] = {"count", 0, "N", "--ping: echoes to send (default 300)"},
     [O_INTERVAL] = {"interval", 'i', "MS", "--ping: time between echoes "
                     "(default 20)"},
     [O_ICMP] = {"icmp", 0, NULL, "--ping: ICMP echo instead of UDP"},
@@ -78,7 +73,9 @@ const cli_cmd cmd_counters = {
         "answered; its JSON (with --label) goes to bench compare next to sweep\n"
         "files: misses per echo and echo rate per image.\n"
         "The counters are 32-bit and saturate: a counter at 0xFFFFFFFF is\n"
-        "reported as saturated (use a shorter window). See docs/probe.md.\n\n"
+        "reported as saturated (use a shorter window). An all-stop GDB stub\n"
+        "halts the core briefly to zero and to read the counters. See\n"
+        "docs/probe.md.\n\n"
         "example:\n"
         "  codeplace counters --target rp2040 --openocd localhost --window 2\n"
         "  codeplace counters --target rp2040 --gdb localhost:3333 \\\n"
@@ -223,7 +220,7 @@ static void text_window(FILE *o, const char *name, const probe_ctr_result *r)
 static int cmd_counters_fn(cli_ctx *ctx, int argc, char **argv)
 {
     char *pos[argc];
-    const char *arg, *gdb = NULL, *ocd = NULL, *load = NULL;
+    const char *arg, *load = NULL;
     cli_tgt to = {0};
     const char *ping = NULL, *label = NULL;
     uint32_t count = 300, interval = 20;
@@ -231,21 +228,28 @@ static int cmd_counters_fn(cli_ctx *ctx, int argc, char **argv)
     char pingcmd[1400];
     double window = 1.0;
     uint64_t events = 0, base = 0;
-    uint32_t timeout = 3000;
     int no_idle = 0, have_window = 0, have_base = 0, rc;
-    probe_opts po = {0};
+    cli_probe_args pa = {0};
     cli_parser p;
     cli_parser_init(&p, ctx, argc, argv, pos);
     while ((rc = cli_next(&p, &arg)) >= 0) {
         switch (rc) {
-        case O_GDB: gdb = arg; break;
-        case O_OPENOCD: ocd = arg; break;
+        case O_GDB:
+        case O_OPENOCD:
+        case O_CORE:
+        case O_TIMEOUT:
+            if (cli_probe_take(ctx, &pa, rc == O_GDB       ? CLI_PROBE_GDB
+                                         : rc == O_OPENOCD ? CLI_PROBE_OPENOCD
+                                         : rc == O_CORE    ? CLI_PROBE_CORE
+                                                           : CLI_PROBE_TIMEOUT,
+                               arg) < 0)
+                return CLI_USAGE;
+            break;
         case O_TARGET: to.name = arg; break;
         case O_CACHE: to.cache = arg; break;
         case O_AS: to.as = arg; break;
         case O_LOAD: load = arg; break;
         case O_NO_IDLE: no_idle = 1; break;
-        case O_CORE: po.core = arg; break;
         case O_PING: ping = arg; break;
         case O_ICMP: icmp = 1; break;
         case O_LABEL: label = arg; break;
@@ -282,10 +286,6 @@ static int cmd_counters_fn(cli_ctx *ctx, int argc, char **argv)
                                        "address", arg);
             have_base = 1;
             break;
-        case O_TIMEOUT:
-            if (cli_arg_u32(ctx, "timeout", arg, 0, &timeout) < 0)
-                return CLI_USAGE;
-            break;
         }
     }
     if (rc != CLI_END)
@@ -293,14 +293,11 @@ static int cmd_counters_fn(cli_ctx *ctx, int argc, char **argv)
     if (p.npos)
         return cli_usage_error(ctx, "counters: unexpected argument '%s'",
                                pos[0]);
-    if (!gdb == !ocd)
-        return cli_usage_error(ctx, "counters: give one of --gdb HOST:PORT "
-                               "or --openocd HOST:PORT");
+    if (cli_probe_check(ctx, &pa) < 0)
+        return CLI_USAGE;
     if (load && have_window)
         return cli_usage_error(ctx, "counters: --load sets the window; drop "
                                "--window");
-    if (po.core && !ocd)
-        return cli_usage_error(ctx, "counters: --core goes with --openocd");
     if (ping && (load || have_window || events))
         return cli_usage_error(ctx, "counters: --ping is the load and counts "
                                "the echoes: drop --load, --window, --events");
@@ -351,23 +348,11 @@ static int cmd_counters_fn(cli_ctx *ctx, int argc, char **argv)
         regs.acc = 0x10;
         regs.flush_kind = PROBE_FLUSH_REG;
     }
-    po.timeout_ms = (int)timeout;
-
     cp_err err;
-    probe *pr = probe_open(gdb ? PROBE_GDB : PROBE_OPENOCD, gdb ? gdb : ocd,
-                           &po, &err);
-    if (!pr) {
-        cli_error("%s", err.msg);
+    probe *pr = cli_probe_open(ctx, &pa);
+    if (!pr)
         return CLI_FAIL;
-    }
     int status = CLI_FAIL;
-    if (probe_is_halted(pr)) {
-        cli_info(ctx, "the target was halted; letting it run");
-        if (probe_resume(pr, &err) < 0) {
-            cli_error("%s", err.msg);
-            goto done;
-        }
-    }
     waiter w = {.window = window, .cmd = load, .capture = ping != NULL};
     double answered = 0, sent = 0, median_us = NAN;
     probe_ctr_result run, idle;

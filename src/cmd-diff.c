@@ -11,10 +11,12 @@
 #include "report/diff.h"
 #include "util/jw.h"
 
-enum { O_LIST, O_ALL, O_NOPT };
+enum { O_ELF, O_LIST, O_ALL, O_NOPT };
 
 static const cli_opt opts[] = {
-    [O_LIST] = {"list", 'l', "FILE", "a name list (one function name per "
+    [O_ELF] = {"elf", 'e', "FILE", "OLD, then NEW: the ELF arguments "
+               "(give both this way, or neither)"},
+    [O_LIST] = {"list", 0, "FILE", "a name list (one function name per "
                 "line, # comments): how many names still resolve in NEW"},
     [O_ALL] = {"all", 'a', NULL, "also list functions that did not change"},
     [O_NOPT] = {0},
@@ -188,26 +190,40 @@ static void json_out(FILE *o, const rep_diff *d, const rep_names *l,
 static int cmd_diff_fn(cli_ctx *ctx, int argc, char **argv)
 {
     char *pos[argc];
-    const char *arg, *list = NULL;
-    int all = 0, rc;
+    const char *arg, *list = NULL, *elfs[2];
+    int all = 0, nelf = 0, rc;
     cli_parser p;
     cli_parser_init(&p, ctx, argc, argv, pos);
     while ((rc = cli_next(&p, &arg)) >= 0) {
         switch (rc) {
+        case O_ELF:
+            if (nelf == 2)
+                return cli_usage_error(ctx, "diff: --elf names OLD and NEW; "
+                                       "a third is one too many");
+            elfs[nelf++] = arg;
+            break;
         case O_LIST: list = arg; break;
         case O_ALL: all = 1; break;
         }
     }
     if (rc != CLI_END)
         return cli_parse_exit(rc);
-    if (p.npos != 2)
+    if (nelf && p.npos)
+        return cli_usage_error(ctx, "diff: give OLD and NEW both as "
+                               "arguments or both with --elf");
+    if (!nelf && p.npos == 2) {
+        elfs[0] = pos[0];
+        elfs[1] = pos[1];
+        nelf = 2;
+    }
+    if (nelf != 2)
         return cli_usage_error(ctx, "diff: give two ELF files, OLD and NEW");
     cp_err err;
-    img *a = img_open(pos[0], NULL, &err), *b = NULL;
+    img *a = img_open(elfs[0], NULL, &err), *b = NULL;
     rep_names *l = NULL;
     rep_diff *d = NULL;
     int status = CLI_FAIL;
-    if (!a || !(b = img_open(pos[1], NULL, &err)) ||
+    if (!a || !(b = img_open(elfs[1], NULL, &err)) ||
         (list && !(l = rep_names_read(list, &err))) ||
         !(d = rep_diff_build(a, b, &err))) {
         cli_error("%s", err.msg);

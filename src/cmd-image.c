@@ -17,7 +17,7 @@ static const cli_opt opts[] = {
                      "the summary"},
     [O_SORT] = {"sort", 's', "KEY", "order of --functions: addr (default), "
                 "size, name"},
-    [O_LOOKUP] = {"lookup", 'a', "ADDR", "print the function that holds ADDR "
+    [O_LOOKUP] = {"lookup", 0, "ADDR", "print the function that holds ADDR "
                   "(repeatable)"},
     [O_NOPT] = {0},
 };
@@ -283,6 +283,8 @@ static void print_functions(cli_ctx *ctx, const img *im,
             jw_obj_begin(&w);
             jw_key(&w, "name");
             jw_str(&w, f->name);
+            jw_key(&w, "demangled");
+            jw_str(&w, f->pretty);
             jw_key(&w, "addr");
             jw_uint(&w, f->addr);
             jw_key(&w, "size");
@@ -312,7 +314,7 @@ static void print_functions(cli_ctx *ctx, const img *im,
     }
     if (ctx->csv) {
         fputs("name,addr,size,input_section,output_section,archive,object,"
-              "aliases\n", o);
+              "aliases,demangled\n", o);
         for (size_t i = 0; i < n; i++) {
             const img_func *f = fs[i];
             csv_field(o, f->name);
@@ -332,6 +334,8 @@ static void print_functions(cli_ctx *ctx, const img *im,
                 used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s",
                                          k ? " " : "", f->alias[k]);
             csv_field(o, buf);
+            fputc(',', o);
+            csv_field(o, f->pretty);
             fputc('\n', o);
         }
         return;
@@ -341,7 +345,7 @@ static void print_functions(cli_ctx *ctx, const img *im,
             with_map ? "library(object) section" : "section");
     for (size_t i = 0; i < n; i++) {
         const img_func *f = fs[i];
-        fprintf(o, "0x%08x %7u  %-32s", f->addr, f->size, f->name);
+        fprintf(o, "0x%08x %7u  %-32s", f->addr, f->size, f->pretty);
         if (with_map) {
             if (f->object)
                 fprintf(o, " %s(%s) %s%s", f->archive ? f->archive : "",

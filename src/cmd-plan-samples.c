@@ -35,7 +35,7 @@ static plan_result *run(cli_ctx *ctx, plan_model *m, const smp *s,
     return r;
 }
 
-static int write_artefacts(const plan_model *m, const plan_result *r,
+static int write_artefacts(plan_model *m, const plan_result *r,
                            const plan_samples_args *a,
                            const plan_emit_info *info)
 {

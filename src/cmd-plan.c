@@ -19,7 +19,7 @@
 #include "util/wfile.h"
 
 enum {
-    O_MAP, O_TRACE, O_TARGET, O_CACHE, O_AS, O_UNCACHED, O_BUDGET, O_STRATEGY,
+    O_ELF, O_MAP, O_TRACE, O_TARGET, O_CACHE, O_AS, O_UNCACHED, O_BUDGET, O_STRATEGY,
     O_PAD, O_EXCLUDE, O_NORAM, O_ITERS, O_PLAN_ITERS, O_MOVES, O_TIME, O_SEED,
     O_CACHE_SEED, O_LIST, O_LAYOUT, O_EMIT, O_COMPARE, O_REFINE, O_REFINE_MAP,
     O_UNVERIFIED, O_SAMPLES,
@@ -27,19 +27,20 @@ enum {
 };
 
 static const cli_opt opts[] = {
+    [O_ELF] = {"elf", 'e', "FILE", "the image to plan, as the ELF argument"},
     [O_MAP] = {"map", 'm', "FILE", "GNU ld map file of the same build (plans "
                "input sections, names archives)"},
-    [O_TRACE] = {"trace", 't', "FILE[:WEIGHT]", "the evidence: a trace of "
+    [O_TRACE] = {"trace", 0, "FILE[:WEIGHT]", "the evidence: a trace of "
                  "this image (codeplace trace); repeat for several workloads, "
                  "each weighted (default 1)"},
-    [O_TARGET] = CLI_TGT_OPT_TARGET('T', "target name or file (default: the "
+    [O_TARGET] = CLI_TGT_OPT_TARGET('t', "target name or file (default: the "
                                     "first trace's)"),
     [O_CACHE] = CLI_TGT_OPT_CACHE(0),
     [O_AS] = CLI_TGT_OPT_AS,
     [O_UNCACHED] = CLI_TGT_OPT_UNCACHED,
     [O_BUDGET] = {"budget", 'b', "BYTES", "fast memory (SRAM/ITCM) the plan may "
                   "fill, e.g. 16K (default 0: flash layout only)"},
-    [O_STRATEGY] = {"strategy", 's', "NAME", "stock, hotblock, colour, ram, "
+    [O_STRATEGY] = {"strategy", 0, "NAME", "stock, hotblock, colour, ram, "
                     "combined, rank, density or auto (default: auto)"},
     [O_PAD] = {"pad-limit", 0, "BYTES", "padding the hot block may add to "
                "flash (default 8K)"},
@@ -59,12 +60,12 @@ static const cli_opt opts[] = {
                 "inputs and seed give the same plan"},
     [O_CACHE_SEED] = {"cache-seed", 0, "N", "seed of the random replacement "
                       "policy, as codeplace sim --seed (default 1)"},
-    [O_LIST] = {"list", 'l', "FILE", "write the name list"},
-    [O_LAYOUT] = {"layout", 'L', "FILE", "write the layout file (for "
+    [O_LIST] = {"list", 0, "FILE", "write the name list"},
+    [O_LAYOUT] = {"layout", 'l', "FILE", "write the layout file (for "
                   "codeplace sim --layout)"},
-    [O_EMIT] = {"emit", 'e', "DIR", "write the GNU ld, Zephyr and pico-sdk "
+    [O_EMIT] = {"emit", 0, "DIR", "write the GNU ld, Zephyr and pico-sdk "
                 "snippets into DIR"},
-    [O_COMPARE] = {"compare", 'c', NULL, "plan with every strategy and print "
+    [O_COMPARE] = {"compare", 0, NULL, "plan with every strategy and print "
                    "them side by side"},
     [O_REFINE] = {"refine-from", 0, "ELF", "the image relinked with this plan: "
                    "read the linker's stub addresses back from it and predict "
@@ -74,7 +75,7 @@ static const cli_opt opts[] = {
     [O_UNVERIFIED] = {"unverified", 0, NULL, "plan even when the map "
                       "disagrees with the ELF (the prediction is marked "
                       "unverified)"},
-    [O_SAMPLES] = {"samples", 'S', "FILE", "PC samples of this image "
+    [O_SAMPLES] = {"samples", 0, "FILE", "PC samples of this image "
                    "(codeplace record): alone, a ranking by samples per byte "
                    "(no prediction); with --trace, one more candidate, "
                    "evaluated on the trace"},
@@ -348,298 +349,353 @@ static int check_budget(cli_ctx *ctx, const tgt *t, uint32_t budget)
     return CLI_OK;
 }
 
-static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
+/* What the command line asks for (parse_args fills it). */
+typedef struct plan_args {
+    const char **excl, **noram, **traces;
+    int nexcl, nnoram, ntraces, compare, allow_unverified;
+    const char *elf, *map, *list, *layout, *emit;
+    const char *refine, *refine_map, *samples;
+    char (*tpath)[1024]; /* the traces' files and weights */
+    double *tweight;
+    cli_tgt to;
+    const tgt *t; /* &to.t once resolved */
+    tgt_cache c;
+    plan_strategy strategy;
+    uint32_t budget, pad, iters, plan_iters, moves;
+    uint64_t seed, cache_seed;
+    double time_limit;
+} plan_args;
+
+/* What a run made (run_plan fills it; plan_state_free frees it). */
+typedef struct plan_state {
+    img *im;
+    plan_model *m;
+    plan_result *res[PLAN_NSTRATEGIES];
+    plan_result *sres; /* the samples' plan next to a trace, or NULL */
+    plan_result *best;
+    double unrefined[PLAN_NSTRATEGIES]; /* misses before --refine-from */
+    char why[512];
+    const char *unverified; /* why the prediction is unverified, or NULL */
+    plan_emit_info info;
+} plan_state;
+
+/* Returns -1 when the arguments are good, else the exit code. */
+static int parse_args(cli_ctx *ctx, int argc, char **argv, char **pos,
+                      plan_args *a)
 {
-    char *pos[argc];
-    const char *excl[argc], *noram[argc];
-    int nexcl = 0, nnoram = 0, compare = 0, allow_unverified = 0, rc;
-    const char *map = NULL;
-    const char *traces[argc];
-    int ntraces = 0;
-    cli_tgt to = {0};
-    const char *list = NULL, *layout = NULL, *emit = NULL, *arg;
-    const char *refine = NULL, *refine_map = NULL;
-    double unrefined[PLAN_NSTRATEGIES] = {0};
-    const char *samples = NULL;
-    plan_result *sres = NULL;
-    plan_strategy strategy = PLAN_AUTO;
-    uint32_t budget = 0, pad = 8192, iters = 32, plan_iters = 3;
-    uint64_t seed = 1, cache_seed = 1;
-    uint32_t moves = 200000;
-    double time_limit = 60;
+    const char *arg;
+    int rc;
     cli_parser p;
     cli_parser_init(&p, ctx, argc, argv, pos);
     while ((rc = cli_next(&p, &arg)) >= 0) {
         switch (rc) {
-        case O_MAP: map = arg; break;
-        case O_TRACE: traces[ntraces++] = arg; break;
-        case O_TARGET: to.name = arg; break;
-        case O_CACHE: to.cache = arg; break;
-        case O_AS: to.as = arg; break;
-        case O_UNCACHED: to.allow_uncached = 1; break;
+        case O_ELF: a->elf = arg; break;
+        case O_MAP: a->map = arg; break;
+        case O_TRACE: a->traces[a->ntraces++] = arg; break;
+        case O_TARGET: a->to.name = arg; break;
+        case O_CACHE: a->to.cache = arg; break;
+        case O_AS: a->to.as = arg; break;
+        case O_UNCACHED: a->to.allow_uncached = 1; break;
         case O_BUDGET:
-            if (cli_arg_u32(ctx, "budget", arg, 1, &budget) < 0)
+            if (cli_arg_u32(ctx, "budget", arg, 1, &a->budget) < 0)
                 return CLI_USAGE;
             break;
         case O_STRATEGY:
-            if (plan_strategy_parse(arg, &strategy) < 0)
+            if (plan_strategy_parse(arg, &a->strategy) < 0)
                 return cli_usage_error(ctx, "--strategy: '%s' is not one of "
                                        "stock, hotblock, colour, ram, combined, "
-                                       "rank, auto", arg);
+                                       "rank, density, auto", arg);
             break;
         case O_PAD:
-            if (cli_arg_u32(ctx, "pad-limit", arg, 1, &pad) < 0)
+            if (cli_arg_u32(ctx, "pad-limit", arg, 1, &a->pad) < 0)
                 return CLI_USAGE;
             break;
-        case O_EXCLUDE: excl[nexcl++] = arg; break;
-        case O_NORAM: noram[nnoram++] = arg; break;
+        case O_EXCLUDE: a->excl[a->nexcl++] = arg; break;
+        case O_NORAM: a->noram[a->nnoram++] = arg; break;
         case O_ITERS:
-            if (cli_arg_u32(ctx, "iterations", arg, 0, &iters) < 0)
+            if (cli_arg_u32(ctx, "iterations", arg, 0, &a->iters) < 0)
                 return CLI_USAGE;
             break;
         case O_PLAN_ITERS:
-            if (cli_arg_u32(ctx, "plan-iterations", arg, 0, &plan_iters) < 0)
+            if (cli_arg_u32(ctx, "plan-iterations", arg, 0, &a->plan_iters) < 0)
                 return CLI_USAGE;
             break;
         case O_MOVES:
-            if (cli_arg_u32(ctx, "search-moves", arg, 0, &moves) < 0)
+            if (cli_arg_u32(ctx, "search-moves", arg, 0, &a->moves) < 0)
                 return CLI_USAGE;
             break;
         case O_TIME:
-            if (cli_arg_double(ctx, "time", arg, &time_limit) < 0)
+            if (cli_arg_double(ctx, "time", arg, &a->time_limit) < 0)
                 return CLI_USAGE;
-            if (time_limit < 0)
+            if (a->time_limit < 0)
                 return cli_usage_error(ctx, "--time %s: not a number of seconds",
                                        arg);
             break;
         case O_SEED:
-            if (cli_arg_u64(ctx, "seed", arg, 0, &seed) < 0)
+            if (cli_arg_u64(ctx, "seed", arg, 0, &a->seed) < 0)
                 return CLI_USAGE;
             break;
         case O_CACHE_SEED:
-            if (cli_arg_u64(ctx, "cache-seed", arg, 0, &cache_seed) < 0)
+            if (cli_arg_u64(ctx, "cache-seed", arg, 0, &a->cache_seed) < 0)
                 return CLI_USAGE;
             break;
-        case O_LIST: list = arg; break;
-        case O_LAYOUT: layout = arg; break;
-        case O_EMIT: emit = arg; break;
-        case O_COMPARE: compare = 1; break;
-        case O_REFINE: refine = arg; break;
-        case O_REFINE_MAP: refine_map = arg; break;
-        case O_UNVERIFIED: allow_unverified = 1; break;
-        case O_SAMPLES: samples = arg; break;
+        case O_LIST: a->list = arg; break;
+        case O_LAYOUT: a->layout = arg; break;
+        case O_EMIT: a->emit = arg; break;
+        case O_COMPARE: a->compare = 1; break;
+        case O_REFINE: a->refine = arg; break;
+        case O_REFINE_MAP: a->refine_map = arg; break;
+        case O_UNVERIFIED: a->allow_unverified = 1; break;
+        case O_SAMPLES: a->samples = arg; break;
         }
     }
     if (rc != CLI_END)
         return cli_parse_exit(rc);
-    if (p.npos != 1)
+    if (cli_elf_arg(ctx, pos, &p.npos, a->elf, 1, &a->elf) < 0)
+        return CLI_USAGE;
+    if (!a->elf || p.npos)
         return cli_usage_error(ctx, "plan: give one ELF file");
-    if (!ntraces && !samples)
+    if (!a->ntraces && !a->samples)
         return cli_usage_error(ctx, "plan: give --trace (record one with "
                                "'codeplace trace') or --samples (codeplace "
                                "record)");
-    if (!ntraces && compare)
+    if (!a->ntraces && a->compare)
         return cli_usage_error(ctx, "plan: --compare needs --trace");
-    if (ntraces > PLAN_MAX_WORK)
+    if (a->ntraces > PLAN_MAX_WORK)
         return cli_usage_error(ctx, "plan: at most %d traces", PLAN_MAX_WORK);
-    char tpath[PLAN_MAX_WORK][1024];
-    double tweight[PLAN_MAX_WORK];
-    for (int i = 0; i < ntraces; i++)
-        if (parse_trace_arg(ctx, traces[i], tpath[i], sizeof tpath[i],
-                            &tweight[i]) < 0)
+    for (int i = 0; i < a->ntraces; i++)
+        if (parse_trace_arg(ctx, a->traces[i], a->tpath[i],
+                            sizeof a->tpath[i], &a->tweight[i]) < 0)
             return CLI_USAGE;
-    if ((rc = cli_tgt_resolve(ctx, &to, ntraces ? tpath[0] : NULL, NULL, 1)) !=
-        CLI_OK)
+    if ((rc = cli_tgt_resolve(ctx, &a->to, a->ntraces ? a->tpath[0] : NULL,
+                              NULL, 1)) != CLI_OK)
         return rc;
-    const tgt *t = &to.t;
-    tgt_cache c = t->cache;
-    cp_err err;
-    if (refine_map && !refine)
+    a->t = &a->to.t;
+    a->c = a->t->cache;
+    if (a->refine_map && !a->refine)
         return cli_usage_error(ctx, "plan: --refine-map goes with --refine-from");
-    if (budget && (rc = check_budget(ctx, t, budget)) != CLI_OK)
+    if (a->budget && (rc = check_budget(ctx, a->t, a->budget)) != CLI_OK)
         return rc;
-    if (compare && (list || layout || emit))
+    if (a->compare && (a->list || a->layout || a->emit))
         return cli_usage_error(ctx, "plan: --compare writes no artefacts; "
                                "plan one strategy for --list/--layout/--emit");
+    return -1;
+}
 
-    cp_sig_catch(); /* Ctrl-C, SIGTERM, SIGHUP: stop, write nothing */
-    img *im = img_open(pos[0], map, &err);
-    if (!im) {
-        cli_error("%s", err.msg);
-        cp_sig_restore();
-        return CLI_FAIL;
-    }
-    /* The map and the ELF must agree, or nothing says that the sections
-     * the plan moves exist (docs/plan.md). */
-    for (size_t i = 0; i < img_nwarnings(im); i++)
-        cli_warn("%s", img_warning(im, i));
-    char why[512];
-    const char *unverified = NULL;
-    if (!map) {
-        snprintf(why, sizeof why, "no --map: each function is assumed to "
-                 "have its own section (.text.NAME); objects built without "
+static void plan_state_free(plan_state *st)
+{
+    for (int k = 0; k < PLAN_NSTRATEGIES; k++)
+        plan_result_free(st->res[k]);
+    plan_result_free(st->sres);
+    plan_model_free(st->m);
+    img_free(st->im);
+}
+
+/* The map and the ELF must agree, or nothing says that the sections the
+ * plan moves exist (docs/plan.md). 0, or -1 (reported). */
+static int check_map(const plan_args *a, plan_state *st)
+{
+    for (size_t i = 0; i < img_nwarnings(st->im); i++)
+        cli_warn("%s", img_warning(st->im, i));
+    if (!a->map) {
+        snprintf(st->why, sizeof st->why, "no --map: each function is assumed "
+                 "to have its own section (.text.NAME); objects built without "
                  "-ffunction-sections have none, and ld ignores a pattern "
                  "that matches nothing");
-        unverified = why;
-        cli_warn("%s: the prediction is unverified", why);
-    } else if (img_map_unplaced(im)) {
-        snprintf(why, sizeof why, "the map '%s' disagrees with '%s': %zu "
-                 "function(s) lie in no input section it lists (a map of "
-                 "another build, or cut short)", map, pos[0],
-                 img_map_unplaced(im));
-        unverified = why;
-        if (!allow_unverified) {
+        st->unverified = st->why;
+        cli_warn("%s: the prediction is unverified", st->why);
+    } else if (img_map_unplaced(st->im)) {
+        snprintf(st->why, sizeof st->why, "the map '%s' disagrees with '%s': "
+                 "%zu function(s) lie in no input section it lists (a map of "
+                 "another build, or cut short)", a->map, a->elf,
+                 img_map_unplaced(st->im));
+        st->unverified = st->why;
+        if (!a->allow_unverified) {
             cli_error("%s; give the map of this build (or --unverified to "
-                      "plan anyway)", why);
-            img_free(im);
-            cp_sig_restore();
-            return CLI_FAIL;
+                      "plan anyway)", st->why);
+            return -1;
         }
-        cli_warn("%s: the prediction is unverified", why);
+        cli_warn("%s: the prediction is unverified", st->why);
     }
-    int status = CLI_FAIL;
-    plan_result *res[PLAN_NSTRATEGIES] = {0};
-    plan_model *m = plan_model_new(im, t, &c, &err);
+    return 0;
+}
+
+/* Reads every trace into the model. 0, or -1 (reported). */
+static int load_traces(cli_ctx *ctx, const plan_args *a, plan_model *m)
+{
+    cp_err err;
+    for (int i = 0; i < a->ntraces; i++) {
+        cli_info(ctx, "plan: reading %s", a->tpath[i]);
+        if (plan_model_add_workload(m, a->tpath[i], a->tweight[i], a->iters,
+                                    &err) < 0) {
+            cli_error("%s", err.msg);
+            return -1;
+        }
+    }
+    for (int i = 0; i < a->ntraces; i++)
+        if (cli_tgt_check_trace(ctx, &a->to, a->tpath[i], a->iters) != CLI_OK)
+            return -1;
+    if (plan_model_dropped(m) == 1 && a->ntraces == 1)
+        cli_warn("%s: the recording ended inside its last iteration: 1 "
+                 "unfinished iteration dropped, complete iterations only",
+                 a->tpath[0]);
+    else if (plan_model_dropped(m))
+        cli_warn("%u recordings ended inside their last iteration: %u "
+                 "unfinished iterations dropped, complete iterations only",
+                 plan_model_dropped(m), plan_model_dropped(m));
+    return 0;
+}
+
+/* Runs the strategies asked for; st->best is the one with the fewest
+ * cycles. 0, or -1 (reported). */
+static int run_strategies(cli_ctx *ctx, const plan_args *a, plan_state *st)
+{
+    plan_model *m = st->m;
+    cp_err err;
+    plan_opts o = plan_opts_default(a->t);
+    o.budget = a->budget;
+    o.pad_limit = a->pad;
+    o.search_moves = a->moves;
+    o.time_limit = a->time_limit;
+    o.seed = a->seed;
+    o.progress = progress;
+    o.progress_ctx = ctx;
+    o.stop = &cp_sig_stop;
+    int all = a->compare || a->strategy == PLAN_AUTO;
+    for (int k = 0; k < PLAN_AUTO; k++) {
+        if (!all && k != (int)a->strategy)
+            continue;
+        plan_opts ok = o;
+        if (all) {
+            if ((k == PLAN_RAM || k == PLAN_COMBINED || k == PLAN_RANK ||
+                 k == PLAN_DENSITY) && a->budget == 0)
+                continue;
+            cli_info(ctx, "plan: %s ...", plan_strategy_name((plan_strategy)k));
+            ok.time_limit = a->time_limit *
+                            plan_time_share((plan_strategy)k, a->budget);
+        }
+        st->res[k] = plan_run(m, (plan_strategy)k, &ok, &err);
+        if (stopped())
+            return -1;
+        if (!st->res[k]) {
+            cli_error("%s", err.msg);
+            return -1;
+        }
+        if (!st->best || plan_result_cycles(m, st->res[k]) <
+                             plan_result_cycles(m, st->best) - 1e-6)
+            st->best = st->res[k];
+    }
+    for (int k = 0; k < PLAN_AUTO; k++)
+        if (st->res[k] && st->res[k]->time_cut)
+            cli_warn("%s: --time %g stopped the search after %lu moves: the "
+                     "plan may differ from run to run (--time 0 makes it "
+                     "repeatable)", plan_strategy_name((plan_strategy)k),
+                     a->time_limit, st->res[k]->moves);
+    return 0;
+}
+
+/* --refine-from: predicts again with the stubs where GNU ld really put
+ * them. 0, or -1 (reported). */
+static int refine(cli_ctx *ctx, const plan_args *a, plan_state *st)
+{
+    cp_err err;
+    img *rl = img_open(a->refine, a->refine_map, &err);
+    if (!rl) {
+        cli_error("%s", err.msg);
+        return -1;
+    }
+    long nst = plan_model_refine_stubs(st->m, rl, &err);
+    img_free(rl);
+    if (nst < 0) {
+        cli_error("%s: %s", a->refine, err.msg);
+        return -1;
+    }
+    if (nst == 0 && st->best->flash_stubs)
+        cli_warn("%s has none of the plan's %u linker stubs: is it the "
+                 "image relinked with this plan?", a->refine,
+                 st->best->flash_stubs);
+    for (int k = 0; k < PLAN_NSTRATEGIES; k++) {
+        if (!st->res[k])
+            continue;
+        st->unrefined[k] = st->res[k]->misses;
+        if (plan_result_refine(st->m, st->res[k], &err) < 0) {
+            cli_error("%s", err.msg);
+            return -1;
+        }
+    }
+    cli_info(ctx, "plan: %ld linker stubs read back from %s", nst, a->refine);
+    return 0;
+}
+
+/* Loads the image and the traces, plans, writes the artefacts. Returns -1
+ * when the text or JSON report is to be rendered, else the exit code
+ * (reported; a plan from samples alone reports itself). */
+static int run_plan(cli_ctx *ctx, const plan_args *a, plan_state *st)
+{
+    cp_err err;
+    if (!(st->im = img_open(a->elf, a->map, &err))) {
+        cli_error("%s", err.msg);
+        return CLI_FAIL;
+    }
+    if (check_map(a, st) < 0)
+        return CLI_FAIL;
+    plan_model *m = st->m = plan_model_new(st->im, a->t, &a->c, &err);
     if (!m) {
         cli_error("%s", err.msg);
-        goto out;
+        return CLI_FAIL;
     }
     if (plan_model_align_guessed(m))
         cli_warn("%zu of %zu sections: their object files (named in %s, "
                  "relative to where the link ran) cannot be read from here; "
                  "their alignment is guessed and planned addresses may differ "
                  "from the linker's", plan_model_align_guessed(m),
-                 plan_model_nunits(m), map ? map : pos[0]);
-    for (int i = 0; i < nexcl; i++)
-        if (!plan_model_exclude(m, excl[i], 0))
-            cli_warn("--exclude '%s' matches nothing", excl[i]);
-    for (int i = 0; i < nnoram; i++)
-        if (!plan_model_exclude(m, noram[i], 1))
-            cli_warn("--no-ram '%s' matches nothing", noram[i]);
-    plan_samples_args sa = {samples, strategy, budget, list, layout, emit};
-    if (!ntraces) {
-        status = cmd_plan_samples_only(ctx, m, t, &sa);
-        goto out;
-    }
-    for (int i = 0; i < ntraces; i++) {
-        cli_info(ctx, "plan: reading %s", tpath[i]);
-        if (plan_model_add_workload(m, tpath[i], tweight[i], iters, &err) < 0) {
-            cli_error("%s", err.msg);
-            goto out;
-        }
-    }
-    for (int i = 0; i < ntraces; i++)
-        if (cli_tgt_check_trace(ctx, &to, tpath[i], iters) != CLI_OK)
-            goto out;
-    if (plan_model_dropped(m) == 1 && ntraces == 1)
-        cli_warn("%s: the recording ended inside its last iteration: 1 "
-                 "unfinished iteration dropped, complete iterations only",
-                 tpath[0]);
-    else if (plan_model_dropped(m))
-        cli_warn("%u recordings ended inside their last iteration: %u "
-                 "unfinished iterations dropped, complete iterations only",
-                 plan_model_dropped(m), plan_model_dropped(m));
-    plan_model_set_plan_iters(m, plan_iters);
-    plan_model_set_cache_seed(m, cache_seed);
+                 plan_model_nunits(m), a->map ? a->map : a->elf);
+    for (int i = 0; i < a->nexcl; i++)
+        if (!plan_model_exclude(m, a->excl[i], 0))
+            cli_warn("--exclude '%s' matches nothing", a->excl[i]);
+    for (int i = 0; i < a->nnoram; i++)
+        if (!plan_model_exclude(m, a->noram[i], 1))
+            cli_warn("--no-ram '%s' matches nothing", a->noram[i]);
+    plan_samples_args sa = {a->samples, a->strategy, a->budget, a->list,
+                            a->layout, a->emit};
+    if (!a->ntraces)
+        return cmd_plan_samples_only(ctx, m, a->t, &sa);
+    if (load_traces(ctx, a, m) < 0)
+        return CLI_FAIL;
+    plan_model_set_plan_iters(m, a->plan_iters);
+    plan_model_set_cache_seed(m, a->cache_seed);
     /* Testing: make evaluations fail after the first N. */
     const char *fail = getenv("CODEPLACE_PLAN_FAIL_AFTER");
     if (fail && *fail)
         plan_model_fail_after(m, strtoul(fail, NULL, 10));
-    plan_opts o = plan_opts_default(t);
-    o.budget = budget;
-    o.pad_limit = pad;
-    o.search_moves = moves;
-    o.time_limit = time_limit;
-    o.seed = seed;
-    o.progress = progress;
-    o.progress_ctx = ctx;
-    o.stop = &cp_sig_stop;
-
-    plan_result *best = NULL;
-    if (compare || strategy == PLAN_AUTO) {
-        for (int k = 0; k < PLAN_AUTO; k++) {
-            if ((k == PLAN_RAM || k == PLAN_COMBINED || k == PLAN_RANK ||
-                 k == PLAN_DENSITY) && budget == 0)
-                continue;
-            cli_info(ctx, "plan: %s ...", plan_strategy_name((plan_strategy)k));
-            plan_opts ok = o;
-            ok.time_limit = time_limit * plan_time_share((plan_strategy)k, budget);
-            res[k] = plan_run(m, (plan_strategy)k, &ok, &err);
-            if (stopped())
-                goto out;
-            if (!res[k]) {
-                cli_error("%s", err.msg);
-                goto out;
-            }
-            if (!best || plan_result_cycles(m, res[k]) <
-                             plan_result_cycles(m, best) - 1e-6)
-                best = res[k];
-        }
-    } else {
-        res[strategy] = plan_run(m, strategy, &o, &err);
-        if (stopped())
-            goto out;
-        if (!res[strategy]) {
-            cli_error("%s", err.msg);
-            goto out;
-        }
-        best = res[strategy];
+    if (run_strategies(ctx, a, st) < 0)
+        return CLI_FAIL;
+    if (a->refine && refine(ctx, a, st) < 0)
+        return CLI_FAIL;
+    if (a->samples) {
+        if (cmd_plan_samples_candidate(ctx, m, &sa, &st->sres) < 0)
+            return CLI_FAIL;
+        if ((a->strategy == PLAN_AUTO || a->compare) &&
+            plan_result_cycles(m, st->sres) <
+                plan_result_cycles(m, st->best) - 1e-6)
+            st->best = st->sres;
     }
-    for (int k = 0; k < PLAN_AUTO; k++)
-        if (res[k] && res[k]->time_cut)
-            cli_warn("%s: --time %g stopped the search after %lu moves: the "
-                     "plan may differ from run to run (--time 0 makes it "
-                     "repeatable)", plan_strategy_name((plan_strategy)k),
-                     time_limit, res[k]->moves);
-    if (refine) {
-        /* Second pass: the stubs where GNU ld really put them. */
-        img *rl = img_open(refine, refine_map, &err);
-        if (!rl) {
-            cli_error("%s", err.msg);
-            goto out;
-        }
-        long nst = plan_model_refine_stubs(m, rl, &err);
-        img_free(rl);
-        if (nst < 0) {
-            cli_error("%s: %s", refine, err.msg);
-            goto out;
-        }
-        if (nst == 0 && best->flash_stubs)
-            cli_warn("%s has none of the plan's %u linker stubs: is it the "
-                     "image relinked with this plan?", refine,
-                     best->flash_stubs);
-        for (int k = 0; k < PLAN_NSTRATEGIES; k++) {
-            if (!res[k])
-                continue;
-            unrefined[k] = res[k]->misses;
-            if (plan_result_refine(m, res[k], &err) < 0) {
-                cli_error("%s", err.msg);
-                goto out;
-            }
-        }
-        cli_info(ctx, "plan: %ld linker stubs read back from %s", nst, refine);
-    }
-    if (samples) {
-        if (cmd_plan_samples_candidate(ctx, m, &sa, &sres) < 0)
-            goto out;
-        if ((strategy == PLAN_AUTO || compare) &&
-            plan_result_cycles(m, sres) < plan_result_cycles(m, best) - 1e-6)
-            best = sres;
-    }
-    plan_emit_info info = {.t = t,
-                           .strategy = best == sres
-                                           ? "samples-hotblock"
-                                           : plan_strategy_name(best->strategy),
-                           .budget = budget, .unverified = unverified,
-                           .from_samples = best == sres};
-    emit_args ea = {m, best, &info};
-    if (list && write_file(list, "name list", do_list, &ea) < 0)
-        goto out;
-    if (layout && write_file(layout, "layout", do_layout, &ea) < 0)
-        goto out;
-    if (emit && plan_emit_snippets(emit, m, best, &info, &err) < 0) {
+    int from_samples = st->best == st->sres;
+    st->info = (plan_emit_info){
+        .t = a->t,
+        .strategy = from_samples ? "samples-hotblock"
+                                 : plan_strategy_name(st->best->strategy),
+        .budget = a->budget, .unverified = st->unverified,
+        .from_samples = from_samples};
+    emit_args ea = {m, st->best, &st->info};
+    if (a->list && write_file(a->list, "name list", do_list, &ea) < 0)
+        return CLI_FAIL;
+    if (a->layout && write_file(a->layout, "layout", do_layout, &ea) < 0)
+        return CLI_FAIL;
+    if (a->emit &&
+        plan_emit_snippets(a->emit, m, st->best, &st->info, &err) < 0) {
         cli_error("%s", err.msg);
-        goto out;
+        return CLI_FAIL;
     }
     for (size_t i = 0; i < plan_model_nunits(m); i++) {
         const plan_unit *u = plan_model_unit(m, i);
@@ -647,86 +703,116 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
             cli_debug(ctx, "note: %s shares %s with %u other function(s); "
                       "they move together", u->name, u->isec, u->nfuncs - 1);
     }
-    if (cli_out_open(ctx) < 0)
-        goto out;
-    FILE *out = ctx->out;
-    if (ctx->json) {
-        jw w;
-        jw_init(&w, out, 1);
-        jw_obj_begin(&w);
-        jw_key(&w, "image");
-        jw_str(&w, img_path(im));
-        jw_key(&w, "target");
-        jw_str(&w, t->name);
-        jw_key(&w, "budget");
-        jw_uint(&w, budget);
-        jw_key(&w, "iterations");
-        jw_uint(&w, plan_model_niters(m));
-        jw_key(&w, "best");
-        jw_str(&w, info.strategy);
-        jw_key(&w, "verified");
-        jw_bool(&w, !unverified);
-        if (unverified) {
-            jw_key(&w, "unverified_because");
-            jw_str(&w, unverified);
-        }
-        jw_key(&w, "results");
-        jw_arr_begin(&w);
-        for (int k = 0; k < PLAN_AUTO; k++)
-            if (res[k])
-                result_json(&w, m, t, &c, res[k],
-                            refine ? unrefined[k] : -1, NULL);
-        if (sres)
-            result_json(&w, m, t, &c, sres, -1, "samples-hotblock");
-        jw_arr_end(&w);
-        jw_obj_end(&w);
-        jw_finish(&w);
-    } else {
-        fprintf(out, "image %s, target %s, %u iterations, budget %u bytes of "
-                "%s\n", img_path(im), t->name, plan_model_niters(m), budget,
-                t->fast_mem);
-        fprintf(out, "stock: %.1f misses per iteration (%.1f above a fully "
-                "associative cache), %.0f instructions\n\n",
-                best->stock_misses, best->conflict_before,
-                plan_model_insns(m));
-        fprintf(out, "%-10s %8s %8s %10s %10s %10s %8s\n", "strategy",
-                "fast", "padding", "misses", "conflict", "est.cycles",
-                "speedup");
-        for (int k = 0; k < PLAN_AUTO; k++)
-            if (res[k])
-                row_text(out, m, t, &c, plan_strategy_name((plan_strategy)k),
-                         res[k]);
-        if (sres)
-            row_text(out, m, t, &c, "samples-hotblock", sres);
-        fprintf(out, "\nchosen: %s (%zu sections placed: ", info.strategy,
-                best->nitems);
-        size_t nf = 0;
-        for (size_t i = 0; i < best->nitems; i++)
-            nf += best->items[i].region == PLAN_FAST;
-        fprintf(out, "%zu in %s, %zu in the hot block)\n", nf, t->fast_mem,
-                best->nitems - nf);
-        if (plan_model_nworkloads(m) > 1) {
-            fprintf(out, "\nworkloads (warm misses per iteration):\n");
-            fprintf(out, "%-32s %7s %10s %10s\n", "trace", "weight", "stock",
-                    best->strategy == PLAN_STOCK ? "stock" : "planned");
-            for (unsigned k = 0; k < best->nwork; k++) {
-                double wt;
-                const char *name = plan_model_workload(m, k, &wt);
-                fprintf(out, "%-32s %7.2f %10.1f %10.1f\n", name ? name : "-",
-                        wt, best->work_stock[k], best->work_misses[k]);
-            }
-        }
-        if (unverified)
-            fprintf(out, "UNVERIFIED prediction: %s\n", unverified);
-    }
-    status = CLI_OK;
-out:
+    return -1;
+}
 
+static void render_json(FILE *out, const plan_args *a, const plan_state *st)
+{
+    const tgt *t = a->t;
+    jw w;
+    jw_init(&w, out, 1);
+    jw_obj_begin(&w);
+    jw_key(&w, "image");
+    jw_str(&w, img_path(st->im));
+    jw_key(&w, "target");
+    jw_str(&w, t->name);
+    jw_key(&w, "budget");
+    jw_uint(&w, a->budget);
+    jw_key(&w, "iterations");
+    jw_uint(&w, plan_model_niters(st->m));
+    jw_key(&w, "best");
+    jw_str(&w, st->info.strategy);
+    jw_key(&w, "verified");
+    jw_bool(&w, !st->unverified);
+    if (st->unverified) {
+        jw_key(&w, "unverified_because");
+        jw_str(&w, st->unverified);
+    }
+    jw_key(&w, "results");
+    jw_arr_begin(&w);
+    for (int k = 0; k < PLAN_AUTO; k++)
+        if (st->res[k])
+            result_json(&w, st->m, t, &a->c, st->res[k],
+                        a->refine ? st->unrefined[k] : -1, NULL);
+    if (st->sres)
+        result_json(&w, st->m, t, &a->c, st->sres, -1, "samples-hotblock");
+    jw_arr_end(&w);
+    jw_obj_end(&w);
+    jw_finish(&w);
+}
+
+static void render(FILE *out, const cli_ctx *ctx, const plan_args *a,
+                   const plan_state *st)
+{
+    const tgt *t = a->t;
+    const plan_model *m = st->m;
+    const plan_result *best = st->best;
+    if (ctx->json) {
+        render_json(out, a, st);
+        return;
+    }
+    fprintf(out, "image %s, target %s, %u iterations, budget %u bytes of "
+            "%s\n", img_path(st->im), t->name, plan_model_niters(m),
+            a->budget, t->fast_mem);
+    fprintf(out, "stock: %.1f misses per iteration (%.1f above a fully "
+            "associative cache), %.0f instructions\n\n",
+            best->stock_misses, best->conflict_before, plan_model_insns(m));
+    fprintf(out, "%-10s %8s %8s %10s %10s %10s %8s\n", "strategy",
+            "fast", "padding", "misses", "conflict", "est.cycles",
+            "speedup");
+    for (int k = 0; k < PLAN_AUTO; k++)
+        if (st->res[k])
+            row_text(out, m, t, &a->c, plan_strategy_name((plan_strategy)k),
+                     st->res[k]);
+    if (st->sres)
+        row_text(out, m, t, &a->c, "samples-hotblock", st->sres);
+    fprintf(out, "\nchosen: %s (%zu sections placed: ", st->info.strategy,
+            best->nitems);
+    size_t nf = 0;
+    for (size_t i = 0; i < best->nitems; i++)
+        nf += best->items[i].region == PLAN_FAST;
+    fprintf(out, "%zu in %s, %zu in the hot block)\n", nf, t->fast_mem,
+            best->nitems - nf);
+    if (plan_model_nworkloads(m) > 1) {
+        fprintf(out, "\nworkloads (warm misses per iteration):\n");
+        fprintf(out, "%-32s %7s %10s %10s\n", "trace", "weight", "stock",
+                best->strategy == PLAN_STOCK ? "stock" : "planned");
+        for (unsigned k = 0; k < best->nwork; k++) {
+            double wt;
+            const char *name = plan_model_workload(m, k, &wt);
+            fprintf(out, "%-32s %7.2f %10.1f %10.1f\n", name ? name : "-",
+                    wt, best->work_stock[k], best->work_misses[k]);
+        }
+    }
+    if (st->unverified)
+        fprintf(out, "UNVERIFIED prediction: %s\n", st->unverified);
+}
+
+static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
+{
+    char *pos[argc];
+    const char *excl[argc], *noram[argc], *traces[argc];
+    char tpath[PLAN_MAX_WORK][1024];
+    double tweight[PLAN_MAX_WORK];
+    plan_args a = {.excl = excl, .noram = noram, .traces = traces,
+                   .tpath = tpath, .tweight = tweight,
+                   .strategy = PLAN_AUTO, .pad = 8192, .iters = 32,
+                   .plan_iters = 3, .moves = 200000, .time_limit = 60,
+                   .seed = 1, .cache_seed = 1};
+    int rc = parse_args(ctx, argc, argv, pos, &a);
+    if (rc >= 0)
+        return rc;
+    cp_sig_catch(); /* Ctrl-C, SIGTERM, SIGHUP: stop, write nothing */
+    plan_state st = {0};
+    int status = run_plan(ctx, &a, &st);
+    if (status < 0) {
+        status = CLI_FAIL;
+        if (cli_out_open(ctx) == 0) {
+            render(ctx->out, ctx, &a, &st);
+            status = CLI_OK;
+        }
+    }
     cp_sig_restore();
-    for (int k = 0; k < PLAN_NSTRATEGIES; k++)
-        plan_result_free(res[k]);
-    plan_result_free(sres);
-    plan_model_free(m);
-    img_free(im);
+    plan_state_free(&st);
     return status;
 }

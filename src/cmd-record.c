@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/probeopt.h"
 #include "cli/tgtopt.h"
 #include "commands.h"
 #include "image/image.h"
@@ -20,10 +21,7 @@ enum {
 };
 
 static const cli_opt opts[] = {
-    [O_GDB] = {"gdb", 0, "HOST:PORT", "a GDB stub (OpenOCD :3333, pyOCD, "
-               "Black Magic Probe, J-Link, probe-rs, QEMU -gdb)"},
-    [O_OPENOCD] = {"openocd", 0, "HOST:PORT", "OpenOCD's Tcl RPC port "
-                   "(default port 6666)"},
+    CLI_PROBE_OPTS(O_GDB, O_OPENOCD, O_CORE, O_TIMEOUT),
     [O_ELF] = {"elf", 'e', "FILE", "the firmware running on the target "
                "(its hash goes in the header; functions in the summary)"},
     [O_TARGET] = CLI_TGT_OPT_TARGET('t', "target name or file: DWT_PCSR "
@@ -40,11 +38,7 @@ static const cli_opt opts[] = {
                 "long as each stop)"},
     [O_DURATION] = {"duration", 'd', "SECONDS", "stop after this long "
                     "(default: until Ctrl-C)"},
-    [O_SAMPLES] = {"samples", 'n', "N", "stop after N samples"},
-    [O_CORE] = {"core", 0, "NAME", "OpenOCD target to sample "
-                "(e.g. rp2040.core1)"},
-    [O_TIMEOUT] = {"timeout", 0, "MS", "wait this long for each reply "
-                   "(default 3000)"},
+    [O_SAMPLES] = {"samples", 0, "N", "stop after N samples"},
     [O_TOP] = {"top", 0, "N", "functions in the summary (default 10; needs "
                "--elf)"},
     [O_NOPT] = {0},
@@ -132,7 +126,7 @@ static fshare *per_function(const char *path, const img *im, size_t *n,
             continue;
         const img_func *fn = a == 0xffffffffUL ? NULL
                                                : img_lookup(im, (uint32_t)a & ~1u);
-        const char *name = fn ? fn->name
+        const char *name = fn ? fn->pretty
                               : a == 0xffffffffUL ? "(halted)" : "(unknown)";
         size_t k = 0;
         while (k < *n && strcmp(t[k].name, name))
@@ -235,26 +229,34 @@ static void summary(cli_ctx *ctx, const probe_sample_stats *st,
 static int cmd_record_fn(cli_ctx *ctx, int argc, char **argv)
 {
     char *pos[argc];
-    const char *arg, *gdb = NULL, *ocd = NULL, *elf = NULL;
+    const char *arg, *elf = NULL;
     cli_tgt to = {0};
     int halt = 0, pcsr = 0, rc;
     double rate = 0, duration = 0;
-    uint32_t timeout = 3000, top = 10;
+    uint32_t top = 10;
     uint64_t max_samples = 0;
-    probe_opts po = {0};
+    cli_probe_args pa = {0};
     cli_parser p;
     cli_parser_init(&p, ctx, argc, argv, pos);
     while ((rc = cli_next(&p, &arg)) >= 0) {
         switch (rc) {
-        case O_GDB: gdb = arg; break;
-        case O_OPENOCD: ocd = arg; break;
+        case O_GDB:
+        case O_OPENOCD:
+        case O_CORE:
+        case O_TIMEOUT:
+            if (cli_probe_take(ctx, &pa, rc == O_GDB       ? CLI_PROBE_GDB
+                                         : rc == O_OPENOCD ? CLI_PROBE_OPENOCD
+                                         : rc == O_CORE    ? CLI_PROBE_CORE
+                                                           : CLI_PROBE_TIMEOUT,
+                               arg) < 0)
+                return CLI_USAGE;
+            break;
         case O_ELF: elf = arg; break;
         case O_TARGET: to.name = arg; break;
         case O_CACHE: to.cache = arg; break;
         case O_AS: to.as = arg; break;
         case O_HALT: halt = 1; break;
         case O_PCSR: pcsr = 1; break;
-        case O_CORE: po.core = arg; break;
         case O_RATE:
             if (cli_arg_double(ctx, "rate", arg, &rate) < 0)
                 return CLI_USAGE;
@@ -266,10 +268,6 @@ static int cmd_record_fn(cli_ctx *ctx, int argc, char **argv)
                 return CLI_USAGE;
             if (duration <= 0)
                 return cli_usage_error(ctx, "--duration: give seconds > 0");
-            break;
-        case O_TIMEOUT:
-            if (cli_arg_u32(ctx, "timeout", arg, 0, &timeout) < 0)
-                return CLI_USAGE;
             break;
         case O_SAMPLES:
             if (cli_arg_u64(ctx, "samples", arg, 1, &max_samples) < 0)
@@ -285,25 +283,20 @@ static int cmd_record_fn(cli_ctx *ctx, int argc, char **argv)
         return cli_parse_exit(rc);
     if (p.npos)
         return cli_usage_error(ctx, "record: unexpected argument '%s'", pos[0]);
-    if (!gdb == !ocd)
-        return cli_usage_error(ctx, "record: give one of --gdb HOST:PORT or "
-                               "--openocd HOST:PORT");
+    if (cli_probe_check(ctx, &pa) < 0)
+        return CLI_USAGE;
     if (!ctx->out_path || !strcmp(ctx->out_path, "-"))
         return cli_usage_error(ctx, "record: give the samples file with -o "
                                "FILE");
     if (halt && pcsr)
         return cli_usage_error(ctx, "record: --halt and --pcsr exclude each "
                                "other");
-    if (po.core && !ocd)
-        return cli_usage_error(ctx, "record: --core goes with --openocd");
     if ((rc = cli_tgt_resolve(ctx, &to, NULL, NULL, 0)) != CLI_OK)
         return rc;
     const tgt *t = to.base ? &to.t : NULL;
     char tname[32] = "";
     if (t)
         tgt_header_name(t, tname, sizeof tname);
-    po.timeout_ms = (int)timeout;
-
     cp_err err;
     img *im = NULL;
     if (elf && !(im = img_open(elf, NULL, &err))) {
@@ -319,12 +312,10 @@ static int cmd_record_fn(cli_ctx *ctx, int argc, char **argv)
     snprintf(why, sizeof why, "%s", halt ? "--halt" : "DWT_PCSR changes "
              "while the core runs");
     uint32_t pcsr_addr = t && t->dwt_pcsr ? t->dwt_pcsr : 0xe000101cu;
-    if (gdb && mode == PROBE_MODE_PCSR)
-        po.nonstop = pcsr ? 1 : 2;
-    probe *pr = probe_open(gdb ? PROBE_GDB : PROBE_OPENOCD, gdb ? gdb : ocd,
-                           &po, &err);
+    if (pa.gdb && mode == PROBE_MODE_PCSR)
+        pa.po.nonstop = pcsr ? 1 : 2;
+    probe *pr = cli_probe_open(ctx, &pa);
     if (!pr) {
-        cli_error("%s", err.msg);
         img_free(im);
         return CLI_FAIL;
     }
@@ -337,13 +328,6 @@ static int cmd_record_fn(cli_ctx *ctx, int argc, char **argv)
     }
     int status = CLI_FAIL;
     probe_samples *out = NULL;
-    if (probe_is_halted(pr)) {
-        cli_info(ctx, "the target was halted; letting it run");
-        if (probe_resume(pr, &err) < 0) {
-            cli_error("%s", err.msg);
-            goto done;
-        }
-    }
     if (mode == PROBE_MODE_PCSR) {
         int changed;
         cp_err e2;

@@ -23,29 +23,29 @@ enum {
 };
 
 static const cli_opt opts[] = {
-    [O_ELF] = {"elf", 'e', "FILE", "the firmware ELF the samples were taken "
-               "from (required)"},
+    [O_ELF] = {"elf", 'e', "FILE", "the firmware the samples were taken from, "
+               "as the ELF argument"},
     [O_MAP] = {"map", 'm', "FILE", "its GNU ld map file: libraries (archives) "
                "and input sections"},
-    [O_TRACE] = {"trace", 't', "FILE", "a trace of the same build: adds cache "
+    [O_TRACE] = {"trace", 0, "FILE", "a trace of the same build: adds cache "
                  "misses per function, replayed through the target's cache"},
-    [O_TARGET] = CLI_TGT_OPT_TARGET('T', "target name or file: names memories"
+    [O_TARGET] = CLI_TGT_OPT_TARGET('t', "target name or file: names memories"
                                     " in rows outside the image (ROM, SRAM) "
                                     "and sets the cache (default: the "
                                     "trace's, else the samples')"),
     [O_CACHE] = CLI_TGT_OPT_CACHE(0),
     [O_AS] = CLI_TGT_OPT_AS,
     [O_UNCACHED] = CLI_TGT_OPT_UNCACHED,
-    [O_TOP] = {"top", 'n', "N", "show the first N functions (default 20 in "
+    [O_TOP] = {"top", 0, "N", "show the first N functions (default 20 in "
                "text, all in CSV/JSON; 0: all)"},
     [O_SORT] = {"sort", 's', "KEY", "samples (default), density (samples per "
                 "byte), size, name, addr, misses, miss-density"},
-    [O_LIB] = {"lib", 'l', "GLOB", "only functions of libraries matching GLOB "
+    [O_LIB] = {"lib", 0, "GLOB", "only functions of libraries matching GLOB "
                "(e.g. 'liblwip*')"},
-    [O_FUNC] = {"func", 'f', "GLOB", "only functions whose name (or an alias) "
+    [O_FUNC] = {"func", 0, "GLOB", "only functions whose name (or an alias) "
                 "matches GLOB"},
     [O_ALL] = {"all", 'a', NULL, "also list functions without samples"},
-    [O_BY] = {"by", 'b', "TABLE", "the table --csv writes: func (default), "
+    [O_BY] = {"by", 0, "TABLE", "the table --csv writes: func (default), "
               "lib, section"},
     [O_FOLDED] = {"folded", 0, NULL, "write folded stacks (library;function "
                   "count) for flame-graph tools"},
@@ -65,7 +65,7 @@ const cli_cmd cmd_report = {
     .fn = cmd_report_fn,
     .summary = "where the time goes: samples per function, library and "
                "section; plots and an HTML page",
-    .usage = "SAMPLES --elf ELF [--map MAP] [--trace TRACE] [options]",
+    .usage = "SAMPLES ELF [--map MAP] [--trace TRACE] [options]",
     .description =
         "Attributes PC samples to the functions of an ELF and prints, per\n"
         "function: samples, share, size and samples per byte; then the sums\n"
@@ -81,10 +81,10 @@ const cli_cmd cmd_report = {
         "trace's or samples' header) and misses and misses per byte of its warm\n"
         "iterations are added per function, library and section.\n\n"
         "example:\n"
-        "  codeplace report samples.txt --elf fw.elf --map fw.map --top 10\n"
-        "  codeplace report gmon.out --elf fw.elf --map fw.map --lib 'liblwip*'\n"
-        "  codeplace report samples.txt --elf fw.elf --map fw.map --csv --by lib\n"
-        "  codeplace report samples.txt --elf fw.elf --map fw.map --html report.html",
+        "  codeplace report samples.txt fw.elf --map fw.map --top 10\n"
+        "  codeplace report gmon.out fw.elf --map fw.map --lib 'liblwip*'\n"
+        "  codeplace report samples.txt fw.elf --map fw.map --csv --by lib\n"
+        "  codeplace report samples.txt fw.elf --map fw.map --html report.html",
     .opts = opts,
     .globals = CLI_G_ALL,
 };
@@ -144,6 +144,7 @@ static int trace_misses(cli_ctx *ctx, rep_profile *prof, const img *im,
         cli_error("%s", err.msg);
         goto out;
     }
+    prof->miss_iters = r.niter - r.from;
     char b[32], which[96];
     if (r.from >= r.niter || r.niter < 2) {
         cli_warn("%s: %zu complete iteration%s: no warm iteration, the "
@@ -192,6 +193,60 @@ static int write_file(const char *path, rep_profile *p, const rep_view *v,
     return 0;
 }
 
+/* The trace's misses onto the profile, through tg's cache. Returns CLI_OK
+ * or the exit code (reported). */
+static int attach_trace(cli_ctx *ctx, rep_profile *prof, const img *im,
+                        const char *elf, const tgt *tg, const char *trace,
+                        char *desc, size_t ndesc)
+{
+    cp_err err;
+    trc_reader *tr = trc_open_ex(trace, TRC_OPEN_PARTIAL, &err);
+    if (!tr) {
+        cli_error("%s", err.msg);
+        return CLI_FAIL;
+    }
+    const trc_header *th = trc_get_header(tr);
+    if (th->elf_hash[0] && strcmp(th->elf_hash, img_hash(im)))
+        cli_warn("%s was recorded from image %s, but %s is %s: misses "
+                 "may not match", trace, th->elf_hash, elf, img_hash(im));
+    trc_close(tr);
+    if (trace_misses(ctx, prof, im, tg, trace, desc, ndesc) < 0)
+        return CLI_FAIL;
+    return CLI_OK;
+}
+
+/* The plots and pages (--svg, --html), then the report in the chosen
+ * format. Returns the exit code. */
+static int render(cli_ctx *ctx, rep_profile *prof, const rep_view *v,
+                  rep_table table, int folded, int speedscope,
+                  const char *svg, const char *html)
+{
+    cp_err err;
+    int status = CLI_OK;
+    if (svg && write_file(svg, prof, v, rep_write_svg) < 0)
+        status = CLI_FAIL;
+    if (html && write_file(html, prof, v, rep_write_html) < 0)
+        status = CLI_FAIL;
+    if (status != CLI_OK || cli_out_open(ctx) < 0)
+        return CLI_FAIL;
+    int wrc;
+    if (ctx->json)
+        wrc = rep_write_json(ctx->out, prof, v, &err);
+    else if (ctx->csv)
+        wrc = rep_write_csv(ctx->out, prof, v, table, &err);
+    else if (folded)
+        wrc = rep_write_folded(ctx->out, prof, v, &err);
+    else if (speedscope)
+        wrc = rep_write_speedscope(ctx->out, prof, v, &err);
+    else
+        wrc = rep_write_text(ctx->out, prof, v, &err);
+    if (wrc < 0) {
+        cli_error("cannot write the report: %s", err.msg);
+        return CLI_FAIL;
+    }
+    return CLI_OK;
+}
+
 static int cmd_report_fn(cli_ctx *ctx, int argc, char **argv)
 {
     char *pos[argc];
@@ -235,11 +290,13 @@ static int cmd_report_fn(cli_ctx *ctx, int argc, char **argv)
     }
     if (rc != CLI_END)
         return cli_parse_exit(rc);
+    if (cli_elf_arg(ctx, pos, &p.npos, elf, 0, &elf) < 0)
+        return CLI_USAGE;
+    if (!elf)
+        return cli_usage_error(ctx, "report: give the ELF the samples come "
+                               "from");
     if (p.npos != 1)
         return cli_usage_error(ctx, "report: give one samples file");
-    if (!elf)
-        return cli_usage_error(ctx, "report: --elf is required (the image the "
-                               "samples come from)");
     if (ctx->json + ctx->csv + folded + speedscope > 1)
         return cli_usage_error(ctx, "report: choose one of --json, --csv, "
                                "--folded, --speedscope");
@@ -323,26 +380,13 @@ static int cmd_report_fn(cli_ctx *ctx, int argc, char **argv)
     char cache_desc[512];
     v.misses_note = "no --trace given";
     if (trace) {
-        const trc_header *th = NULL;
-        trc_reader *tr = trc_open_ex(trace, TRC_OPEN_PARTIAL, &err);
-        if (!tr) {
-            cli_error("%s", err.msg);
+        int trc = attach_trace(ctx, prof, im, elf, tg, trace, cache_desc,
+                               sizeof cache_desc);
+        if (trc != CLI_OK) {
             rep_prof_free(prof);
             img_free(im);
             smp_free(s);
-            return CLI_FAIL;
-        }
-        th = trc_get_header(tr);
-        if (th->elf_hash[0] && strcmp(th->elf_hash, img_hash(im)))
-            cli_warn("%s was recorded from image %s, but %s is %s: misses "
-                     "may not match", trace, th->elf_hash, elf, img_hash(im));
-        trc_close(tr);
-        if (trace_misses(ctx, prof, im, tg, trace, cache_desc,
-                         sizeof cache_desc) < 0) {
-            rep_prof_free(prof);
-            img_free(im);
-            smp_free(s);
-            return CLI_FAIL;
+            return trc;
         }
         v.cache_desc = cache_desc;
         v.misses_note = NULL;
@@ -352,30 +396,7 @@ static int cmd_report_fn(cli_ctx *ctx, int argc, char **argv)
                  "(0xffffffff); they have a row of their own",
                  (unsigned long long)prof->halted);
 
-    int status = CLI_OK;
-    if (svg && write_file(svg, prof, &v, rep_write_svg) < 0)
-        status = CLI_FAIL;
-    if (html && write_file(html, prof, &v, rep_write_html) < 0)
-        status = CLI_FAIL;
-    if (status == CLI_OK && cli_out_open(ctx) == 0) {
-        int wrc;
-        if (ctx->json)
-            wrc = rep_write_json(ctx->out, prof, &v, &err);
-        else if (ctx->csv)
-            wrc = rep_write_csv(ctx->out, prof, &v, table, &err);
-        else if (folded)
-            wrc = rep_write_folded(ctx->out, prof, &v, &err);
-        else if (speedscope)
-            wrc = rep_write_speedscope(ctx->out, prof, &v, &err);
-        else
-            wrc = rep_write_text(ctx->out, prof, &v, &err);
-        if (wrc < 0) {
-            cli_error("cannot write the report: %s", err.msg);
-            status = CLI_FAIL;
-        }
-    } else if (status == CLI_OK) {
-        status = CLI_FAIL;
-    }
+    int status = render(ctx, prof, &v, table, folded, speedscope, svg, html);
     rep_prof_free(prof);
     img_free(im);
     smp_free(s);

@@ -27,11 +27,10 @@ static const cli_opt opts[] = {
                 "second on the target's clock (with --poisson's spacing "
                 "unless --every is given)"},
     [O_SEED] = {"seed", 0, "S", "seed of the Poisson spacing (default 1)"},
-    [O_ELF] = {"elf", 'e', "FILE", "the image: exact Thumb instruction widths "
-               "for traces; stamps its hash into gmon.out/dump conversions"},
+    [O_ELF] = {"elf", 'e', "FILE", "the image, as the ELF argument"},
     [O_CACHE] = CLI_TGT_OPT_CACHE(0),
     [O_AS] = CLI_TGT_OPT_AS,
-    [O_TARGET] = {"target", 'T', "NAME|FILE", "target name or file (clock for --rate; "
+    [O_TARGET] = {"target", 't', "NAME|FILE", "target name or file (clock for --rate; "
                   "stamped into the header)"},
     [O_PARTIAL] = {"partial", 0, NULL, "trace: use a trace cut short up to its "
                    "last complete block"},
@@ -45,7 +44,7 @@ const cli_cmd cmd_samples = {
     .fn = cmd_samples_fn,
     .summary = "convert gmon.out, profiler dumps and traces into a samples "
                "file",
-    .usage = "INPUT [-o SAMPLES] [--every N | --poisson N | --rate HZ]",
+    .usage = "INPUT [ELF] [-o SAMPLES] [--every N | --poisson N | --rate HZ]",
     .description =
         "Writes a samples file (docs/formats/samples.md) from INPUT, which is\n"
         "recognised from its contents:\n"
@@ -58,9 +57,9 @@ const cli_cmd cmd_samples = {
         "Samples at 0xffffffff (core halted) and outside every function are\n"
         "kept.\n\n"
         "example:\n"
-        "  codeplace samples gmon.out --elf fw.elf -o samples.txt\n"
+        "  codeplace samples gmon.out fw.elf -o samples.txt\n"
         "  codeplace samples console.log -o samples.txt\n"
-        "  codeplace samples run.trace --elf fw.elf --target rp2040 --rate 4000 -o s.txt\n"
+        "  codeplace samples run.trace fw.elf --target rp2040 --rate 4000 -o s.txt\n"
         "  codeplace samples run.trace --every 1000 -o s.txt",
     .opts = opts,
     .globals = CLI_G_OUT | CLI_G_VERB,
@@ -116,8 +115,11 @@ static int cmd_samples_fn(cli_ctx *ctx, int argc, char **argv)
     }
     if (rc != CLI_END)
         return cli_parse_exit(rc);
+    if (cli_elf_arg(ctx, pos, &p.npos, elf, 0, &elf) < 0)
+        return CLI_USAGE;
     if (p.npos != 1)
-        return cli_usage_error(ctx, "samples: give one input file");
+        return cli_usage_error(ctx, "samples: give one input file (and the "
+                               "ELF)");
     if ((every != 0) + (poisson != 0) > 1)
         return cli_usage_error(ctx, "samples: --every and --poisson exclude "
                                "each other");

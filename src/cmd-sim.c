@@ -11,6 +11,7 @@
 #include "cli/tgtopt.h"
 #include "commands.h"
 #include "image/image.h"
+#include "report/heat.h"
 #include "target/target.h"
 #include "trace/trace.h"
 #include "util/jw.h"
@@ -22,7 +23,7 @@ enum {
 };
 
 static const cli_opt opts[] = {
-    [O_ELF] = {"elf", 'e', "FILE", "the traced firmware: names functions"},
+    [O_ELF] = {"elf", 'e', "FILE", "the traced firmware, as the ELF argument"},
     [O_MAP] = {"map", 'm', "FILE", "its GNU ld map file: adds libraries"},
     [O_TARGET] = CLI_TGT_OPT_TARGET('t', "target name or file (default: the "
                                     "trace's)"),
@@ -33,7 +34,7 @@ static const cli_opt opts[] = {
                   "where this layout puts them (docs/formats/layout.md)"},
     [O_SEED] = {"seed", 0, "N", "seed of the random replacement policy "
                 "(default 1)"},
-    [O_TOP] = {"top", 'n', "N", "functions listed in the text report "
+    [O_TOP] = {"top", 0, "N", "functions listed in the text report "
                "(default 20; 0 for all)"},
     [O_BY] = {"by", 0, "TABLE", "--csv rows: iteration (default), function, "
               "library or set"},
@@ -53,7 +54,7 @@ const cli_cmd cmd_sim = {
     .fn = cmd_sim_fn,
     .summary = "replay a trace through the cache model: misses per "
                "iteration and why",
-    .usage = "TRACE [--elf ELF [--map MAP]] [--target NAME|FILE] [--cache SPEC] "
+    .usage = "TRACE [ELF [--map MAP]] [--target NAME|FILE] [--cache SPEC] "
              "[--as NAME] [--layout FILE]",
     .description =
         "Replays the fetches of a trace through a model of the target's cache\n"
@@ -66,9 +67,9 @@ const cli_cmd cmd_sim = {
         "With --layout the fetches of each placed function move to its new\n"
         "address (or to RAM, where they cost no misses) before simulating.\n\n"
         "example:\n"
-        "  codeplace sim run.trace --elf fw.elf --target rp2040\n"
-        "  codeplace sim run.trace --elf fw.elf --layout plan.layout --json\n"
-        "  codeplace sim run.trace --elf fw.elf --cache 16K,4,8,plru --csv "
+        "  codeplace sim run.trace fw.elf --target rp2040\n"
+        "  codeplace sim run.trace fw.elf --layout plan.layout --json\n"
+        "  codeplace sim run.trace fw.elf --cache 16K,4,8,plru --csv "
         "--by function\n"
         "  codeplace sim an385.trace --target mps2-an385 --as rp2040",
     .opts = opts,
@@ -103,7 +104,8 @@ static int64_t conflict_of(const csim_iter *it)
 
 static const char *fname(const simctx *c, size_t fn)
 {
-    return csim_stream_fn(c->s, fn)->name;
+    const csim_fn *f = csim_stream_fn(c->s, fn);
+    return f->f ? f->f->pretty : f->name;
 }
 
 /* ---- text ---- */
@@ -243,7 +245,7 @@ static void report_text(FILE *o, const simctx *c)
         const csim_fstat *f = &r->fstat[i];
         const csim_fn *fn = csim_stream_fn(c->s, f->fn);
         double m = (double)f->misses / nw;
-        fprintf(o, "  %-32s %7u %12.1f %10.1f %11.3f %5.1f%%\n", fn->name,
+        fprintf(o, "  %-32s %7u %12.1f %10.1f %11.3f %5.1f%%\n", fname(c, f->fn),
                 fn->size, (double)f->insns / nw, m, m / fn->size,
                 tot ? 100.0 * (double)f->misses / (double)tot : 0);
     }
@@ -261,7 +263,7 @@ static void report_text(FILE *o, const simctx *c)
             cli_commas(b1, r->hot_lines), cli_commas(b2, r->overfull_sets),
             cli_commas(b3, r->nsets), r->cache.ways);
     fprintf(o, "hot lines per set ('.' none, '*' ten or more):\n");
-    csim_heat_text(o, r, 64);
+    rep_heat_text(o, r, 64);
 }
 
 /* ---- JSON ---- */
@@ -296,9 +298,12 @@ static void json_iter(jw *w, const csim_iter *it, uint32_t line)
     jw_obj_end(w);
 }
 
+/* Functions, libraries and sets: "misses" (and "instructions", "accesses")
+ * are sums over the warm iterations, "*_per_iteration" their mean. */
 static void report_json(FILE *o, const simctx *c)
 {
     const csim_report *r = c->r;
+    double nw = r->niter > r->from ? (double)(r->niter - r->from) : 1;
     jw w;
     jw_init(&w, o, 1);
     jw_obj_begin(&w);
@@ -375,6 +380,8 @@ static void report_json(FILE *o, const simctx *c)
         jw_obj_begin(&w);
         jw_key(&w, "name");
         jw_str(&w, fn->name);
+        jw_key(&w, "demangled");
+        jw_str(&w, fname(c, f->fn));
         jw_key(&w, "addr");
         jw_uint(&w, fn->addr);
         jw_key(&w, "size");
@@ -385,6 +392,10 @@ static void report_json(FILE *o, const simctx *c)
         jw_uint(&w, f->accesses);
         jw_key(&w, "misses");
         jw_uint(&w, f->misses);
+        jw_key(&w, "instructions_per_iteration");
+        jw_double(&w, (double)f->insns / nw);
+        jw_key(&w, "misses_per_iteration");
+        jw_double(&w, (double)f->misses / nw);
         jw_obj_end(&w);
     }
     jw_arr_end(&w);
@@ -403,6 +414,8 @@ static void report_json(FILE *o, const simctx *c)
         jw_uint(&w, l->insns);
         jw_key(&w, "misses");
         jw_uint(&w, l->misses);
+        jw_key(&w, "misses_per_iteration");
+        jw_double(&w, (double)l->misses / nw);
         jw_obj_end(&w);
     }
     jw_arr_end(&w);
@@ -416,6 +429,8 @@ static void report_json(FILE *o, const simctx *c)
         jw_double(&w, r->sstat[s].lines);
         jw_key(&w, "misses");
         jw_uint(&w, r->sstat[s].misses);
+        jw_key(&w, "misses_per_iteration");
+        jw_double(&w, (double)r->sstat[s].misses / nw);
         jw_obj_end(&w);
     }
     jw_arr_end(&w);
@@ -440,9 +455,15 @@ static void csv_name(FILE *o, const char *s)
     }
 }
 
+/* The function, library and set tables are per warm iteration (mean over
+ * the warm iterations; the one iteration when there is no warm one), as in
+ * the text report; their column names say so. */
 static void report_csv(FILE *o, const simctx *c, int by)
 {
     const csim_report *r = c->r;
+    double nw = (double)(r->niter - r->from);
+    if (nw < 1)
+        nw = 1;
     if (by == 0) {
         fputs("iteration,instructions,accesses,hits,misses,compulsory,capacity,"
               "conflict,ideal,footprint_lines,cycles\n", o);
@@ -458,30 +479,35 @@ static void report_csv(FILE *o, const simctx *c, int by)
                     (unsigned long long)it->ideal, it->footprint, it->cycles);
         }
     } else if (by == 1) {
-        fputs("function,addr,size,instructions,accesses,misses\n", o);
+        fputs("function,addr,size,instructions_per_iteration,"
+              "accesses_per_iteration,misses_per_iteration,"
+              "misses_per_byte_per_iteration\n", o);
         for (size_t i = 0; i < r->nfstat; i++) {
             const csim_fstat *f = &r->fstat[i];
             const csim_fn *fn = csim_stream_fn(c->s, f->fn);
+            double m = (double)f->misses / nw;
             csv_name(o, fname(c, f->fn));
-            fprintf(o, ",0x%08x,%u,%llu,%llu,%llu\n", fn->addr, fn->size,
-                    (unsigned long long)f->insns,
-                    (unsigned long long)f->accesses,
-                    (unsigned long long)f->misses);
+            fprintf(o, ",0x%08x,%u,%.3f,%.3f,%.3f,", fn->addr, fn->size,
+                    (double)f->insns / nw, (double)f->accesses / nw, m);
+            if (fn->size)
+                fprintf(o, "%.6f", m / fn->size);
+            fputc('\n', o);
         }
     } else if (by == 2) {
-        fputs("library,functions,bytes,instructions,misses\n", o);
+        fputs("library,functions,bytes,instructions_per_iteration,"
+              "misses_per_iteration\n", o);
         for (size_t i = 0; i < r->nlstat; i++) {
             const csim_lstat *l = &r->lstat[i];
             csv_name(o, l->name);
-            fprintf(o, ",%zu,%llu,%llu,%llu\n", l->funcs,
-                    (unsigned long long)l->bytes, (unsigned long long)l->insns,
-                    (unsigned long long)l->misses);
+            fprintf(o, ",%zu,%llu,%.3f,%.3f\n", l->funcs,
+                    (unsigned long long)l->bytes, (double)l->insns / nw,
+                    (double)l->misses / nw);
         }
     } else {
-        fputs("set,hot_lines,lines_per_iteration,misses\n", o);
+        fputs("set,hot_lines,lines_per_iteration,misses_per_iteration\n", o);
         for (uint32_t s = 0; s < r->nsets; s++)
-            fprintf(o, "%u,%u,%.2f,%llu\n", s, r->sstat[s].hot,
-                    r->sstat[s].lines, (unsigned long long)r->sstat[s].misses);
+            fprintf(o, "%u,%u,%.2f,%.3f\n", s, r->sstat[s].hot,
+                    r->sstat[s].lines, (double)r->sstat[s].misses / nw);
     }
 }
 
@@ -701,14 +727,16 @@ static int cmd_sim_fn(cli_ctx *ctx, int argc, char **argv)
     }
     if (rc != CLI_END)
         return cli_parse_exit(rc);
+    if (cli_elf_arg(ctx, pos, &p.npos, c.elf, 0, &c.elf) < 0)
+        return CLI_USAGE;
     if (p.npos != 1)
-        return cli_usage_error(ctx, "sim: give one trace file");
+        return cli_usage_error(ctx, "sim: give one trace file (and the ELF)");
     if (ctx->json && ctx->csv)
         return cli_usage_error(ctx, "sim: --json and --csv exclude each other");
     if (map && !c.elf)
-        return cli_usage_error(ctx, "sim: --map goes with --elf");
+        return cli_usage_error(ctx, "sim: --map goes with the ELF");
     if (c.layout && !c.elf)
-        return cli_usage_error(ctx, "sim: --layout needs --elf (it names "
+        return cli_usage_error(ctx, "sim: --layout needs the ELF (it names "
                                "functions)");
     c.trace = pos[0];
     if ((rc = cli_tgt_resolve(ctx, &to, c.trace, NULL, 1)) != CLI_OK)
@@ -810,9 +838,11 @@ static int cmd_sim_fn(cli_ctx *ctx, int argc, char **argv)
             cli_error("%s", err.msg);
             goto out;
         }
-        if (csim_heat_svg(wf.f, &r, title) < 0) {
+        cp_err herr = {{0}};
+        if (rep_heat_svg(wf.f, &r, title, &herr) < 0) {
             cp_wfile_abort(&wf);
-            cli_error("cannot write '%s'", svg);
+            cli_error("cannot write '%s'%s%s", svg, herr.msg[0] ? ": " : "",
+                      herr.msg);
             goto out;
         }
         if (cp_wfile_commit(&wf, &err) < 0) {

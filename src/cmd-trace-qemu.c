@@ -425,7 +425,7 @@ int trace_qemu_run(cli_ctx *ctx, const trace_qemu_opts *o)
     uint32_t maddr;
     if (mf) {
         maddr = mf->addr;
-    } else if (emu_elf_symbol(o->elf, o->mark, &maddr, NULL, &err)) {
+    } else if (img_symbol(im, o->mark, &maddr, NULL, &err)) {
         cli_error("--mark: %s", err.msg);
         goto out;
     }

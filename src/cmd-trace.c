@@ -63,8 +63,9 @@ static const cli_opt opts[] = {
     [O_PARTIAL] = {"partial", 0, NULL, "with --info: read a file that was cut "
                    "short up to its last complete block"},
     [O_QEMU] = {"from-qemu", 0, "LOG", "convert a QEMU log (-d exec,nochain "
-                "-singlestep) of the image given with --elf"},
-    [O_ELF] = {"elf", 0, "FILE", "with --from-qemu: the image QEMU ran"},
+                "-singlestep) of the ELF"},
+    [O_ELF] = {"elf", 'e', "FILE", "the ELF, as the ELF argument (with "
+               "--from-qemu: the image QEMU ran)"},
     [O_QRUN] = {"qemu", 0, "MACHINE", "run ELF in qemu-system-arm -M MACHINE "
                 "(mps2-an385, mps2-an500, mps2-an505, microbit) with the "
                 "codeplace-qemu.so recorder; needs --mark"},
@@ -93,7 +94,7 @@ const cli_cmd cmd_trace = {
                "stream the cache sees",
     .usage = "ELF --target T -o TRACE [--init SYM --iter SYM | --mark SYM] "
              "[-n N] | --qemu MACHINE ELF --mark SYM -n N [--skip K] [--udp "
-             "PORT] -o TRACE | --info TRACE | --from-qemu LOG --elf ELF",
+             "PORT] -o TRACE | --info TRACE | ELF --from-qemu LOG",
     .description =
         "Runs the firmware's own machine code in the unicorn engine with the\n"
         "target's CPU model and memory map and writes a trace\n"
@@ -112,7 +113,7 @@ const cli_cmd cmd_trace = {
         "  codeplace trace --qemu mps2-an500 build/fw/demo-mps2-an500.elf \\\n"
         "      --mark codeplace_mark -n 50 -o q.trace\n"
         "  codeplace trace --info run.trace --json\n"
-        "  codeplace trace --from-qemu qemu.log --elf fw.elf --target imxrt1062 \\\n"
+        "  codeplace trace fw.elf --from-qemu qemu.log --target imxrt1062 \\\n"
         "      --mark codeplace_mark -o qemu.trace",
     .opts = opts,
     .globals = CLI_G_JSON | CLI_G_OUT | CLI_G_VERB,
@@ -155,7 +156,7 @@ static int sym_addr(const img *im, const char *opt, const char *name,
         return 0;
     }
     cp_err err;
-    if (emu_elf_symbol(img_path(im), name, addr, NULL, &err)) {
+    if (img_symbol(im, name, addr, NULL, &err)) {
         cli_error("%s: %s", opt, err.msg);
         return -1;
     }
@@ -934,8 +935,12 @@ static int cmd_trace_fn(cli_ctx *ctx, int argc, char **argv)
                               !qlog && !qo.machine)) != CLI_OK)
         return rc;
     ro.t = to.base ? &to.t : NULL;
+    if (cli_elf_arg(ctx, pos, &p.npos, qelf, 1, &qelf) < 0)
+        return CLI_USAGE;
+    if (p.npos)
+        return cli_usage_error(ctx, "trace: unexpected argument '%s'", pos[0]);
     if (qo.machine) {
-        if (p.npos != 1)
+        if (!qelf)
             return cli_usage_error(ctx, "trace: --qemu MACHINE takes one ELF");
         if (!ro.mark)
             return cli_usage_error(ctx, "trace: --qemu needs --mark SYM");
@@ -948,7 +953,7 @@ static int cmd_trace_fn(cli_ctx *ctx, int argc, char **argv)
             return cli_usage_error(ctx, "trace: --qemu excludes --init, "
                                    "--iter, --entry, --from-qemu and "
                                    "--count-each");
-        qo.elf = pos[0];
+        qo.elf = qelf;
         qo.map = ro.map;
         qo.mark = ro.mark;
         qo.t = ro.t;
@@ -959,16 +964,17 @@ static int cmd_trace_fn(cli_ctx *ctx, int argc, char **argv)
     if (udp_given || qo.skip)
         return cli_usage_error(ctx, "trace: --skip and --udp go with --qemu");
     if (qlog) {
-        if (!qelf || p.npos)
-            return cli_usage_error(ctx, "trace: --from-qemu needs --elf ELF");
+        if (!qelf)
+            return cli_usage_error(ctx, "trace: --from-qemu needs the ELF "
+                                   "QEMU ran");
         if (!ctx->out_path)
             return cli_usage_error(ctx, "trace: give the trace file with -o");
         return do_qemu(ctx, qlog, qelf, ro.map, ro.t, ro.mark,
                        n_given ? ro.n : 0, ro.per_iter);
     }
-    if (p.npos != 1)
+    if (!qelf)
         return cli_usage_error(ctx, "trace: give one ELF file");
-    ro.elf = pos[0];
+    ro.elf = qelf;
     if (!!ro.iter != !!ro.init && !ro.iter)
         return cli_usage_error(ctx, "trace: --init goes with --iter");
     if (ro.have_expect && !ro.iter)

@@ -8,12 +8,14 @@
 #include "util/jw.h"
 #include "verify/verify.h"
 
-enum { O_MAP, O_EMIT, O_NOPT };
+enum { O_ELF, O_MAP, O_EMIT, O_NOPT };
 
 static const cli_opt opts[] = {
+    [O_ELF] = {"elf", 'e', "FILE", "the relinked image, as the RELINKED.elf "
+               "argument"},
     [O_MAP] = {"map", 'm', "FILE", "the relinked image's GNU ld map (needed "
                "for the snippet patterns and the stubs)"},
-    [O_EMIT] = {"emit", 'e', "DIR", "the snippets the image was linked with "
+    [O_EMIT] = {"emit", 0, "DIR", "the snippets the image was linked with "
                 "(codeplace plan --emit DIR): every pattern must have "
                 "matched a section"},
     [O_NOPT] = {0},
@@ -120,26 +122,31 @@ static void text_out(FILE *o, const vfy_result *r, const char *layout,
 static int cmd_verify_fn(cli_ctx *ctx, int argc, char **argv)
 {
     char *pos[argc > 0 ? argc : 1];
-    const char *arg, *map = NULL, *emit = NULL;
+    const char *arg, *map = NULL, *emit = NULL, *elf = NULL;
     cli_parser p;
     int rc;
     cli_parser_init(&p, ctx, argc, argv, pos);
     while ((rc = cli_next(&p, &arg)) >= 0) {
         switch (rc) {
+        case O_ELF: elf = arg; break;
         case O_MAP: map = arg; break;
         case O_EMIT: emit = arg; break;
         }
     }
     if (rc != CLI_END)
         return cli_parse_exit(rc);
-    if (p.npos != 2)
+    if (cli_elf_arg(ctx, pos, &p.npos, elf, 0, &elf) < 0)
+        return CLI_USAGE;
+    if (!elf && p.npos == 2) /* not an ELF: img_open names the problem */
+        elf = pos[--p.npos];
+    if (!elf || p.npos != 1)
         return cli_usage_error(ctx, "verify: give the layout and the "
                                "relinked ELF");
     if (emit && !map)
         return cli_usage_error(ctx, "verify: --emit needs the relinked map "
                                "(--map)");
     cp_err err;
-    img *im = img_open(pos[1], map, &err);
+    img *im = img_open(elf, map, &err);
     if (!im) {
         cli_error("%s", err.msg);
         return CLI_FAIL;
@@ -154,13 +161,13 @@ static int cmd_verify_fn(cli_ctx *ctx, int argc, char **argv)
     }
     if (r.image[0] && !strcmp(r.image, img_hash(im)))
         cli_warn("%s is the image the plan was made from (%s), not a "
-                 "relinked one", pos[1], r.image);
+                 "relinked one", elf, r.image);
     int status = CLI_FAIL;
     if (cli_out_open(ctx) == 0) {
         if (ctx->json)
-            json_out(ctx->out, &r, pos[0], pos[1], emit != NULL);
+            json_out(ctx->out, &r, pos[0], elf, emit != NULL);
         else
-            text_out(ctx->out, &r, pos[0], pos[1], emit != NULL);
+            text_out(ctx->out, &r, pos[0], elf, emit != NULL);
         status = r.ndiffs || !r.placed ? CLI_FAIL : CLI_OK;
         if (!r.placed)
             cli_error("%s: places no function at an address: nothing to "

@@ -18,7 +18,7 @@ static const cli_cmd cmd_help = {
     .name = "help",
     .fn = cmd_help_fn,
     .summary = "show the commands, or one command's options",
-    .usage = "[COMMAND]",
+    .usage = "[COMMAND [SUBCOMMAND]]",
 };
 
 /* Commands in the order `codeplace help` lists them: the pipeline first. */
@@ -38,16 +38,8 @@ static const cli_cmd *const commands[] = {
     &cmd_record,
     &cmd_counters,
     &cmd_help,
+    NULL,
 };
-#define NCOMMANDS (sizeof commands / sizeof commands[0])
-
-static const cli_cmd *find_command(const char *name)
-{
-    for (size_t i = 0; i < NCOMMANDS; i++)
-        if (!strcmp(commands[i]->name, name))
-            return commands[i];
-    return NULL;
-}
 
 static void print_overview(FILE *f)
 {
@@ -56,9 +48,10 @@ static void print_overview(FILE *f)
           "       codeplace --version\n\n"
           "Profile, simulate and plan code placement for microcontrollers "
           "that run code\nfrom cached external flash.\n\ncommands:\n", f);
-    for (size_t i = 0; i < NCOMMANDS; i++)
-        fprintf(f, "  %-10s  %s\n", commands[i]->name, commands[i]->summary);
-    fputs("\nRun 'codeplace help <command>' for a command's options.\n", f);
+    for (const cli_cmd *const *c = commands; *c; c++)
+        fprintf(f, "  %-10s  %s\n", (*c)->name, (*c)->summary);
+    fputs("\nRun 'codeplace help <command>' for a command's options, and\n"
+          "'codeplace help <command> <subcommand>' for a nested command's.\n", f);
 }
 
 static int cmd_help_fn(cli_ctx *ctx, int argc, char **argv)
@@ -76,13 +69,7 @@ static int cmd_help_fn(cli_ctx *ctx, int argc, char **argv)
         print_overview(stdout);
         return CLI_OK;
     }
-    if (p.npos > 1)
-        return cli_usage_error(ctx, "help: give one command");
-    const cli_cmd *c = find_command(pos[0]);
-    if (!c)
-        return cli_usage_error(ctx, "help: no command '%s'", pos[0]);
-    cli_print_cmd_help(stdout, c);
-    return CLI_OK;
+    return cli_help_path(commands, p.npos, pos);
 }
 
 int main(int argc, char **argv)
@@ -101,16 +88,13 @@ int main(int argc, char **argv)
     }
     if (!strcmp(name, "--help") || !strcmp(name, "-h"))
         name = "help";
-    const cli_cmd *c = find_command(name);
+    const cli_cmd *c = cli_find(commands, name);
     if (!c) {
         fprintf(stderr, "codeplace: error: '%s' is not a codeplace command\n"
                 "try 'codeplace help'\n", name);
         return CLI_USAGE;
     }
-    cli_ctx ctx = {.cmd = c};
-    int rc = c->fn(&ctx, argc - 1, argv + 1);
-    if (cli_out_close(&ctx) < 0 && rc == CLI_OK)
-        rc = CLI_FAIL;
+    int rc = cli_run(c, argc - 1, argv + 1);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "codeplace: error: cannot write standard output\n");
         if (rc == CLI_OK)

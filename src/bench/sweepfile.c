@@ -181,3 +181,46 @@ int nb_sweep_read(const char *path, nb_sweep_file *out, cp_err *err)
     free(data);
     return rc;
 }
+
+/* ---- writing: the same columns the reader finds by name ---- */
+
+static const char *const sweep_cols =
+    "pass,step,rate,requested,sent,skipped,sent_late,send_errors,answered,"
+    "lost,late,duplicated,reordered,stray,achieved_rate,reply_rate,loss_pct,"
+    "rtt_median_us,rtt_p99_us,rtt_min_us,rtt_max_us";
+
+static void csv_num(FILE *o, double v)
+{
+    if (isfinite(v))
+        fprintf(o, ",%.3f", v);
+    else
+        fputs(",", o);
+}
+
+void nb_sweep_write_row(FILE *o, const nb_udp_step *s)
+{
+    fprintf(o, "%u,%u,%.3f,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,"
+            "%llu", s->pass, s->index, s->rate,
+            (unsigned long long)s->requested, (unsigned long long)s->sent,
+            (unsigned long long)s->skipped, (unsigned long long)s->sent_late,
+            (unsigned long long)s->send_errors,
+            (unsigned long long)s->answered, (unsigned long long)s->lost,
+            (unsigned long long)s->late, (unsigned long long)s->duplicated,
+            (unsigned long long)s->reordered, (unsigned long long)s->stray);
+    csv_num(o, s->achieved_rate);
+    csv_num(o, s->reply_rate);
+    csv_num(o, s->loss_pct);
+    csv_num(o, s->rtt_median_us);
+    csv_num(o, s->rtt_p99_us);
+    csv_num(o, s->rtt_min_us);
+    csv_num(o, s->rtt_max_us);
+    fputc('\n', o);
+}
+
+void nb_sweep_write_header(FILE *o, const char *label, const char *peer,
+                           unsigned size, double step_s, double timeout_s)
+{
+    fprintf(o, "# codeplace sweep 1\n# label: %s\n# peer: %s\n"
+            "# size: %u\n# step_s: %g\n# timeout_s: %g\n%s\n",
+            label ? label : "", peer, size, step_s, timeout_s, sweep_cols);
+}

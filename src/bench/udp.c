@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "bench/net.h"
-#include "bench/stats.h"
+#include "util/stats.h"
 
 #define MAGIC 0x43504e42u /* "CPNB" */
 #define BATCH 64
@@ -186,8 +186,8 @@ static int finish_step(const nb_udp_cfg *cfg, stepstate *s, nb_udp_step *st,
     if (cfg->on_rtts)
         cfg->on_rtts(cfg->arg, st, rt, k);
     qsort(rt, k, sizeof *rt, compare_rtt);
-    st->rtt_median_us = nb_pct_sorted(rt, k, 50);
-    st->rtt_p99_us = nb_pct_sorted(rt, k, 99);
+    st->rtt_median_us = cp_pct_sorted(rt, k, 50);
+    st->rtt_p99_us = cp_pct_sorted(rt, k, 99);
     st->rtt_min_us = k ? rt[0] : NAN;
     st->rtt_max_us = k ? rt[k - 1] : NAN;
     free(rt);
@@ -288,7 +288,7 @@ int nb_udp_sweep(const nb_udp_cfg *cfg, int *interrupted, cp_err *err)
     unsigned char *pkt = calloc(1, cfg->size);
     rx r = {.fd = fd, .size = cfg->size};
     uint64_t seed = nb_now_ns() ^ (uint64_t)getpid() << 20;
-    r.run = (uint32_t)nb_rand(&seed);
+    r.run = (uint32_t)cp_rand(&seed);
     pthread_t th;
     int rc = -1, started = 0;
     if (!s.count || !s.is_late || !s.rtt || !pkt) {

@@ -375,9 +375,4 @@ int csim_analyze(const csim_stream *s, const csim_map *m, const tgt_cache *g,
                  uint64_t seed, csim_report *r, cp_err *err);
 void csim_report_free(csim_report *r);
 
-/* Heat maps of the sets' hot lines: text (one character per set, rows of
- * `cols` sets: '.' none, 1-9 hot lines, '*' ten or more) and SVG. */
-void csim_heat_text(FILE *f, const csim_report *r, unsigned cols);
-int csim_heat_svg(FILE *f, const csim_report *r, const char *title);
-
 #endif

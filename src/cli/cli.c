@@ -58,8 +58,8 @@ int cli_usage_error(cli_ctx *ctx, const char *fmt, ...)
     if (ctx && ctx->cmd)
         fprintf(stderr, "usage: codeplace %s %s\n"
                 "try 'codeplace help %s' for the options\n",
-                ctx->cmd->name, ctx->cmd->usage ? ctx->cmd->usage : "",
-                ctx->cmd->name);
+                cli_cmd_name(ctx->cmd), ctx->cmd->usage ? ctx->cmd->usage : "",
+                cli_cmd_name(ctx->cmd));
     return CLI_USAGE;
 }
 
@@ -185,7 +185,7 @@ static int short_opt(cli_parser *p, const char **arg)
     int glob;
     int k = find_short(cmd, c, &glob);
     if (k < 0) {
-        cli_usage_error(p->ctx, "%s: unknown option '-%c'", cmd->name, c);
+        cli_usage_error(p->ctx, "%s: unknown option '-%c'", cli_cmd_name(cmd), c);
         return CLI_ERR;
     }
     int wants = glob ? globals[k].arg != NULL : cmd->opts[k].arg != NULL;
@@ -208,7 +208,7 @@ static int short_opt(cli_parser *p, const char **arg)
             *arg = p->argv[p->i++];
         else {
             cli_usage_error(p->ctx, "%s: option '-%c' needs an argument",
-                            cmd->name, c);
+                            cli_cmd_name(cmd), c);
             return CLI_ERR;
         }
     }
@@ -245,7 +245,7 @@ int cli_next(cli_parser *p, const char **arg)
         int glob;
         int k = find_long(cmd, name, len, &glob);
         if (k < 0) {
-            cli_usage_error(p->ctx, "%s: unknown option '--%.*s'", cmd->name,
+            cli_usage_error(p->ctx, "%s: unknown option '--%.*s'", cli_cmd_name(cmd),
                             (int)len, name);
             return CLI_ERR;
         }
@@ -258,7 +258,7 @@ int cli_next(cli_parser *p, const char **arg)
         if (!o->arg) {
             if (eq) {
                 cli_usage_error(p->ctx, "%s: option '--%s' takes no argument",
-                                cmd->name, o->name);
+                                cli_cmd_name(cmd), o->name);
                 return CLI_ERR;
             }
             return k;
@@ -269,7 +269,7 @@ int cli_next(cli_parser *p, const char **arg)
             *arg = p->argv[p->i++];
         else {
             cli_usage_error(p->ctx, "%s: option '--%s' needs an argument",
-                            cmd->name, o->name);
+                            cli_cmd_name(cmd), o->name);
             return CLI_ERR;
         }
         return k;
@@ -339,6 +339,47 @@ int cli_arg_double(cli_ctx *ctx, const char *opt, const char *s, double *out)
         return -1;
     }
     *out = v;
+    return 0;
+}
+
+static int is_elf_file(const char *path)
+{
+    unsigned char m[4];
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    size_t n = fread(m, 1, sizeof m, f);
+    fclose(f);
+    return n == 4 && m[0] == 0x7f && m[1] == 'E' && m[2] == 'L' && m[3] == 'F';
+}
+
+static void drop_pos(char **pos, int *npos, int i)
+{
+    for (int k = i; k + 1 < *npos; k++)
+        pos[k] = pos[k + 1];
+    (*npos)--;
+}
+
+int cli_elf_arg(cli_ctx *ctx, char **pos, int *npos, const char *opt,
+                int first, const char **elf)
+{
+    *elf = opt;
+    for (int i = 0; i < *npos; i++) {
+        if (!is_elf_file(pos[i]))
+            continue;
+        if (opt) {
+            cli_usage_error(ctx, "%s: the ELF is given twice: '%s' and "
+                            "--elf '%s'", cli_cmd_name(ctx->cmd), pos[i], opt);
+            return -1;
+        }
+        *elf = pos[i];
+        drop_pos(pos, npos, i);
+        return 0;
+    }
+    if (!opt && first && *npos > 0) {
+        *elf = pos[0];
+        drop_pos(pos, npos, 0);
+    }
     return 0;
 }
 
@@ -434,9 +475,45 @@ static void print_opt(FILE *f, char shrt, const char *name, const char *arg,
         fprintf(f, "  %-24s  %s\n", left, help);
 }
 
+const char *cli_cmd_name(const cli_cmd *cmd)
+{
+    static char buf[128];
+    const cli_cmd *chain[8];
+    size_t n = 0, o = 0;
+    for (const cli_cmd *c = cmd; c && n < sizeof chain / sizeof chain[0];
+         c = c->parent)
+        chain[n++] = c;
+    buf[0] = 0;
+    while (n-- > 0) {
+        int w = snprintf(buf + o, sizeof buf - o, "%s%s", o ? " " : "",
+                         chain[n]->name);
+        if (w < 0 || (size_t)w >= sizeof buf - o)
+            break;
+        o += (size_t)w;
+    }
+    return buf;
+}
+
+static void print_group_help(FILE *f, const cli_cmd *cmd)
+{
+    fprintf(f, "usage: codeplace %s %s\n\n%s\n\nsubcommands:\n",
+            cli_cmd_name(cmd), cmd->usage ? cmd->usage : "SUBCOMMAND [options]",
+            cmd->summary);
+    for (const cli_cmd *const *s = cmd->subs; *s; s++)
+        fprintf(f, "  %-10s  %s\n", (*s)->name, (*s)->summary);
+    if (cmd->description)
+        fprintf(f, "\n%s\n", cmd->description);
+    fprintf(f, "\nRun 'codeplace help %s SUBCOMMAND' for its options.\n",
+            cli_cmd_name(cmd));
+}
+
 void cli_print_cmd_help(FILE *f, const cli_cmd *cmd)
 {
-    fprintf(f, "usage: codeplace %s %s\n\n%s\n", cmd->name,
+    if (cmd->subs) {
+        print_group_help(f, cmd);
+        return;
+    }
+    fprintf(f, "usage: codeplace %s %s\n\n%s\n", cli_cmd_name(cmd),
             cmd->usage ? cmd->usage : "", cmd->summary);
     if (cmd->description)
         fprintf(f, "\n%s\n", cmd->description);
@@ -453,6 +530,68 @@ void cli_print_cmd_help(FILE *f, const cli_cmd *cmd)
             print_opt(f, globals[g].shrt, globals[g].name, globals[g].arg,
                       globals[g].help);
     print_opt(f, 'h', "help", NULL, "show this help");
+}
+
+const cli_cmd *cli_find(const cli_cmd *const *table, const char *name)
+{
+    for (; table && *table; table++)
+        if (!strcmp((*table)->name, name))
+            return *table;
+    return NULL;
+}
+
+int cli_help_path(const cli_cmd *const *table, int nwords, char **words)
+{
+    const cli_cmd *c = NULL;
+    for (int i = 0; i < nwords; i++) {
+        const cli_cmd *next = cli_find(c ? c->subs : table, words[i]);
+        if (!next) {
+            if (c && !c->subs)
+                cli_error("help: '%s' has no subcommands", cli_cmd_name(c));
+            else if (c)
+                cli_error("help: '%s' is not a %s subcommand", words[i],
+                          cli_cmd_name(c));
+            else
+                cli_error("help: no command '%s'", words[i]);
+            fputs("try 'codeplace help' for the commands\n", stderr);
+            return CLI_USAGE;
+        }
+        c = next;
+    }
+    if (!c)
+        return CLI_USAGE;
+    cli_print_cmd_help(stdout, c);
+    return CLI_OK;
+}
+
+int cli_run(const cli_cmd *cmd, int argc, char **argv)
+{
+    if (!cmd->subs) {
+        cli_ctx ctx = {.cmd = cmd};
+        int rc = cmd->fn(&ctx, argc, argv);
+        if (cli_out_close(&ctx) < 0 && rc == CLI_OK)
+            rc = CLI_FAIL;
+        return rc;
+    }
+    if (argc < 2) {
+        cli_print_cmd_help(stderr, cmd);
+        return CLI_USAGE;
+    }
+    const char *name = argv[1];
+    if (!strcmp(name, "--help") || !strcmp(name, "-h") ||
+        (!strcmp(name, "help") && argc == 2)) {
+        cli_print_cmd_help(stdout, cmd);
+        return CLI_OK;
+    }
+    if (!strcmp(name, "help"))
+        return cli_help_path(cmd->subs, argc - 2, argv + 2);
+    const cli_cmd *sub = cli_find(cmd->subs, name);
+    if (!sub) {
+        cli_ctx ctx = {.cmd = cmd};
+        return cli_usage_error(&ctx, "'%s' is not a %s subcommand", name,
+                               cli_cmd_name(cmd));
+    }
+    return cli_run(sub, argc - 1, argv + 1);
 }
 
 const char *cli_commas(char *buf, uint64_t n)

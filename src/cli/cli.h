@@ -30,15 +30,22 @@ typedef struct cli_opt {
 
 struct cli_ctx;
 
-typedef struct cli_cmd {
-    const char *name;
+typedef struct cli_cmd cli_cmd;
+
+/* A command, or a group of nested commands (`bench udp`): a group has subs
+ * and no fn; each of its subcommands points back at it with parent, so its
+ * full name (cli_cmd_name) and help are generated from the same tables. */
+struct cli_cmd {
+    const char *name; /* one word: "udp", not "bench udp" */
     int (*fn)(struct cli_ctx *ctx, int argc, char **argv);
     const char *summary;     /* one line for `codeplace help` */
     const char *usage;       /* arguments after the command name */
     const char *description; /* paragraph(s) for `help <command>`; may be NULL */
     const cli_opt *opts;     /* may be NULL */
     unsigned globals;        /* CLI_G_* */
-} cli_cmd;
+    const cli_cmd *const *subs; /* a group's subcommands, NULL-terminated */
+    const cli_cmd *parent;      /* the group this command belongs to */
+};
 
 typedef struct cli_ctx {
     const cli_cmd *cmd;
@@ -94,6 +101,15 @@ int cli_arg_u32(cli_ctx *ctx, const char *opt, const char *s, int suffix,
                 uint32_t *out);
 int cli_arg_double(cli_ctx *ctx, const char *opt, const char *s, double *out);
 
+/* The ELF a command works on: a positional argument (the documented form)
+ * or --elf FILE (opt, NULL when not given). Without opt, the first
+ * positional that starts with the ELF magic is taken (any first positional
+ * when first is set: the commands whose only positional is the ELF) and
+ * removed from pos. An ELF given both ways is a usage error. Returns 0 with
+ * *elf set (NULL when none was given), or prints the error and returns -1. */
+int cli_elf_arg(cli_ctx *ctx, char **pos, int *npos, const char *opt,
+                int first, const char **elf);
+
 /* Opens ctx->out (the -o file, or stdout). Returns 0 or reports and -1.
  * The file is written whole or not at all (util/wfile.h): it appears when
  * cli_out_close succeeds. */
@@ -104,7 +120,25 @@ int cli_out_open_stream(cli_ctx *ctx);
 /* Flushes and closes ctx->out; reports write errors; returns 0 or -1. */
 int cli_out_close(cli_ctx *ctx);
 
+/* Help of a command (options) or of a group (its subcommands). */
 void cli_print_cmd_help(FILE *f, const cli_cmd *cmd);
+
+/* The full name of a command, its groups' names first ("bench udp"). The
+ * string lives in a static buffer until the next call. */
+const char *cli_cmd_name(const cli_cmd *cmd);
+
+/* The command named name in a NULL-terminated table, or NULL. */
+const cli_cmd *cli_find(const cli_cmd *const *table, const char *name);
+
+/* The one dispatcher (bpftool's cmd_select): argv[0] is cmd's own name.
+ * A group takes the next word as a subcommand ("help SUB...", "--help" and
+ * "-h" print help) and recurses; a command runs its fn with a fresh context,
+ * whose output it then closes. Returns the exit code. */
+int cli_run(const cli_cmd *cmd, int argc, char **argv);
+
+/* `help WORD...`: walks the words down table and its groups' subs and
+ * prints the help of the command they name. Returns the exit code. */
+int cli_help_path(const cli_cmd *const *table, int nwords, char **words);
 
 /* Formats n with thousands separators into buf (at least 32 bytes). */
 const char *cli_commas(char *buf, uint64_t n);

@@ -117,9 +117,4 @@ static inline unsigned emu_thumb_len(uint16_t hw)
     return (hw >> 11) >= 0x1d ? 4 : 2;
 }
 
-/* A symbol's value and size from the ELF symbol table (data objects too).
- * 0 or -1 (err names the file and the symbol). */
-int emu_elf_symbol(const char *elf_path, const char *name, uint32_t *value,
-                   uint32_t *size, cp_err *err);
-
 #endif

@@ -292,3 +292,38 @@ out:
     elf_end(e);
     return rc;
 }
+
+int img_symbol(const img *im, const char *name, uint32_t *value,
+               uint32_t *size, cp_err *err)
+{
+    if (elf_version(EV_CURRENT) == EV_NONE)
+        return cp_seterr(err, "libelf: %s", elf_errmsg(-1));
+    Elf *e = elf_memory(im->file, im->file_len);
+    int found = 0;
+    Elf_Scn *scn = NULL;
+    while (e && !found && (scn = elf_nextscn(e, scn))) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !sh.sh_entsize)
+            continue;
+        Elf_Data *d = elf_getdata(scn, NULL);
+        size_t n = sh.sh_size / sh.sh_entsize;
+        for (size_t i = 0; d && i < n; i++) {
+            GElf_Sym s;
+            if (!gelf_getsym(d, (int)i, &s) || s.st_shndx == SHN_UNDEF)
+                continue;
+            const char *nm = elf_strptr(e, sh.sh_link, s.st_name);
+            if (nm && !strcmp(nm, name)) {
+                *value = (uint32_t)s.st_value;
+                if (size)
+                    *size = (uint32_t)s.st_size;
+                found = 1;
+                break;
+            }
+        }
+    }
+    if (e)
+        elf_end(e);
+    if (!found)
+        return cp_seterr(err, "'%s': no symbol '%s'", im->path, name);
+    return 0;
+}

@@ -98,6 +98,15 @@ static int build_functions(img *im)
         memset(f, 0, sizeof *f);
         f->addr = s->addr;
         f->name = s->name;
+        f->pretty = s->name;
+        char *dm = cp_demangle(s->name);
+        if (dm) {
+            const char *p = cp_pool_str(im->pool, dm);
+            free(dm);
+            if (!p)
+                return -1;
+            f->pretty = p;
+        }
         f->osec = sec->name;
         if (sec->lma != sec->addr)
             f->flags |= IMG_FN_LOADED;

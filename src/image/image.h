@@ -23,7 +23,8 @@ enum img_func_flags {
 typedef struct img_func {
     uint32_t addr;             /* run address (VMA), Thumb bit cleared */
     uint32_t size;             /* bytes */
-    const char *name;          /* primary name */
+    const char *name;          /* primary name, as the linker knows it */
+    const char *pretty;        /* for people: demangled C++, else name */
     const char *const *alias;  /* other names at the same address */
     unsigned nalias;
     const char *isec;     /* input section (".text.foo"), NULL without map */
@@ -102,6 +103,11 @@ const img_func *img_lookup(const img *im, uint32_t addr);
 /* By primary name or alias, or NULL. Static functions may share a name:
  * the first by address is returned. */
 const img_func *img_find(const img *im, const char *name);
+/* Any defined ELF symbol (data objects too, which the function list leaves
+ * out): its st_value and st_size (size may be NULL). 0, or -1 with err
+ * naming the file and the symbol. */
+int img_symbol(const img *im, const char *name, uint32_t *value,
+               uint32_t *size, cp_err *err);
 
 size_t img_nsections(const img *im);
 const img_section *img_section_at(const img *im, size_t i); /* file order */

@@ -15,9 +15,9 @@ static const char *region_name(const plan_emit_info *info, plan_region r)
     return "flash";
 }
 
-static void header(FILE *f, const char *what, const plan_model *m,
-                   const plan_result *r, const plan_emit_info *info,
-                   const char *c0)
+static void header_ex(FILE *f, const char *what, const plan_model *m,
+                      const plan_result *r, const plan_emit_info *info,
+                      const char *c0, int full)
 {
     /* A C comment opener is followed by lines that start with " *". */
     const char *c = strcmp(c0, "/*") ? c0 : " *";
@@ -26,7 +26,9 @@ static void header(FILE *f, const char *what, const plan_model *m,
             img_hash(plan_model_image(m)));
     fprintf(f, "%s strategy: %s  budget: %u bytes of %s\n", c, info->strategy,
             info->budget, info->t->fast_mem);
-    if (info->no_prediction)
+    if (!full)
+        ; /* the fragment states what its integration applies */
+    else if (info->no_prediction)
         fprintf(f, "%s predicted: nothing: %s\n", c,
                 info->basis ? info->basis : "not simulated");
     else
@@ -37,6 +39,13 @@ static void header(FILE *f, const char *what, const plan_model *m,
         fprintf(f, "%s UNVERIFIED prediction: %s\n", c, info->unverified);
 }
 
+static void header(FILE *f, const char *what, const plan_model *m,
+                   const plan_result *r, const plan_emit_info *info,
+                   const char *c0)
+{
+    header_ex(f, what, m, r, info, c0, 1);
+}
+
 int plan_emit_list(FILE *f, const plan_model *m, const plan_result *r,
                    const plan_emit_info *info)
 {
@@ -45,10 +54,11 @@ int plan_emit_list(FILE *f, const plan_model *m, const plan_result *r,
     if (r->block_end)
         fprintf(f, "# block end: %u bytes (the hot block is padded to it)\n",
                 r->block_end);
-    fprintf(f, "# One function name per line, grouped by region; the comment after\n"
-            "# each name is its size%s and where it came from. Regions: a\n"
-            "# fast memory (sram, itcm), then flash in hot-block order, with\n"
-            "# the cache set each hot section starts at.\n",
+    fprintf(f, "# One function name per line (the linker's name), grouped by\n"
+            "# region; the comment after each name is its size%s and where it\n"
+            "# came from (and the C++ name first when the linker's is mangled).\n"
+            "# Regions: a fast memory (sram, itcm), then flash in hot-block\n"
+            "# order, with the cache set each hot section starts at.\n",
             info->from_samples    ? ", the PC samples in it"
             : info->no_prediction ? ""
                                   : ", the misses per iteration it had in\n"
@@ -68,30 +78,32 @@ int plan_emit_list(FILE *f, const plan_model *m, const plan_result *r,
             snprintf(set, sizeof set, "set %u, ", it->colour);
         for (unsigned k = 0; k < u->nfuncs; k++) {
             const img_func *fn = img_func_at(im, u->first_func + k);
+            int cxx = strcmp(fn->pretty, fn->name) != 0;
+            const char *cx = cxx ? fn->pretty : "", *cs = cxx ? ": " : "";
             if (k == 0 && info->from_samples)
-                fprintf(f, "%-40s # %u bytes, %s%.0f samples, %s%s%s%s %s%s\n",
-                        fn->name, u->size, set, it->samples,
+                fprintf(f, "%-40s # %s%s%u bytes, %s%.0f samples, %s%s%s%s %s%s\n",
+                        fn->name, cx, cs, u->size, set, it->samples,
                         u->archive ? u->archive : "",
                         u->object ? "(" : "", u->object ? u->object : "",
                         u->object ? ")" : "", u->isec,
                         (u->flags & PLAN_U_GUESSED) ? " (section guessed)" : "");
             else if (k == 0 && info->no_prediction)
-                fprintf(f, "%-40s # %u bytes, %s%s%s%s%s %s%s\n",
-                        fn->name, u->size, set,
+                fprintf(f, "%-40s # %s%s%u bytes, %s%s%s%s%s %s%s\n",
+                        fn->name, cx, cs, u->size, set,
                         u->archive ? u->archive : "",
                         u->object ? "(" : "", u->object ? u->object : "",
                         u->object ? ")" : "", u->isec,
                         (u->flags & PLAN_U_GUESSED) ? " (section guessed)" : "");
             else if (k == 0)
-                fprintf(f, "%-40s # %u bytes, %s%.1f misses, %s%s%s%s %s%s\n",
-                        fn->name, u->size, set, it->misses,
+                fprintf(f, "%-40s # %s%s%u bytes, %s%.1f misses, %s%s%s%s %s%s\n",
+                        fn->name, cx, cs, u->size, set, it->misses,
                         u->archive ? u->archive : "",
                         u->object ? "(" : "", u->object ? u->object : "",
                         u->object ? ")" : "", u->isec,
                         (u->flags & PLAN_U_GUESSED) ? " (section guessed)" : "");
             else
-                fprintf(f, "%-40s # shares %s with %s\n", fn->name, u->isec,
-                        u->name);
+                fprintf(f, "%-40s # %s%sshares %s with %s\n", fn->name,
+                        cx, cs, u->isec, u->name);
         }
     }
     return ferror(f) ? -1 : 0;
@@ -277,7 +289,53 @@ static void sections(FILE *f, const plan_model *m, const plan_result *r,
     }
 }
 
-int plan_emit_snippets(const char *dir, const plan_model *m,
+/* The prediction of what an integration applies, for its fragment. */
+static int applied(FILE *f, plan_model *m, const plan_result *r,
+                   plan_integration in, cp_err *err)
+{
+    plan_applied ap;
+    plan_result *a = plan_result_for(m, r, in, &ap, err);
+    if (!a)
+        return -1;
+    fprintf(f, "# %s applies: %.1f misses per iteration predicted for what it "
+            "can place\n# (the full plan: %.1f, stock %.1f)",
+            plan_integration_name(in), a->misses, r->misses, r->stock_misses);
+    if (!ap.fast_dropped && !ap.flash_dropped && !ap.flash_moved)
+        fputs("; all of the plan.\n", f);
+    else
+        fputs(":\n", f);
+    if (ap.fast_dropped)
+        fprintf(f, "#   %zu fast-memory section%s of archives not moved (it "
+                "renames sections of the\n#   build's own objects and "
+                "libraries only)\n", ap.fast_dropped,
+                ap.fast_dropped == 1 ? "" : "s");
+    if (ap.flash_dropped)
+        fprintf(f, "#   %zu hot-block section%s not placed (no flash group)\n",
+                ap.flash_dropped, ap.flash_dropped == 1 ? "" : "s");
+    if (ap.flash_moved)
+        fprintf(f, "#   %zu hot-block section%s in order but without the "
+                "padding that sets the cache set\n", ap.flash_moved,
+                ap.flash_moved == 1 ? "" : "s");
+    plan_result_free(a);
+    return 0;
+}
+
+/* The header of a Zephyr or pico-sdk fragment: the prediction of what
+ * that integration applies, or, for a plan that was not simulated, that
+ * there is none. 0, or -1 with the fragment's temporary file removed. */
+static int fragment_header(FILE *f, const char *what, plan_model *m,
+                           const plan_result *r, const plan_emit_info *info,
+                           plan_integration in, cp_err *err)
+{
+    header_ex(f, what, m, r, info, "#", info->no_prediction);
+    if (!info->no_prediction && applied(f, m, r, in, err) < 0) {
+        cp_wfile_abort(&cur);
+        return -1;
+    }
+    return 0;
+}
+
+int plan_emit_snippets(const char *dir, plan_model *m,
                        const plan_result *r, const plan_emit_info *info,
                        cp_err *err)
 {
@@ -318,7 +376,9 @@ int plan_emit_snippets(const char *dir, const plan_model *m,
         return -1;
     if (!(f = create(dir, "codeplace.cmake", err)))
         return -1;
-    header(f, "Zephyr CMake fragment", m, r, info, "#");
+    if (fragment_header(f, "Zephyr CMake fragment", m, r, info,
+                        PLAN_INT_ZEPHYR, err) < 0)
+        return -1;
     fputs("# With the codeplace Zephyr module in the build (ZEPHYR_EXTRA_MODULES\n"
           "# or west.yml), include(path/to/codeplace.cmake) in the application's\n"
           "# CMakeLists.txt after find_package(Zephyr): the fast-memory group goes\n"
@@ -331,7 +391,9 @@ int plan_emit_snippets(const char *dir, const plan_model *m,
         return -1;
     if (!(f = create(dir, "codeplace_pico.cmake", err)))
         return -1;
-    header(f, "pico-sdk CMake fragment", m, r, info, "#");
+    if (fragment_header(f, "pico-sdk CMake fragment", m, r, info,
+                        PLAN_INT_PICO, err) < 0)
+        return -1;
     fputs("# include(/path/to/codeplace/cmake/codeplace.cmake) first, then\n"
           "# include(path/to/codeplace_pico.cmake) and call\n"
           "# codeplace_plan_apply(<your executable target>): the fast-memory\n"

@@ -33,8 +33,10 @@ int plan_unit_pattern(const plan_unit *u, char *buf, size_t n);
 /* Writes into dir: codeplace_flash.ld and codeplace_ram.ld (GNU ld,
  * INCLUDEd by the firmware's script; docs/firmware.md), codeplace.list (the
  * name list), codeplace.cmake (Zephyr: applies the list through the
- * codeplace module) and codeplace_pico.cmake (pico-sdk). */
-int plan_emit_snippets(const char *dir, const plan_model *m,
+ * codeplace module) and codeplace_pico.cmake (pico-sdk). The Zephyr and
+ * pico-sdk fragments state the prediction of what they apply
+ * (plan_result_for), not the full plan's. */
+int plan_emit_snippets(const char *dir, plan_model *m,
                        const plan_result *r, const plan_emit_info *info,
                        cp_err *err);
 

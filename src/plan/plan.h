@@ -228,4 +228,26 @@ int plan_result_refine(plan_model *m, plan_result *r, cp_err *err);
 /* Evaluates a result on the model again (e.g. on more iterations). */
 double plan_result_eval(plan_model *m, const plan_result *r);
 
+/* The integrations that apply a plan, and what each can apply of it
+ * (src/plan/integration.c says why). */
+typedef enum plan_integration {
+    PLAN_INT_GNU_LD,  /* the emitted snippets: all of it */
+    PLAN_INT_ZEPHYR,  /* no archive members in fast memory; flash group in
+                         order without its padding (no colours) */
+    PLAN_INT_PICO,    /* the fast group only, without archive members */
+} plan_integration;
+
+typedef struct plan_applied {
+    size_t fast_dropped;  /* fast-memory placements left out */
+    size_t flash_dropped; /* hot-block placements left out */
+    size_t flash_moved;   /* hot-block placements at another offset */
+} plan_applied;
+
+const char *plan_integration_name(plan_integration in);
+/* The part of r that integration applies, re-evaluated on the model: misses
+ * is its prediction. Free with plan_result_free; NULL on OOM. */
+plan_result *plan_result_for(plan_model *m, const plan_result *r,
+                             plan_integration in, plan_applied *ap,
+                             cp_err *err);
+
 #endif

@@ -83,12 +83,12 @@ rep_diff *rep_diff_build(const img *old_im, const img *new_im, cp_err *err)
         rep_diff_row *r = &d->rows[d->n++];
         int c = i == na ? 1 : j == nb ? -1 : cmp_key(&a[i], &b[j]);
         if (c < 0) {
-            *r = (rep_diff_row){a[i].f->name, REP_DIFF_REMOVED, a[i].f->addr,
+            *r = (rep_diff_row){a[i].f->pretty, REP_DIFF_REMOVED, a[i].f->addr,
                                 a[i].f->size, 0, 0};
             d->nremoved++;
             i++;
         } else if (c > 0) {
-            *r = (rep_diff_row){b[j].f->name, REP_DIFF_ADDED, 0, 0,
+            *r = (rep_diff_row){b[j].f->pretty, REP_DIFF_ADDED, 0, 0,
                                 b[j].f->addr, b[j].f->size};
             d->nadded++;
             j++;
@@ -101,7 +101,7 @@ rep_diff *rep_diff_build(const img *old_im, const img *new_im, cp_err *err)
                 same = 1;
                 d->nnosize++;
             }
-            *r = (rep_diff_row){a[i].f->name,
+            *r = (rep_diff_row){a[i].f->pretty,
                                 same ? REP_DIFF_SAME : REP_DIFF_CHANGED,
                                 a[i].f->addr, a[i].f->size, b[j].f->addr,
                                 b[j].f->size};

@@ -188,7 +188,7 @@ rep_profile *rep_prof_build(const img *im, const smp *s, const tgt *tg,
     for (size_t i = 0; i < nf; i++) {
         const img_func *f = img_func_at(im, i);
         rep_row *r = &p->rows[i];
-        r->name = f->name;
+        r->name = f->pretty;
         r->fn = f;
         r->addr = f->addr;
         r->size = f->size;
@@ -236,7 +236,7 @@ int rep_prof_set_misses(rep_profile *p, const rep_miss *m, size_t n,
                 r = &p->rows[k];
         }
         if (!r) {
-            const char *name = m[i].f ? m[i].f->name : m[i].name;
+            const char *name = m[i].f ? m[i].f->pretty : m[i].name;
             const char *s = cp_pool_str(p->pool, name ? name : "(unknown)");
             if (!s)
                 return cp_seterr(err, "out of memory");

@@ -44,7 +44,9 @@ typedef struct rep_profile {
     uint64_t outside;     /* samples in the other rows */
     uint64_t halted;      /* of which at 0xffffffff */
     int have_misses;
-    uint64_t total_misses;
+    uint64_t total_misses;  /* misses are sums over miss_iters iterations */
+    uint64_t miss_iters;    /* the warm iterations; writers print misses per
+                               iteration (0 is taken as 1) */
     cp_pool *pool;
 } rep_profile;
 

@@ -45,6 +45,8 @@ static int name_matches(const rep_row *r, const char *glob)
 {
     if (cp_glob(glob, r->name))
         return 1;
+    if (r->fn && cp_glob(glob, r->fn->name))
+        return 1;
     if (r->fn)
         for (unsigned k = 0; k < r->fn->nalias; k++)
             if (cp_glob(glob, r->fn->alias[k]))
@@ -113,6 +115,26 @@ static void density(char *buf, uint64_t n, uint32_t size)
         snprintf(buf, 24, "%.3f", (double)n / size);
 }
 
+/* Misses per iteration: the profile holds sums over miss_iters. */
+static double per_iter(const rep_profile *p, uint64_t misses)
+{
+    return (double)misses / (double)(p->miss_iters ? p->miss_iters : 1);
+}
+
+static void per_iter_str(char *buf, const rep_profile *p, uint64_t misses)
+{
+    snprintf(buf, 32, "%.1f", per_iter(p, misses));
+}
+
+static void per_iter_density(char *buf, const rep_profile *p, uint64_t misses,
+                             uint32_t size)
+{
+    if (!size)
+        strcpy(buf, "-");
+    else
+        snprintf(buf, 24, "%.3f", per_iter(p, misses) / size);
+}
+
 int rep_write_text(FILE *f, rep_profile *p, const rep_view *v, cp_err *err)
 {
     char b1[32], b2[32], b3[32], b4[32], b5[32];
@@ -139,9 +161,14 @@ int rep_write_text(FILE *f, rep_profile *p, const rep_view *v, cp_err *err)
     fprintf(f, "outside:   %s samples (%s) in no function, %s of them "
             "halted\n", commas(b1, p->outside), rep_pct(b2, p->outside, p->total),
             commas(b3, p->halted));
-    if (m)
-        fprintf(f, "misses:    %s%s%s\n", commas(b1, p->total_misses),
-                v->cache_desc ? " in " : "", v->cache_desc ? v->cache_desc : "");
+    if (m) {
+        per_iter_str(b2, p, p->total_misses);
+        fprintf(f, "misses:    %s per iteration (%s over %llu warm iteration%s)"
+                "%s%s\n", b2, commas(b1, p->total_misses),
+                (unsigned long long)(p->miss_iters ? p->miss_iters : 1),
+                p->miss_iters == 1 ? "" : "s", v->cache_desc ? " in " : "",
+                v->cache_desc ? v->cache_desc : "");
+    }
     else if (v->misses_note)
         fprintf(f, "misses:    not counted: %s\n", v->misses_note);
     char sum[256];
@@ -149,8 +176,8 @@ int rep_write_text(FILE *f, rep_profile *p, const rep_view *v, cp_err *err)
     if (sum[0])
         fprintf(f, "by library: %s\n", sum);
 
-    fprintf(f, "\nfunctions (%zu of %zu, by %s):\n", n, nmatch,
-            sort_name(v->sort));
+    fprintf(f, "\nfunctions (%zu of %zu, by %s%s):\n", n, nmatch,
+            sort_name(v->sort), m ? "; misses per iteration" : "");
     fprintf(f, "  %10s %6s %7s %9s", "samples", "share", "bytes", "smp/byte");
     if (m)
         fprintf(f, " %9s %9s", "misses", "mis/byte");
@@ -162,8 +189,9 @@ int rep_write_text(FILE *f, rep_profile *p, const rep_view *v, cp_err *err)
                 rep_pct(b2, r->samples, p->total),
                 r->fn ? commas(b4, r->size) : "-", b3);
         if (m) {
-            density(b3, r->misses, r->size);
-            fprintf(f, " %9s %9s", commas(b5, r->misses), b3);
+            per_iter_density(b3, p, r->misses, r->size);
+            per_iter_str(b5, p, r->misses);
+            fprintf(f, " %9s %9s", b5, b3);
         }
         if (r->fn)
             fprintf(f, "  %-32s %s\n", r->name, r->library);
@@ -175,8 +203,9 @@ int rep_write_text(FILE *f, rep_profile *p, const rep_view *v, cp_err *err)
     for (int t = 0; t < 2; t++) {
         const rep_group *g = t ? p->secs : p->libs;
         size_t ng = t ? p->nsecs : p->nlibs;
-        fprintf(f, "\n%s:\n  %10s %6s %9s %9s", t ? "sections" : "libraries",
-                "samples", "share", "functions", "bytes");
+        fprintf(f, "\n%s%s:\n  %10s %6s %9s %9s", t ? "sections" : "libraries",
+                m ? " (misses per iteration)" : "", "samples", "share",
+                "functions", "bytes");
         if (m)
             fprintf(f, " %9s", "misses");
         fprintf(f, "  %s\n", t ? "section" : "library");
@@ -186,8 +215,10 @@ int rep_write_text(FILE *f, rep_profile *p, const rep_view *v, cp_err *err)
             fprintf(f, "  %10s %6s %9zu %9s", commas(b1, g[i].samples),
                     rep_pct(b2, g[i].samples, p->total), g[i].functions,
                     commas(b3, g[i].bytes));
-            if (m)
-                fprintf(f, " %9s", commas(b4, g[i].misses));
+            if (m) {
+                per_iter_str(b4, p, g[i].misses);
+                fprintf(f, " %9s", b4);
+            }
             fprintf(f, "  %s\n", g[i].name);
         }
     }
@@ -227,7 +258,8 @@ int rep_write_csv(FILE *f, rep_profile *p, const rep_view *v, rep_table t,
             return cp_seterr(err, "out of memory");
         fputs("function,addr,size,samples,share,samples_per_byte,library,"
               "section,object", f);
-        fputs(m ? ",misses,misses_per_byte\n" : "\n", f);
+        fputs(m ? ",misses_per_iteration,misses_per_byte_per_iteration\n"
+                : "\n", f);
         for (size_t i = 0; i < n; i++) {
             const rep_row *r = rows[i];
             csv_field(f, r->name);
@@ -246,9 +278,9 @@ int rep_write_csv(FILE *f, rep_profile *p, const rep_view *v, rep_table t,
             fputc(',', f);
             csv_field(f, r->fn ? r->fn->object : NULL);
             if (m) {
-                fprintf(f, ",%" PRIu64 ",", r->misses);
+                fprintf(f, ",%.3f,", per_iter(p, r->misses));
                 if (r->size)
-                    fprintf(f, "%.6f", (double)r->misses / r->size);
+                    fprintf(f, "%.6f", per_iter(p, r->misses) / r->size);
             }
             fputc('\n', f);
         }
@@ -258,7 +290,8 @@ int rep_write_csv(FILE *f, rep_profile *p, const rep_view *v, rep_table t,
     const rep_group *g = t == REP_TABLE_LIBS ? p->libs : p->secs;
     size_t ng = t == REP_TABLE_LIBS ? p->nlibs : p->nsecs;
     fprintf(f, "%s,samples,share,functions,bytes%s\n",
-            t == REP_TABLE_LIBS ? "library" : "section", m ? ",misses" : "");
+            t == REP_TABLE_LIBS ? "library" : "section",
+            m ? ",misses_per_iteration" : "");
     for (size_t i = 0; i < ng; i++) {
         if (!g[i].samples && !g[i].misses && !v->all)
             continue;
@@ -266,7 +299,7 @@ int rep_write_csv(FILE *f, rep_profile *p, const rep_view *v, rep_table t,
         fprintf(f, ",%" PRIu64 ",%.6f,%zu,%" PRIu64, g[i].samples,
                 share(g[i].samples, p->total), g[i].functions, g[i].bytes);
         if (m)
-            fprintf(f, ",%" PRIu64, g[i].misses);
+            fprintf(f, ",%.3f", per_iter(p, g[i].misses));
         fputc('\n', f);
     }
     return done(f, err);
@@ -293,6 +326,8 @@ static void json_groups(jw *w, const rep_profile *p, const rep_group *g,
         if (p->have_misses) {
             jw_key(w, "misses");
             jw_uint(w, g[i].misses);
+            jw_key(w, "misses_per_iteration");
+            jw_double(w, per_iter(p, g[i].misses));
         }
         jw_obj_end(w);
     }
@@ -333,6 +368,16 @@ int rep_write_json(FILE *f, rep_profile *p, const rep_view *v, cp_err *err)
         jw_uint(&w, p->total_misses);
     else
         jw_null(&w);
+    jw_key(&w, "miss_iterations");
+    if (p->have_misses)
+        jw_uint(&w, p->miss_iters ? p->miss_iters : 1);
+    else
+        jw_null(&w);
+    jw_key(&w, "misses_per_iteration");
+    if (p->have_misses)
+        jw_double(&w, per_iter(p, p->total_misses));
+    else
+        jw_null(&w);
     jw_key(&w, "misses_note");
     jw_str(&w, p->have_misses ? NULL : v->misses_note);
     jw_key(&w, "sort");
@@ -367,9 +412,11 @@ int rep_write_json(FILE *f, rep_profile *p, const rep_view *v, cp_err *err)
         if (p->have_misses) {
             jw_key(&w, "misses");
             jw_uint(&w, r->misses);
-            jw_key(&w, "misses_per_byte");
+            jw_key(&w, "misses_per_iteration");
+            jw_double(&w, per_iter(p, r->misses));
+            jw_key(&w, "misses_per_byte_per_iteration");
             if (r->size)
-                jw_double(&w, (double)r->misses / r->size);
+                jw_double(&w, per_iter(p, r->misses) / r->size);
             else
                 jw_null(&w);
         }

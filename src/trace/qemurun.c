@@ -181,29 +181,11 @@ static void decode(int st, trc_qemu_end *how, int *status)
     }
 }
 
-int trc_qemu_wait(pid_t pid, double deadline_s, volatile sig_atomic_t *stop,
-                  trc_qemu_end *how, int *status, cp_err *err)
+/* Reaps PID within LIMIT_S seconds (0: no limit) or until *STOP: 0 when
+ * it ended (HOW, STATUS set), 1 when it did not, -1 when waitpid failed. */
+static int reap(pid_t pid, double limit_s, volatile sig_atomic_t *stop,
+                trc_qemu_end *how, int *status)
 {
-    double t0 = now();
-    for (;;) {
-        int st;
-        pid_t r = waitpid(pid, &st, WNOHANG);
-        if (r == pid) {
-            decode(st, how, status);
-            return 0;
-        }
-        if (r < 0 && errno != EINTR)
-            return cp_seterr(err, "waitpid: %s", strerror(errno));
-        if ((stop && *stop) || (deadline_s > 0 && now() - t0 >= deadline_s))
-            return 1;
-        struct timespec ts = {0, 5 * 1000 * 1000};
-        nanosleep(&ts, NULL);
-    }
-}
-
-int trc_qemu_stop(pid_t pid, double grace_s, trc_qemu_end *how, int *status)
-{
-    kill(pid, SIGTERM);
     double t0 = now();
     for (;;) {
         int st;
@@ -214,15 +196,34 @@ int trc_qemu_stop(pid_t pid, double grace_s, trc_qemu_end *how, int *status)
         }
         if (r < 0 && errno != EINTR)
             return -1;
-        if (now() - t0 >= grace_s) {
-            kill(pid, SIGKILL);
-            if (waitpid(pid, &st, 0) == pid)
-                decode(st, how, status);
+        if ((stop && *stop) || (limit_s > 0 && now() - t0 >= limit_s))
             return 1;
-        }
         struct timespec ts = {0, 5 * 1000 * 1000};
         nanosleep(&ts, NULL);
     }
+}
+
+int trc_qemu_wait(pid_t pid, double deadline_s, volatile sig_atomic_t *stop,
+                  trc_qemu_end *how, int *status, cp_err *err)
+{
+    int r = reap(pid, deadline_s, stop, how, status);
+    if (r < 0)
+        return cp_seterr(err, "waitpid: %s", strerror(errno));
+    return r;
+}
+
+int trc_qemu_stop(pid_t pid, double grace_s, trc_qemu_end *how, int *status)
+{
+    kill(pid, SIGTERM);
+    /* a grace of 0 would mean "no limit" to reap: keep a moment */
+    int r = reap(pid, grace_s > 0 ? grace_s : 0.001, NULL, how, status);
+    if (r <= 0)
+        return r;
+    kill(pid, SIGKILL);
+    int st;
+    if (waitpid(pid, &st, 0) == pid)
+        decode(st, how, status);
+    return 1;
 }
 
 static int exists(const char *p)

@@ -20,6 +20,10 @@ int cp_seterr(cp_err *err, const char *fmt, ...)
  * Returns 0, or -1 when memory runs out (*p is left as it was). */
 int cp_grow(void **p, size_t *cap, size_t need, size_t elem);
 
+/* The demangled form of a C++ (Itanium ABI, "_Z...") name, malloc'ed; NULL
+ * when name is not a mangled C++ name (C names stay as they are). */
+char *cp_demangle(const char *name);
+
 /* String pool: strings live until cp_pool_free. */
 typedef struct cp_pool cp_pool;
 cp_pool *cp_pool_new(void);

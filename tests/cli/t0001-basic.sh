@@ -48,6 +48,41 @@ test_expect_success 'help for a missing command exits 2' '
     grep -q "no command" err
 '
 
+test_expect_success 'nested commands: help GROUP SUB, GROUP help SUB and GROUP SUB --help agree' '
+    for c in "bench udp" "bench latency" "bench sink" "bench usbmon" \
+             "bench compare" "bench echo" "calc clock" "calc miss-cost" \
+             "calc bus" "calc energy"; do
+        set -- $c &&
+        $CODEPLACE help $1 $2 >a &&
+        $CODEPLACE $1 help $2 >b &&
+        $CODEPLACE $1 $2 --help >c &&
+        test_cmp a b && test_cmp a c &&
+        grep -q "^usage: codeplace $1 $2 " a || exit 1
+    done
+'
+
+test_expect_success 'a group lists the subcommands of its table' '
+    $CODEPLACE help calc >out &&
+    for s in clock miss-cost bus energy; do
+        grep -q "^  $s " out || exit 1
+    done &&
+    $CODEPLACE calc --help >b && test_cmp out b
+'
+
+test_expect_success 'nested command errors name the whole command' '
+    test_exit 2 $CODEPLACE help bench nosuch 2>err &&
+    grep -q "help: .nosuch. is not a bench subcommand" err &&
+    test_exit 2 $CODEPLACE help image udp 2>err &&
+    grep -q "help: .image. has no subcommands" err &&
+    test_exit 2 $CODEPLACE bench nosuch 2>err &&
+    grep -q "error: .nosuch. is not a bench subcommand" err &&
+    test_exit 2 $CODEPLACE calc clock --bogus 2>err &&
+    grep -q "calc clock: unknown option .--bogus." err &&
+    grep -q "try .codeplace help calc clock." err &&
+    test_exit 2 $CODEPLACE calc 2>err &&
+    grep -q "^  clock " err
+'
+
 test_expect_success 'target list and one target' '
     $CODEPLACE target >out &&
     grep -q "^rp2040 " out && grep -q "^imxrt1062 " out &&

@@ -63,7 +63,7 @@ test_expect_success 'summary --json is valid and adds up' '
 
 test_expect_success 'without a map: no libraries, still functions' '
     $CODEPLACE image $FX/m0.elf --functions --csv >out &&
-    grep -q "^fx_special,0x10000144,6,,.text,,,$" out
+    grep -q "^fx_special,0x10000144,6,,.text,,,,fx_special$" out
 '
 
 test_expect_success '--sort size puts the largest first' '

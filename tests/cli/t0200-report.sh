@@ -172,7 +172,7 @@ test_expect_success 'bad samples files name the file and line' '
 test_expect_success 'usage errors exit 2' '
     mk_samples &&
     test_exit 2 $CODEPLACE report s.txt 2>err &&
-    grep -q "\-\-elf is required" err &&
+    grep -q "give the ELF the samples come from" err &&
     test_exit 2 $CODEPLACE report s.txt --elf m0.elf --sort speed 2>err &&
     test_exit 2 $CODEPLACE report s.txt --elf m0.elf --json --csv 2>err &&
     test_exit 2 $CODEPLACE report s.txt --elf m0.elf --by object 2>err &&
@@ -194,7 +194,7 @@ test_expect_success 'trace: samples from it, misses per function agree with sim'
     grep -q "^# method: poisson 24038 seed 1$" s.txt &&
     $CODEPLACE report s.txt --elf $FW/demo-rp2040.elf --map $FW/demo-rp2040.map \
         --trace run.trace -q >out &&
-    grep -E -q "^misses: +[0-9,]+ in the rp2040 cache \(16,384 bytes, 2-way, 8-byte lines, lru\), warm iterations 1..1 of run.trace$" out &&
+    grep -E -q "^misses: +[0-9.]+ per iteration \([0-9,]+ over 1 warm iteration\) in the rp2040 cache \(16,384 bytes, 2-way, 8-byte lines, lru\), warm iterations 1..1 of run.trace$" out &&
     grep -q "  samples  share   bytes  smp/byte    misses  mis/byte  function" out &&
     $CODEPLACE report s.txt --elf $FW/demo-rp2040.elf --map $FW/demo-rp2040.map \
         --trace run.trace --json --all -q >r.json &&
@@ -212,6 +212,30 @@ test_expect_success 'trace: samples from it, misses per function agree with sim'
 	    if l["name"] in libs:
 	        assert libs[l["name"]] == l["misses"], l
 	assert sum(f["misses"] for f in r["functions"]) == r["misses"]
+	EOF
+'
+
+test_expect_success 'trace: misses and misses/byte per warm iteration, as sim prints them' '
+    $CODEPLACE trace -q $FW/demo-rp2040.elf --target rp2040 --init codeplace_init \
+        --iter codeplace_iteration -n 4 -o run.trace >/dev/null &&
+    $CODEPLACE samples run.trace $FW/demo-rp2040.elf --every 5000 -o s.txt -q &&
+    $CODEPLACE report s.txt $FW/demo-rp2040.elf --trace run.trace --csv -q >r.csv &&
+    $CODEPLACE sim run.trace $FW/demo-rp2040.elf --csv --by function -q >f.csv &&
+    $CODEPLACE report s.txt $FW/demo-rp2040.elf --trace run.trace -q >out &&
+    grep -E -q "^misses: +[0-9.]+ per iteration \([0-9,]+ over 3 warm iterations\)" out &&
+    grep -q "^functions (.*; misses per iteration):" out &&
+    python3 - <<-\EOF
+	import csv
+	r = {x["function"]: x for x in csv.DictReader(open("r.csv"))}
+	s = {x["function"]: x for x in csv.DictReader(open("f.csv"))}
+	n = 0
+	for name, x in s.items():
+	    if name in r and float(x["misses_per_iteration"]) > 0:
+	        assert abs(float(r[name]["misses_per_iteration"]) - float(x["misses_per_iteration"])) < 0.002, (name, r[name], x)
+	        if r[name]["misses_per_byte_per_iteration"]:
+	            assert abs(float(r[name]["misses_per_byte_per_iteration"]) - float(x["misses_per_byte_per_iteration"])) < 1e-5, name
+	        n += 1
+	assert n > 10, n
 	EOF
 '
 

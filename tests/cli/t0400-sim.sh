@@ -30,6 +30,21 @@ test_expect_success 'three hot lines in one set of a 2-way cache' '
     test $(wc -l <out.csv) -eq 11
 '
 
+test_expect_success 'function, library and set tables are per warm iteration in text, CSV and JSON' '
+    three_in_one_set t.trace &&
+    $CODEPLACE sim t.trace $ELF -q >out &&
+    grep -E -q "^  fx_sum +32 +2\.0 +1\.0 " out &&
+    $CODEPLACE sim t.trace $ELF --csv --by function -q >f.csv &&
+    head -1 f.csv >h &&
+    echo "function,addr,size,instructions_per_iteration,accesses_per_iteration,misses_per_iteration,misses_per_byte_per_iteration" >want &&
+    test_cmp want h &&
+    grep -q "^fx_sum,0x10000124,32,2.000,1.000,1.000,0.031250$" f.csv &&
+    $CODEPLACE sim t.trace $ELF --csv --by set -q >s.csv &&
+    grep -q "^36,3,3.00,3.000$" s.csv &&
+    $CODEPLACE sim t.trace $ELF --json -q >s.json &&
+    python3 -c "import json; d = json.load(open(\"s.json\")); f = [x for x in d[\"functions\"] if x[\"name\"] == \"fx_sum\"][0]; n = d[\"warm\"][\"iterations\"]; assert n == 9 and f[\"misses\"] == 9 and f[\"misses_per_iteration\"] == 1, (n, f)"
+'
+
 test_expect_success 'text report: 3C, ideal bound, the set and the why' '
     three_in_one_set t.trace &&
     $CODEPLACE sim t.trace $ELF -q >out &&

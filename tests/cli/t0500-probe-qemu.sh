@@ -1,4 +1,5 @@
 #!/bin/sh
+# test: serial (rates and sampled shares: it runs alone)
 # codeplace record / counters against QEMU's real gdbstub, running the test
 # firmware (tests/fixtures/probe/fw.c): its two loops split the time 75/25.
 . "$(dirname "$0")/lib.sh"

@@ -65,6 +65,18 @@ test_expect_success 'on the same build, apply gives the plan layout back' '
     test_cmp want got
 '
 
+test_expect_success 'the ELF as --elf (-e), the target as -t, the layout as -l' '
+    $CODEPLACE apply -e $ELF $D/hot.list -m $MAP -t rp2040 -l b.layout --check >out &&
+    grep -q "^resolved:  [0-9]* of [0-9]* names (0 renamed), 0 lost$" out &&
+    grep -v "^#" $D/v1-plan.layout | cut -d" " -f1-3 | sort >want &&
+    grep -v "^#" b.layout | cut -d" " -f1-3 | sort >got &&
+    test_cmp want got &&
+    test_exit 2 $CODEPLACE apply $D/hot.list $ELF --elf $ELF 2>err &&
+    grep -q "the ELF is given twice" err &&
+    test_exit 1 $CODEPLACE apply $D/hot.list nosuch.elf 2>err &&
+    grep -q "nosuch.elf" err
+'
+
 test_expect_success 'the second build: a renumbered clone resolves, the dropped function is named' '
     $CODEPLACE apply $D/hot.list $V2 --map $V2MAP --emit place >out &&
     grep -q "^  field.constprop.0 *-> field.constprop.1 *renumbered clone$" out &&

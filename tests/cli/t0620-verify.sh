@@ -14,7 +14,7 @@ mkdir -p $S
 test_expect_success 'setup: a plan of the demo and its relink' '
     $CODEPLACE trace -q $ELF --target rp2040 $HARNESS -n 3 -o $S/stock.trace >/dev/null &&
     $CODEPLACE plan $ELF --map $MAP --trace $S/stock.trace --target rp2040 \
-        -s combined --budget 4K --search-moves 500 -q \
+        --strategy combined --budget 4K --search-moves 500 -q \
         --emit $S/place --layout $S/p.layout >/dev/null &&
     grep -q "^# stubs: flash [0-9]* fast [0-9]* bytes 16 text_end 0x" $S/p.layout &&
     sh $CP_ROOT/firmware/relink.sh rp2040 $S/place $S/out
@@ -48,7 +48,7 @@ test_expect_success 'a pattern that matched nothing and a section left out are f
 '
 
 test_expect_success 'a plan made without the map: patterns ld ignored' '
-    $CODEPLACE plan $ELF --trace $S/stock.trace --target rp2040 -s combined \
+    $CODEPLACE plan $ELF --trace $S/stock.trace --target rp2040 --strategy combined \
         --budget 4K --search-moves 500 -q --emit nomap --layout nomap.layout >plan.out 2>plan.err &&
     grep -q "^UNVERIFIED prediction: no --map" plan.out &&
     grep -q "UNVERIFIED prediction: no --map" nomap/codeplace_ram.ld &&
@@ -66,7 +66,18 @@ test_expect_success 'usage and input errors' '
     test_exit 1 $CODEPLACE verify bad.layout $S/out.elf 2>err &&
     grep -q "bad.layout.: line 1: not a codeplace layout" err &&
     test_exit 1 $CODEPLACE verify $S/p.layout $ELF --map $MAP >out 2>err &&
-    grep -q "is the image the plan was made from" err
+    grep -q "is the image the plan was made from" err &&
+    test_exit 2 $CODEPLACE verify $S/p.layout $S/out.elf --elf $S/out.elf 2>err &&
+    grep -q "the ELF is given twice" err &&
+    test_exit 1 $CODEPLACE verify $S/p.layout nosuch.elf 2>err &&
+    grep -q "nosuch.elf" err
+'
+
+test_expect_success 'the ELF as --elf, in either place' '
+    $CODEPLACE verify --elf $S/out.elf $S/p.layout -m $S/out.map --emit $S/place >out &&
+    grep -q "^result:    as planned (0 differences)$" out &&
+    $CODEPLACE verify $S/out.elf $S/p.layout --map $S/out.map >out2 &&
+    grep -q "^result:    as planned (0 differences)$" out2
 '
 
 test_done

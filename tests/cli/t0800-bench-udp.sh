@@ -1,4 +1,5 @@
 #!/bin/sh
+# test: serial (rates and sampled shares: it runs alone)
 # codeplace bench udp: the sweep against real echo peers (socat on loopback;
 # socat in network namespaces with nftables rules that drop and duplicate
 # requests by sequence number, so that the counts are exact), a scripted
@@ -100,6 +101,20 @@ test_expect_success 'bench echo answers the sweep' '
     awk "{ if (\$5 + \$7 != \$3 || \$6 != 0) exit 1 }" sum &&
     read rate req sent skipped answered lost late dup reord <sum &&
     grep -q "echoed $((sent + 1)) datagrams" eerr
+'
+
+test_expect_success 'more passes than 256: JSON and SVG keep every pass' '
+    $CODEPLACE bench udp 127.0.0.1:$((PORT+3)) --rates 20 --step 0.05 --timeout 1 \
+        --passes 300 --json -o s.json --svg s.svg -q &&
+    python3 - s.json s.svg <<-\PY
+	import json, sys, xml.dom.minidom
+	d = json.load(open(sys.argv[1]))
+	assert len(d["passes"]) == 300, len(d["passes"])
+	assert d["summary"]["passes"] == 300, d["summary"]
+	svg = open(sys.argv[2]).read()
+	xml.dom.minidom.parseString(svg)
+	assert "pass 300" in svg and "pass 17<" in svg, "passes missing from the SVG"
+	PY
 '
 
 test_expect_success 'no peer: every request lost, exit 0' '

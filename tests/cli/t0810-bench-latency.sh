@@ -1,4 +1,5 @@
 #!/bin/sh
+# test: serial (rates and sampled shares: it runs alone)
 # codeplace bench latency: UDP round trips to socat, ICMP echo to loopback
 # (ping socket or raw socket), the histogram and the output formats.
 . "$(dirname "$0")/lib.sh"

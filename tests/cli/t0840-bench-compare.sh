@@ -10,7 +10,7 @@ cfg() {
 }
 
 test_expect_success 'runs interleave A B C A B C, each N times' '
-    $CODEPLACE bench compare -n 4 --run "A=$(cfg A 100)" --run "B=$(cfg B 200)" \
+    $CODEPLACE bench compare --times 4 --run "A=$(cfg A 100)" --run "B=$(cfg B 200)" \
         --run "C=$(cfg C 100)" -q >out &&
     tr "\n" " " <order.log >order && printf "A B C A B C A B C A B C " >want &&
     test_cmp want order &&
@@ -20,7 +20,7 @@ test_expect_success 'runs interleave A B C A B C, each N times' '
 '
 
 test_expect_success 'JSON: values in run order, medians and intervals' '
-    $CODEPLACE bench compare -n 5 --run "A=$(cfg A 100)" --run "B=$(cfg A 100)" \
+    $CODEPLACE bench compare --times 5 --run "A=$(cfg A 100)" --run "B=$(cfg A 100)" \
         --json -q >c.json &&
     python3 - c.json <<-\PY
 	import json, sys
@@ -34,15 +34,15 @@ test_expect_success 'JSON: values in run order, medians and intervals' '
 '
 
 test_expect_success '--metric takes the last "KEY": NUMBER' '
-    $CODEPLACE bench compare -n 2 --metric peak \
+    $CODEPLACE bench compare --times 2 --metric peak \
         --run "A=echo \"{\\\"peak\\\": 5, \\\"peak\\\": 7}\"" --json -q >c.json &&
     grep -q "\"median\": 7" c.json
 '
 
 test_expect_success 'a failing configuration stops with exit 1' '
-    test_exit 1 $CODEPLACE bench compare -n 2 --run "A=exit 3" -q 2>err &&
+    test_exit 1 $CODEPLACE bench compare --times 2 --run "A=exit 3" -q 2>err &&
     grep -q "failed" err &&
-    test_exit 1 $CODEPLACE bench compare -n 1 --run "A=echo none" -q 2>err &&
+    test_exit 1 $CODEPLACE bench compare --times 1 --run "A=echo none" -q 2>err &&
     grep -q "printed no number" err &&
     test_exit 2 $CODEPLACE bench compare 2>err &&
     test_exit 2 $CODEPLACE bench compare --run noequals 2>err

@@ -12,6 +12,8 @@ if have clang; then
         grep -q "^ok fuzz-map regression" out &&
         grep -q "^ok fuzz-samples regression" out &&
         grep -q "^ok fuzz-dump regression" out &&
+        grep -q "^ok fuzz-names regression" out &&
+        grep -q "^ok fuzz-layout regression" out &&
         grep -q "^ok fuzz-target regression" out
     '
 else

@@ -29,7 +29,7 @@ done
 test_expect_success 'SIGTERM stops plan: nothing written, exit 1' '
     $CODEPLACE trace -q $FX/tr-m0.elf --target rp2040 $HARNESS -n 8 -o run.trace >/dev/null &&
     $CODEPLACE plan $FX/tr-m0.elf --map $FX/tr-m0.map --trace run.trace --target rp2040 \
-        -s colour --search-moves 2000000000 --list hot.list --layout hot.layout >out 2>err &
+        --strategy colour --search-moves 2000000000 --list hot.list --layout hot.layout >out 2>err &
     pid=$! &&
     sleep 3 && kill -TERM $pid &&
     test_exit 1 wait $pid &&
@@ -105,7 +105,7 @@ test_expect_success 'sim, report, plan and samples count complete iterations onl
     $CODEPLACE sim cut.trace --elf $FX/tr-m0.elf >s.txt 2>/dev/null &&
     grep -q "^trace:      cut.trace ($1 complete iterations, 1 unfinished dropped;" s.txt &&
     $CODEPLACE plan $FX/tr-m0.elf --map $FX/tr-m0.map --trace cut.trace --target rp2040 \
-        -s hotblock --iterations 0 >p.txt 2>err &&
+        --strategy hotblock --iterations 0 >p.txt 2>err &&
     grep -q "cut.trace: the recording ended inside its last iteration: 1 unfinished iteration dropped" err &&
     grep -q ", $1 iterations, budget" p.txt &&
     $CODEPLACE samples cut.trace --every 97 --elf $FX/tr-m0.elf -o smp.txt 2>err &&
@@ -131,20 +131,20 @@ test_expect_success 'plan: a cut map is refused, --unverified flags every output
             --target rp2040 2>err && grep -q "does not match" err || return 1
     done &&
     test_exit 1 $CODEPLACE plan $FW/demo-rp2040.elf --map cut.map --trace d.trace \
-        --target rp2040 -s hotblock >out 2>err &&
+        --target rp2040 --strategy hotblock >out 2>err &&
     grep -q "warning: map file .cut.map.: [0-9]* function(s) of .*lie in no input section" err &&
     grep -q "error: the map .cut.map. disagrees with .*: [0-9]* function(s) lie in no input section it lists .*--unverified to plan anyway" err &&
     $CODEPLACE plan $FW/demo-rp2040.elf --map cut.map --trace d.trace --target rp2040 \
-        -s hotblock --unverified --list l.txt --layout l.layout --emit place >out 2>err &&
+        --strategy hotblock --unverified --list l.txt --layout l.layout --emit place >out 2>err &&
     grep -q "^UNVERIFIED prediction: the map .cut.map. disagrees" out &&
     grep -q "^# UNVERIFIED prediction: the map" l.txt &&
     grep -q "^# UNVERIFIED prediction: the map" l.layout &&
     grep -q "^ \* UNVERIFIED prediction: the map" place/codeplace_flash.ld &&
     $CODEPLACE plan $FW/demo-rp2040.elf --map cut.map --trace d.trace --target rp2040 \
-        -s hotblock --unverified --json >j 2>/dev/null &&
+        --strategy hotblock --unverified --json >j 2>/dev/null &&
     test "$(json j "d[\"verified\"]")" = False &&
     $CODEPLACE plan $FW/demo-rp2040.elf --map $FW/demo-rp2040.map --trace d.trace \
-        --target rp2040 -s hotblock --json >j 2>err &&
+        --target rp2040 --strategy hotblock --json >j 2>err &&
     test "$(json j "d[\"verified\"]")" = True &&
     ! grep -q warning err
 '
@@ -165,10 +165,10 @@ test_expect_success 'a write that hits the file size limit leaves nothing partia
     test "$(cat keep.json)" = old &&
     $CODEPLACE trace -q $FW/demo-rp2040.elf --target rp2040 $HARNESS -n 2 -o d.trace >/dev/null &&
     $CODEPLACE plan $FW/demo-rp2040.elf --map $FW/demo-rp2040.map --trace d.trace \
-        --target rp2040 -s hotblock -q --list full.list >/dev/null &&
+        --target rp2040 --strategy hotblock -q --list full.list >/dev/null &&
     test $(wc -c <full.list) -gt 4096 &&
     (ulimit -f 2; test_must_fail $CODEPLACE plan $FW/demo-rp2040.elf --map $FW/demo-rp2040.map \
-        --trace d.trace --target rp2040 -s hotblock -q --list hot.list \
+        --trace d.trace --target rp2040 --strategy hotblock -q --list hot.list \
         >/dev/null 2>err3) &&
     grep -q "hot.list.: File too large" err3 &&
     ! test -e hot.list &&
@@ -184,7 +184,7 @@ test_expect_success 'a full disk (a tiny tmpfs) leaves no partial snippet' '
         unshare -rm sh -c "mount -t tmpfs -o size=8k tmpfs mnt &&
             head -c 4096 /dev/zero >mnt/filler &&
             ! $CODEPLACE plan $FX/tr-m0.elf --map $FX/tr-m0.map --trace run.trace \
-                --target rp2040 -s hotblock -q --emit mnt/place 2>err &&
+                --target rp2040 --strategy hotblock -q --emit mnt/place 2>err &&
             grep -q \"No space left on device\" err &&
             for f in mnt/place/*; do test ! -s \"\$f\" && exit 1; done;
             test -z \"\$(ls mnt/place | grep tmp)\""
@@ -242,7 +242,7 @@ test_expect_success 'diff does not compare sizes inferred for symbols without st
 test_expect_success 'trace and plan show progress on a terminal' '
     script -qec "$CODEPLACE trace $FX/tr-m0.elf --target rp2040 $HARNESS -n 100000000 --max-insns 0 --timeout 2 -o run.trace" /dev/null >tty.out 2>&1 &&
     grep -q "trace: [0-9.]* M instructions/s, [0-9,]* of 100,000,000 iterations, [0-9,]* bytes (projected [0-9,]*)" tty.out &&
-    script -qec "$CODEPLACE plan $FX/tr-m0.elf --map $FX/tr-m0.map --trace run.trace --target rp2040 -s colour --search-moves 400000 --iterations 40" /dev/null >tty2.out 2>&1 &&
+    script -qec "$CODEPLACE plan $FX/tr-m0.elf --map $FX/tr-m0.map --trace run.trace --target rp2040 --strategy colour --search-moves 400000 --iterations 40" /dev/null >tty2.out 2>&1 &&
     grep -q "plan: anneal: [0-9]* of 400000 moves" tty2.out
 '
 

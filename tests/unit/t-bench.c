@@ -1,6 +1,6 @@
 /* bench: statistics, rate lists, addresses, the usbmon readers (captures
  * written here with libpcap's pcap_dump) and the SVG writer. */
-#include "bench/stats.h"
+#include "util/stats.h"
 #include "bench/net.h"
 #include "bench/udp.h"
 #include "bench/usbmon.h"
@@ -16,20 +16,20 @@
 static void percentiles(void)
 {
     double v[] = {5, 1, 4, 2, 3};
-    nb_sort(v, 5);
+    cp_sort(v, 5);
     static const struct { double p, want; } t[] = {
         {0, 1}, {25, 2}, {50, 3}, {75, 4}, {100, 5}, {10, 1.4}, {90, 4.6},
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
-        if (!NEAR(nb_pct_sorted(v, 5, t[i].p), t[i].want))
-            T_FAIL("p%g = %g, want %g", t[i].p, nb_pct_sorted(v, 5, t[i].p),
+        if (!NEAR(cp_pct_sorted(v, 5, t[i].p), t[i].want))
+            T_FAIL("p%g = %g, want %g", t[i].p, cp_pct_sorted(v, 5, t[i].p),
                    t[i].want);
-    T_ASSERT(isnan(nb_pct_sorted(v, 0, 50)));
-    T_ASSERT(NEAR(nb_mean(v, 5), 3));
-    T_ASSERT(NEAR(nb_sd(v, 5), sqrt(2.5)));
-    T_ASSERT(NEAR(nb_sd(v, 1), 0));
-    nb_summary s;
-    T_EQ(nb_summarize(v, 5, &s), 0);
+    T_ASSERT(isnan(cp_pct_sorted(v, 0, 50)));
+    T_ASSERT(NEAR(cp_mean(v, 5), 3));
+    T_ASSERT(NEAR(cp_sd(v, 5), sqrt(2.5)));
+    T_ASSERT(NEAR(cp_sd(v, 1), 0));
+    cp_summary s;
+    T_EQ(cp_summarize(v, 5, &s), 0);
     T_ASSERT(NEAR(s.median, 3) && NEAR(s.min, 1) && NEAR(s.max, 5));
 }
 
@@ -37,7 +37,7 @@ static void histogram(void)
 {
     double v[] = {0, 0.5, 1, 1.5, 2, 9.99, 10, -3};
     uint64_t c[5];
-    nb_histogram(v, 8, 0, 10, 5, c);
+    cp_histogram(v, 8, 0, 10, 5, c);
     /* bins of 2: [0,2) [2,4) ... ; below lo -> 0; at/above hi -> last */
     T_EQ(c[0], 5);
     T_EQ(c[1], 1);
@@ -49,25 +49,25 @@ static void bootstrap(void)
 {
     double a[] = {10, 11, 9, 10, 12, 10, 11}, b[] = {20, 21, 19, 20, 22, 20};
     double lo, hi, lo2, hi2;
-    T_EQ(nb_boot_median(a, 7, 2000, 0.95, 42, &lo, &hi), 0);
+    T_EQ(cp_boot_median(a, 7, 2000, 0.95, 42, &lo, &hi), 0);
     T_ASSERT(lo <= 10 && hi >= 10 && lo >= 9 && hi <= 12);
-    T_EQ(nb_boot_median(a, 7, 2000, 0.95, 42, &lo2, &hi2), 0);
+    T_EQ(cp_boot_median(a, 7, 2000, 0.95, 42, &lo2, &hi2), 0);
     T_ASSERT(lo == lo2 && hi == hi2); /* seeded: the same every run */
-    T_EQ(nb_boot_median_diff(a, 7, b, 6, 2000, 0.95, 7, &lo, &hi), 0);
+    T_EQ(cp_boot_median_diff(a, 7, b, 6, 2000, 0.95, 7, &lo, &hi), 0);
     T_ASSERT(lo > 0); /* clearly different: 0 is outside */
-    T_EQ(nb_boot_median_diff(a, 7, a, 7, 2000, 0.95, 7, &lo, &hi), 0);
+    T_EQ(cp_boot_median_diff(a, 7, a, 7, 2000, 0.95, 7, &lo, &hi), 0);
     T_ASSERT(lo <= 0 && hi >= 0); /* the same: inside the noise */
-    T_EQ(nb_boot_median(a, 0, 100, 0.95, 1, &lo, &hi), -1);
+    T_EQ(cp_boot_median(a, 0, 100, 0.95, 1, &lo, &hi), -1);
 }
 
 static void linfit(void)
 {
     /* t = 2 + 3 * f0/f exactly */
     double x[] = {1, 1.25, 2.5}, y[] = {5, 5.75, 9.5}, a, b, r2;
-    T_EQ(nb_linfit(x, y, 3, &a, &b, &r2), 0);
+    T_EQ(cp_linfit(x, y, 3, &a, &b, &r2), 0);
     T_ASSERT(NEAR(a, 2) && NEAR(b, 3) && NEAR(r2, 1));
     double same[] = {1, 1};
-    T_EQ(nb_linfit(same, y, 2, &a, &b, NULL), -1);
+    T_EQ(cp_linfit(same, y, 2, &a, &b, NULL), -1);
 }
 
 static void rates(void)
@@ -175,10 +175,10 @@ static void usbmon_variants(void)
             if (isfinite(h))
                 host_t[nh++] = h;
         }
-        nb_summary sd, sb, sh;
-        nb_summarize(dev, n, &sd);
-        nb_summarize(bus, n, &sb);
-        nb_summarize(host_t, nh, &sh);
+        cp_summary sd, sb, sh;
+        cp_summarize(dev, n, &sd);
+        cp_summarize(bus, n, &sb);
+        cp_summarize(host_t, nh, &sh);
         if (c->echoes != t[i].echoes || c->unanswered != t[i].unanswered ||
             !NEAR(sd.median, t[i].dev_med) || !NEAR(sb.median, UC_BUS_US) ||
             !NEAR(sb.max, UC_BUS_US) || nh != t[i].host_n ||

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "report/heat.h"
 #include "test.h"
 
 /* ---- Plain references ------------------------------------------------ */
@@ -669,7 +670,7 @@ static void t_analysis_hot_sets(void)
     T_ASSERT(r.sstat[5].lines > 2.99 && r.sstat[5].lines < 3.01);
     char buf[4096];
     FILE *f = fmemopen(buf, sizeof buf, "w");
-    csim_heat_text(f, &r, 64);
+    rep_heat_text(f, &r, 64);
     fclose(f);
     T_ASSERT(!strncmp(buf, "      0  .....3...2....", 23));
     csim_report_free(&r);

@@ -1,51 +1,8 @@
-/* emu: symbol lookup in the ELF symbol table (data objects included, which
- * the image model leaves out) and the vector table search. */
+/* emu: where the vector table is (the reset handler and initial stack
+ * pointer a run starts from). */
 #include "emu/emu.h"
 
-#include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <string.h>
-#include <unistd.h>
-
-int emu_elf_symbol(const char *elf_path, const char *name, uint32_t *value,
-                   uint32_t *size, cp_err *err)
-{
-    if (elf_version(EV_CURRENT) == EV_NONE)
-        return cp_seterr(err, "libelf: %s", elf_errmsg(-1));
-    int fd = open(elf_path, O_RDONLY);
-    if (fd < 0)
-        return cp_seterr(err, "cannot open '%s'", elf_path);
-    Elf *e = elf_begin(fd, ELF_C_READ, NULL);
-    int found = 0;
-    Elf_Scn *scn = NULL;
-    while (e && !found && (scn = elf_nextscn(e, scn))) {
-        GElf_Shdr sh;
-        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !sh.sh_entsize)
-            continue;
-        Elf_Data *d = elf_getdata(scn, NULL);
-        size_t n = sh.sh_size / sh.sh_entsize;
-        for (size_t i = 0; d && i < n; i++) {
-            GElf_Sym s;
-            if (!gelf_getsym(d, (int)i, &s) || s.st_shndx == SHN_UNDEF)
-                continue;
-            const char *nm = elf_strptr(e, sh.sh_link, s.st_name);
-            if (nm && !strcmp(nm, name)) {
-                *value = (uint32_t)s.st_value;
-                if (size)
-                    *size = (uint32_t)s.st_size;
-                found = 1;
-                break;
-            }
-        }
-    }
-    if (e)
-        elf_end(e);
-    close(fd);
-    if (!found)
-        return cp_seterr(err, "'%s': no symbol '%s'", elf_path, name);
-    return 0;
-}
 
 static const char *const vec_secs[] = {".vectors", ".isr_vector",
                                        ".vector_table", ".vectors_table"};
@@ -78,7 +35,7 @@ int emu_find_vectors(const img *im, uint32_t *addr, cp_err *err)
     }
     for (size_t i = 0; i < sizeof vec_syms / sizeof vec_syms[0]; i++) {
         uint32_t v;
-        if (!emu_elf_symbol(img_path(im), vec_syms[i], &v, NULL, NULL) &&
+        if (!img_symbol(im, vec_syms[i], &v, NULL, NULL) &&
             plausible(im, v)) {
             *addr = v;
             return 0;

@@ -1,12 +1,12 @@
-/* Heat maps of the sets: how many hot lines map to each set, as text and
- * as a self-contained SVG (through the report module's SVG writer). */
-#include "cache/cache.h"
+/* Heat maps of a cache's sets: how many hot lines map to each set, as text
+ * and as a self-contained SVG. */
+#include "report/heat.h"
 
 #include <string.h>
 
 #include "report/svg.h"
 
-void csim_heat_text(FILE *f, const csim_report *r, unsigned cols)
+void rep_heat_text(FILE *f, const csim_report *r, unsigned cols)
 {
     if (!cols)
         cols = 64;
@@ -38,17 +38,18 @@ static const char *colour(uint32_t h, uint32_t ways)
     return over[i > 4 ? 4 : i];
 }
 
-int csim_heat_svg(FILE *f, const csim_report *r, const char *title)
+int rep_heat_svg(FILE *f, const csim_report *r, const char *title,
+                 cp_err *err)
 {
     unsigned cols = r->nsets >= 1024 ? 64 : r->nsets >= 64 ? 32 : r->nsets;
     if (!cols)
-        return -1;
+        return cp_seterr(err, "no cache sets to draw");
     unsigned rows = (r->nsets + cols - 1) / cols;
     const double cell = 12, left = 56, top = 48;
     double w = left + cols * cell + 16, h = top + rows * cell + 64;
     rep_svg *g = rep_svg_begin(f, w, h, title ? title : "cache sets");
     if (!g)
-        return -1;
+        return cp_seterr(err, "out of memory");
     rep_svg_font big = {.size = 14}, small = {.size = 11};
     rep_svg_font lab = {.size = 11, .anchor = REP_SVG_END};
     rep_svg_text(g, 8, 18, title ? title : "cache sets: hot lines per set",
@@ -83,6 +84,5 @@ int csim_heat_svg(FILE *f, const csim_report *r, const char *title)
         rep_svg_textf(g, x + cell + 3, ly + 10, &small, "%u%s", k,
                       k == r->cache.ways + 3 ? "+" : "");
     }
-    cp_err err;
-    return rep_svg_end(g, &err);
+    return rep_svg_end(g, err);
 }

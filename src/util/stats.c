@@ -1,4 +1,4 @@
-#include "bench/stats.h"
+#include "util/stats.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -10,13 +10,13 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-void nb_sort(double *v, size_t n)
+void cp_sort(double *v, size_t n)
 {
     if (n > 1)
         qsort(v, n, sizeof *v, cmp_double);
 }
 
-double nb_pct_sorted(const double *v, size_t n, double p)
+double cp_pct_sorted(const double *v, size_t n, double p)
 {
     if (n == 0)
         return NAN;
@@ -32,7 +32,7 @@ double nb_pct_sorted(const double *v, size_t n, double p)
     return v[i] + f * (v[i + 1] - v[i]);
 }
 
-double nb_mean(const double *v, size_t n)
+double cp_mean(const double *v, size_t n)
 {
     if (n == 0)
         return NAN;
@@ -42,17 +42,17 @@ double nb_mean(const double *v, size_t n)
     return s / (double)n;
 }
 
-double nb_sd(const double *v, size_t n)
+double cp_sd(const double *v, size_t n)
 {
     if (n < 2)
         return n ? 0 : NAN;
-    double m = nb_mean(v, n), s = 0;
+    double m = cp_mean(v, n), s = 0;
     for (size_t i = 0; i < n; i++)
         s += (v[i] - m) * (v[i] - m);
     return sqrt(s / (double)(n - 1));
 }
 
-int nb_summarize(const double *v, size_t n, nb_summary *out)
+int cp_summarize(const double *v, size_t n, cp_summary *out)
 {
     memset(out, 0, sizeof *out);
     out->n = n;
@@ -65,22 +65,22 @@ int nb_summarize(const double *v, size_t n, nb_summary *out)
     if (!s)
         return -1;
     memcpy(s, v, n * sizeof *s);
-    nb_sort(s, n);
+    cp_sort(s, n);
     out->min = s[0];
     out->max = s[n - 1];
-    out->p10 = nb_pct_sorted(s, n, 10);
-    out->p25 = nb_pct_sorted(s, n, 25);
-    out->median = nb_pct_sorted(s, n, 50);
-    out->p75 = nb_pct_sorted(s, n, 75);
-    out->p90 = nb_pct_sorted(s, n, 90);
-    out->p99 = nb_pct_sorted(s, n, 99);
-    out->mean = nb_mean(s, n);
-    out->sd = nb_sd(s, n);
+    out->p10 = cp_pct_sorted(s, n, 10);
+    out->p25 = cp_pct_sorted(s, n, 25);
+    out->median = cp_pct_sorted(s, n, 50);
+    out->p75 = cp_pct_sorted(s, n, 75);
+    out->p90 = cp_pct_sorted(s, n, 90);
+    out->p99 = cp_pct_sorted(s, n, 99);
+    out->mean = cp_mean(s, n);
+    out->sd = cp_sd(s, n);
     free(s);
     return 0;
 }
 
-void nb_histogram(const double *v, size_t n, double lo, double hi,
+void cp_histogram(const double *v, size_t n, double lo, double hi,
                   size_t nbins, uint64_t *counts)
 {
     memset(counts, 0, nbins * sizeof *counts);
@@ -102,7 +102,7 @@ void nb_histogram(const double *v, size_t n, double lo, double hi,
     }
 }
 
-uint64_t nb_rand(uint64_t *state)
+uint64_t cp_rand(uint64_t *state)
 {
     uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -114,9 +114,9 @@ static double resample_median(const double *v, size_t n, double *tmp,
                               uint64_t *st)
 {
     for (size_t i = 0; i < n; i++)
-        tmp[i] = v[nb_rand(st) % n];
-    nb_sort(tmp, n);
-    return nb_pct_sorted(tmp, n, 50);
+        tmp[i] = v[cp_rand(st) % n];
+    cp_sort(tmp, n);
+    return cp_pct_sorted(tmp, n, 50);
 }
 
 static int boot(const double *a, size_t na, const double *b, size_t nb,
@@ -139,34 +139,34 @@ static int boot(const double *a, size_t na, const double *b, size_t nb,
         double ma = resample_median(a, na, tmp, &st);
         stat[k] = b ? resample_median(b, nb, tmp, &st) - ma : ma;
     }
-    nb_sort(stat, iters);
+    cp_sort(stat, iters);
     double tail = (1.0 - level) / 2.0 * 100.0;
-    *lo = nb_pct_sorted(stat, iters, tail);
-    *hi = nb_pct_sorted(stat, iters, 100.0 - tail);
+    *lo = cp_pct_sorted(stat, iters, tail);
+    *hi = cp_pct_sorted(stat, iters, 100.0 - tail);
     free(tmp);
     free(stat);
     return 0;
 }
 
-int nb_boot_median(const double *v, size_t n, unsigned iters, double level,
+int cp_boot_median(const double *v, size_t n, unsigned iters, double level,
                    uint64_t seed, double *lo, double *hi)
 {
     return boot(v, n, NULL, 0, iters, level, seed, lo, hi);
 }
 
-int nb_boot_median_diff(const double *a, size_t na, const double *b,
+int cp_boot_median_diff(const double *a, size_t na, const double *b,
                         size_t nb, unsigned iters, double level, uint64_t seed,
                         double *lo, double *hi)
 {
     return boot(a, na, b, nb, iters, level, seed, lo, hi);
 }
 
-int nb_linfit(const double *x, const double *y, size_t n, double *a,
+int cp_linfit(const double *x, const double *y, size_t n, double *a,
               double *b, double *r2)
 {
     if (n < 2)
         return -1;
-    double mx = nb_mean(x, n), my = nb_mean(y, n), sxx = 0, sxy = 0, syy = 0;
+    double mx = cp_mean(x, n), my = cp_mean(y, n), sxx = 0, sxy = 0, syy = 0;
     for (size_t i = 0; i < n; i++) {
         sxx += (x[i] - mx) * (x[i] - mx);
         sxy += (x[i] - mx) * (y[i] - my);
