@@ -3,16 +3,23 @@
 # trace): at budget 0 the annealed colouring against the fully associative
 # LRU misses of the stock stream; at 16 KiB combined against a density
 # ranking by misses per byte (the `density` strategy). The searches count
-# moves (--time 0), so every figure but the CPU seconds is the same on
-# every machine. MOVES sets the moves per search (default 200000); HEAVY=1
-# also plans the heavy workload (build/fw/heavy-rp2040.elf, 8 iterations).
+# moves; TIME (default 60, plan's default --time) is the wall-clock limit of
+# each plan: a plan it stops says so ("stopped by --time") and may differ
+# from run to run; TIME=0 makes every figure but the CPU seconds the same
+# on every machine. MOVES sets the moves per search (default: plan's
+# default), PAD the hot block's --pad-limit (default: plan's default);
+# HEAVY=1 also plans the heavy workload (build/fw/heavy-rp2040.elf, 8
+# iterations).
 #
-#   sh bench/plan.sh            # or: MOVES=50000 HEAVY=1 sh bench/plan.sh
+#   sh bench/plan.sh            # or: MOVES=50000 TIME=0 HEAVY=1 sh bench/plan.sh
 set -eu
 cd "$(dirname "$0")/.."
 CP=build/codeplace
-W=build/bench-plan
-MOVES=${MOVES:-200000}
+W=${W:-build/bench-plan}
+TIME=${TIME:-60}
+OPT=""
+[ -z "${MOVES:-}" ] || OPT="$OPT --search-moves $MOVES"
+[ -z "${PAD:-}" ] || OPT="$OPT --pad-limit $PAD"
 mkdir -p "$W"
 make --no-print-directory firmware >/dev/null
 ELF=build/fw/demo-rp2040.elf MAP=build/fw/demo-rp2040.map
@@ -30,28 +37,32 @@ cpu() { # OUT command...: runs it, prints user+sys seconds
     out=$1
     shift
     /usr/bin/time -f "%U %S" "$@" >"$out" 2>"$W/time.txt"
-    tail -1 "$W/time.txt" | awk '{printf "%.1f", $1 + $2}'
+    tail -n 1 "$W/time.txt" | awk '{printf "%.1f", $1 + $2}'
 }
 M="d['results'][0]['misses_per_iteration']"
 N="d['results'][0]['search_moves']"
+tcut() { # FILE: a note when --time stopped a search
+    python3 -c 'import json,sys
+print(", stopped by --time" if json.load(open(sys.argv[1]))["results"][0]["stopped_by_time"] else "")' "$1"
+}
 fa=$(json "$W/stock.json" "d['warm']['sum']['fully_associative'] / d['warm']['iterations']")
 stock=$(json "$W/stock.json" "d['warm']['misses_mean']")
 ideal=$(json "$W/stock.json" "d['warm']['sum']['ideal'] / d['warm']['iterations']")
 echo "rp2040 demo, 16 iterations: stock $stock warm misses per iteration, fully associative LRU $fa, ideal bound $ideal"
 echo "load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-P="$CP plan $ELF --map $MAP --trace $W/run.trace --target rp2040 --time 0 --json -q"
+P="$CP plan $ELF --map $MAP --trace $W/run.trace --target rp2040 --time $TIME --json -q $OPT"
 t=$(cpu "$W/hotblock.json" $P --strategy hotblock)
 echo "budget 0, hotblock: $(json "$W/hotblock.json" "$M") misses per iteration ($t s CPU)"
-t=$(cpu "$W/colour.json" $P --strategy colour --search-moves "$MOVES")
+t=$(cpu "$W/colour.json" $P --strategy colour)
 c=$(json "$W/colour.json" "$M")
-echo "budget 0, colour ($(json "$W/colour.json" "$N") moves): $c misses per iteration, $(python3 -c "print(round($c / $fa, 3))") x fully associative ($t s CPU)"
+echo "budget 0, colour ($(json "$W/colour.json" "$N") moves): $c misses per iteration, $(python3 -c "print(round($c / $fa, 3))") x fully associative ($t s CPU$(tcut "$W/colour.json"))"
 t=$(cpu "$W/density.json" $P --strategy density --budget 16K)
 d=$(json "$W/density.json" "$M")
 echo "16 KiB, density ranking by misses per byte: $d misses per iteration ($t s CPU)"
-t=$(cpu "$W/combined.json" $P --strategy combined --budget 16K --search-moves "$MOVES")
+t=$(cpu "$W/combined.json" $P --strategy combined --budget 16K)
 b=$(json "$W/combined.json" "$M")
-echo "16 KiB, combined ($(json "$W/combined.json" "$N") moves in its three searches): $b misses per iteration, $(python3 -c "print(round($b / $d, 3))") x density ($t s CPU)"
+echo "16 KiB, combined ($(json "$W/combined.json" "$N") moves in its three searches): $b misses per iteration, $(python3 -c "print(round($b / $d, 3))") x density ($t s CPU$(tcut "$W/combined.json"))"
 
 [ "${HEAVY:-0}" = 1 ] || exit 0
 HE=build/fw/heavy-rp2040.elf HM=build/fw/heavy-rp2040.map
@@ -62,13 +73,13 @@ fi
 $CP sim "$W/heavy.trace" --elf "$HE" --map "$HM" --json -q -o "$W/hstock.json"
 fa=$(json "$W/hstock.json" "d['warm']['sum']['fully_associative'] / d['warm']['iterations']")
 echo "heavy workload, 8 iterations: stock $(json "$W/hstock.json" "d['warm']['misses_mean']"), fully associative LRU $fa, ideal bound $(json "$W/hstock.json" "d['warm']['sum']['ideal'] / d['warm']['iterations']")"
-P="$CP plan $HE --map $HM --trace $W/heavy.trace --target rp2040 --time 0 --json -q"
-t=$(cpu "$W/hcolour.json" $P --strategy colour --search-moves "$MOVES")
+P="$CP plan $HE --map $HM --trace $W/heavy.trace --target rp2040 --time $TIME --json -q $OPT"
+t=$(cpu "$W/hcolour.json" $P --strategy colour)
 c=$(json "$W/hcolour.json" "$M")
-echo "heavy, budget 0, colour: $c misses per iteration, $(python3 -c "print(round($c / $fa, 3))") x fully associative ($t s CPU)"
+echo "heavy, budget 0, colour ($(json "$W/hcolour.json" "$N") moves): $c misses per iteration, $(python3 -c "print(round($c / $fa, 3))") x fully associative ($t s CPU$(tcut "$W/hcolour.json"))"
 t=$(cpu "$W/hdensity.json" $P --strategy density --budget 16K)
 d=$(json "$W/hdensity.json" "$M")
 echo "heavy, 16 KiB, density: $d misses per iteration ($t s CPU)"
-t=$(cpu "$W/hcombined.json" $P --strategy combined --budget 16K --search-moves "$MOVES")
+t=$(cpu "$W/hcombined.json" $P --strategy combined --budget 16K)
 b=$(json "$W/hcombined.json" "$M")
-echo "heavy, 16 KiB, combined: $b misses per iteration, $(python3 -c "print(round($b / $d, 3))") x density ($t s CPU)"
+echo "heavy, 16 KiB, combined ($(json "$W/hcombined.json" "$N") moves): $b misses per iteration, $(python3 -c "print(round($b / $d, 3))") x density ($t s CPU$(tcut "$W/hcombined.json"))"

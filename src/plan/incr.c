@@ -23,6 +23,7 @@ struct plan_incr {
     /* Scratch of sim_set: one cursor per hot line of a set. */
     const uint32_t **tm, **te;
     uint32_t *ln;
+    uint32_t *hv;         /* each cursor's next time (UINT32_MAX: none) */
     size_t nscratch;
     uint32_t *buf;        /* one set's lines in time order */
     size_t cbuf;
@@ -40,13 +41,14 @@ struct plan_incr {
     uint32_t *nocc, *cocc;
     double *miss;         /* per set, counted misses */
     double total;
-    /* Undo of the last move. */
-    size_t undo_k;
-    uint32_t undo_base;
+    /* Undo of the last move (one or two units). */
+    size_t undo_k[2];
+    uint32_t undo_base[2];
+    unsigned nundo;
     uint32_t *touched;    /* sets re-simulated by the last move */
     double *touched_old;
+    unsigned char *mark;  /* per set: in touched[] */
     size_t ntouched;
-    int can_undo;
 };
 
 static int occ_add(plan_incr *x, uint32_t s, uint32_t k, uint32_t l)
@@ -61,6 +63,13 @@ static int occ_add(plan_incr *x, uint32_t s, uint32_t k, uint32_t l)
     }
     x->occ[s][x->nocc[s]++] = (occ){k, l};
     return 0;
+}
+
+/* A line of a hot unit the planning iterations touch: the others never
+ * enter a set's stream, so a move need not simulate their sets. */
+static int line_used(const plan_incr *x, size_t k, uint32_t l)
+{
+    return x->lstart[k][l + 1] > x->lstart[k][l];
 }
 
 static void occ_del(plan_incr *x, uint32_t s, uint32_t k)
@@ -79,7 +88,7 @@ static void occ_del(plan_incr *x, uint32_t s, uint32_t k)
 static double sim_set(plan_incr *x, uint32_t s)
 {
     const uint32_t **tm = x->tm, **te = x->te;
-    uint32_t *ln = x->ln;
+    uint32_t *ln = x->ln, *hv = x->hv;
     unsigned nl = 0;
     size_t need = x->sstart[s + 1] - x->sstart[s];
     for (uint32_t i = 0; i < x->nocc[s] && nl < x->nscratch; i++) {
@@ -88,8 +97,10 @@ static double sim_set(plan_incr *x, uint32_t s)
         te[nl] = x->ltime[o->k] + x->lstart[o->k][o->l + 1];
         ln[nl] = x->base[o->k] + o->l;
         need += (size_t)(te[nl] - tm[nl]);
-        if (tm[nl] < te[nl])
+        if (tm[nl] < te[nl]) {
+            hv[nl] = *tm[nl];
             nl++;
+        }
     }
     if (need > x->cbuf) {
         uint32_t *b = realloc(x->buf, need * sizeof *b);
@@ -103,34 +114,77 @@ static double sim_set(plan_incr *x, uint32_t s)
     size_t cut[2 * PLAN_MAX_WORK + 1];
     unsigned wk = 0, ph = 0; /* next boundary: wstart or wwarm of wk */
     size_t sp = x->sstart[s], se = x->sstart[s + 1], nb = 0;
+    uint32_t last = UINT32_MAX;
     for (;;) {
-        /* The earliest next access among the lists. */
-        uint32_t best = UINT32_MAX, line = 0;
+        /* The earliest next access among the lists (the static one first
+         * on a tie, then the lowest index), and the next one after it in
+         * another list. */
+        uint32_t best = UINT32_MAX, sec = UINT32_MAX, line = 0;
         int who = -1;
         if (sp < se) {
             best = x->stime[sp];
             line = x->sline[sp];
         }
-        for (unsigned i = 0; i < nl; i++)
-            if (tm[i] < te[i] && *tm[i] < best) {
-                best = *tm[i];
+        for (unsigned i = 0; i < nl; i++) {
+            uint32_t v = hv[i];
+            if (v < best) {
+                sec = best;
+                best = v;
                 line = ln[i];
                 who = (int)i;
+            } else if (v < sec) {
+                sec = v;
             }
+        }
         if (best == UINT32_MAX)
             break;
-        if (who < 0)
-            sp++;
-        else
-            tm[who]++;
         while (wk < x->nwork &&
                best >= (ph ? x->wwarm[wk] : x->wstart[wk])) {
             cut[2 * wk + ph] = nb;
             if (ph)
                 wk++;
             ph ^= 1;
+            last = UINT32_MAX;
         }
-        x->buf[nb++] = line;
+        /* That list's accesses before the other lists' next one and the
+         * next workload or warm part go in one stretch. A line again right
+         * after itself in its set is a hit that changes nothing under every
+         * policy (LRU: already most recent; FIFO and random: hits leave the
+         * set alone; tree-PLRU: the same bits set again), so it is left
+         * out; never across a workload's or a warm part's start. A hot
+         * line's stretch is one line: one entry. */
+        size_t bound = wk < x->nwork ? (ph ? x->wwarm[wk] : x->wstart[wk])
+                                     : SIZE_MAX;
+        size_t lim = sec < bound ? sec : bound;
+        if (who < 0) {
+            do {
+                uint32_t l = x->sline[sp++];
+                if (l != last)
+                    x->buf[nb++] = l;
+                last = l;
+            } while (sp < se && x->stime[sp] < lim);
+        } else {
+            if (line != last)
+                x->buf[nb++] = line;
+            last = line;
+            /* Gallop to the first access at or after lim. */
+            const uint32_t *p = tm[who] + 1, *e = te[who];
+            size_t step = 1;
+            while (p + step <= e && p[step - 1] < lim) {
+                p += step;
+                step *= 2;
+            }
+            const uint32_t *hi = p + step <= e ? p + step - 1 : e;
+            while (p < hi) {
+                const uint32_t *mid = p + (hi - p) / 2;
+                if (*mid < lim)
+                    p = mid + 1;
+                else
+                    hi = mid;
+            }
+            tm[who] = p;
+            hv[who] = p < e ? *p : UINT32_MAX;
+        }
     }
     while (wk < x->nwork) {
         cut[2 * wk + ph] = nb;
@@ -174,9 +228,11 @@ void plan_incr_free(plan_incr *x)
     free(x->miss);
     free(x->touched);
     free(x->touched_old);
+    free(x->mark);
     free(x->tm);
     free(x->te);
     free(x->ln);
+    free(x->hv);
     free(x->buf);
     csim_cache_free(x->c);
     free(x);
@@ -222,6 +278,7 @@ plan_incr *plan_incr_new(const plan_model *m, const plan_layout *L,
     x->miss = calloc(x->sets, sizeof *x->miss);
     x->touched = malloc(2 * x->sets * sizeof *x->touched);
     x->touched_old = malloc(2 * x->sets * sizeof *x->touched_old);
+    x->mark = calloc(x->sets, 1);
     size_t nall = 0;
     for (size_t k = 0; k < nhot; k++)
         nall += (m->units[hot[k]].size >> x->ls) + 2;
@@ -229,9 +286,10 @@ plan_incr *plan_incr_new(const plan_model *m, const plan_layout *L,
     x->tm = malloc(x->nscratch * sizeof *x->tm);
     x->te = malloc(x->nscratch * sizeof *x->te);
     x->ln = malloc(x->nscratch * sizeof *x->ln);
-    if (!x->tm || !x->te || !x->ln || !kof || !x->nlines || !x->lstart || !x->ltime || !x->base ||
+    x->hv = malloc(x->nscratch * sizeof *x->hv);
+    if (!x->tm || !x->te || !x->ln || !x->hv || !kof || !x->nlines || !x->lstart || !x->ltime || !x->base ||
         !x->sstart || !x->occ || !x->nocc || !x->cocc || !x->miss ||
-        !x->touched || !x->touched_old)
+        !x->touched || !x->touched_old || !x->mark)
         goto fail;
     for (size_t i = 0; i < m->nunits; i++)
         kof[i] = UINT32_MAX;
@@ -304,7 +362,8 @@ plan_incr *plan_incr_new(const plan_model *m, const plan_layout *L,
     }
     for (size_t k = 0; k < nhot; k++)
         for (uint32_t l = 0; l < x->nlines[k]; l++)
-            if (occ_add(x, (x->base[k] + l) & x->mask, (uint32_t)k, l) < 0)
+            if (line_used(x, k, l) &&
+                occ_add(x, (x->base[k] + l) & x->mask, (uint32_t)k, l) < 0)
                 goto fail;
     x->total = 0;
     for (uint32_t s = 0; s < x->sets; s++) {
@@ -327,28 +386,50 @@ double plan_incr_total(const plan_incr *x)
 
 static void touch(plan_incr *x, uint32_t s)
 {
-    for (size_t i = 0; i < x->ntouched; i++)
-        if (x->touched[i] == s)
-            return;
+    if (x->mark[s])
+        return;
+    x->mark[s] = 1;
     x->touched_old[x->ntouched] = x->miss[s];
     x->touched[x->ntouched++] = s;
 }
 
-double plan_incr_move(plan_incr *x, size_t k, uint32_t addr)
+/* Takes unit k out of the sets of its used lines (marking them) and puts
+ * it in at line nb (marking those). */
+static int relocate(plan_incr *x, size_t k, uint32_t nb)
 {
-    uint32_t nb = addr >> x->ls, ob = x->base[k];
-    x->ntouched = 0;
-    uint32_t n = x->nlines[k] < x->sets ? x->nlines[k] : x->sets;
-    for (uint32_t l = 0; l < n; l++) {
-        touch(x, (ob + l) & x->mask);
-        touch(x, (nb + l) & x->mask);
-    }
+    uint32_t ob = x->base[k];
+    for (uint32_t l = 0; l < x->nlines[k]; l++)
+        if (line_used(x, k, l)) {
+            touch(x, (ob + l) & x->mask);
+            touch(x, (nb + l) & x->mask);
+        }
     for (size_t i = 0; i < x->ntouched; i++)
         occ_del(x, x->touched[i], (uint32_t)k);
     x->base[k] = nb;
     for (uint32_t l = 0; l < x->nlines[k]; l++)
-        if (occ_add(x, (nb + l) & x->mask, (uint32_t)k, l) < 0)
+        if (line_used(x, k, l) &&
+            occ_add(x, (nb + l) & x->mask, (uint32_t)k, l) < 0)
             return -1;
+    return 0;
+}
+
+double plan_incr_move2(plan_incr *x, size_t k, uint32_t addr, size_t k2,
+                       uint32_t addr2)
+{
+    unsigned nm = k2 == SIZE_MAX ? 1 : 2;
+    size_t ks[2] = {k, k2};
+    uint32_t as[2] = {addr, addr2};
+    for (size_t i = 0; i < x->ntouched; i++)
+        x->mark[x->touched[i]] = 0;
+    x->ntouched = 0;
+    x->nundo = 0;
+    for (unsigned q = 0; q < nm; q++) {
+        x->undo_k[q] = ks[q];
+        x->undo_base[q] = x->base[ks[q]];
+        x->nundo = q + 1;
+        if (relocate(x, ks[q], as[q] >> x->ls) < 0)
+            return -1;
+    }
     for (size_t i = 0; i < x->ntouched; i++) {
         uint32_t s = x->touched[i];
         double v = sim_set(x, s);
@@ -357,29 +438,42 @@ double plan_incr_move(plan_incr *x, size_t k, uint32_t addr)
         x->total += v - x->miss[s];
         x->miss[s] = v;
     }
-    x->undo_k = k;
-    x->undo_base = ob;
-    x->can_undo = 1;
     return plan_incr_total(x);
+}
+
+double plan_incr_move(plan_incr *x, size_t k, uint32_t addr)
+{
+    return plan_incr_move2(x, k, addr, SIZE_MAX, 0);
 }
 
 void plan_incr_undo(plan_incr *x)
 {
-    if (!x->can_undo)
+    if (!x->nundo)
         return;
-    size_t k = x->undo_k;
-    for (size_t i = 0; i < x->ntouched; i++)
-        occ_del(x, x->touched[i], (uint32_t)k);
-    x->base[k] = x->undo_base;
-    /* Room for these entries was there before the move. */
-    for (uint32_t l = 0; l < x->nlines[k]; l++)
-        (void)occ_add(x, (x->undo_base + l) & x->mask, (uint32_t)k, l);
+    /* The touched sets are those of both placements of every moved unit:
+     * take the units out of them and put them back where they were. Room
+     * for these entries was there before the move. */
+    for (unsigned q = 0; q < x->nundo; q++) {
+        size_t k = x->undo_k[q];
+        for (size_t i = 0; i < x->ntouched; i++)
+            occ_del(x, x->touched[i], (uint32_t)k);
+    }
+    for (unsigned q = x->nundo; q-- > 0;) {
+        size_t k = x->undo_k[q];
+        x->base[k] = x->undo_base[q];
+    }
+    for (unsigned q = 0; q < x->nundo; q++) {
+        size_t k = x->undo_k[q];
+        for (uint32_t l = 0; l < x->nlines[k]; l++)
+            if (line_used(x, k, l))
+                (void)occ_add(x, (x->base[k] + l) & x->mask, (uint32_t)k, l);
+    }
     for (size_t i = 0; i < x->ntouched; i++) {
         uint32_t s = x->touched[i];
         x->total += x->touched_old[i] - x->miss[s];
         x->miss[s] = x->touched_old[i];
     }
-    x->can_undo = 0;
+    x->nundo = 0;
 }
 
 size_t plan_incr_pick(const plan_incr *x, double r, uint64_t salt)
@@ -402,4 +496,14 @@ size_t plan_incr_pick(const plan_incr *x, double r, uint64_t salt)
     if (!x->nocc[s])
         return SIZE_MAX;
     return x->occ[s][salt % x->nocc[s]].k;
+}
+
+double plan_incr_misses_at(const plan_incr *x, size_t k, uint32_t addr)
+{
+    uint32_t b = addr >> x->ls;
+    double sum = 0;
+    for (uint32_t l = 0; l < x->nlines[k]; l++)
+        if (line_used(x, k, l))
+            sum += x->miss[(b + l) & x->mask];
+    return sum;
 }

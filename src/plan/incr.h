@@ -27,10 +27,18 @@ double plan_incr_total(const plan_incr *x);
  * aligned); returns the new total, or -1 (out of memory: the state is
  * then unusable). plan_incr_undo() restores the last move. */
 double plan_incr_move(plan_incr *x, size_t k, uint32_t addr);
+/* Moves unit k to addr and unit k2 (!= k; SIZE_MAX: none) to addr2 at
+ * once (a swap), re-simulating the sets either touches once; undone
+ * together. */
+double plan_incr_move2(plan_incr *x, size_t k, uint32_t addr, size_t k2,
+                       uint32_t addr2);
 void plan_incr_undo(plan_incr *x);
 /* A set with many misses, drawn with probability growing with them from a
  * uniform r in [0, 1); and a hot unit (index into hot[]) with a line in
  * that set, or SIZE_MAX. */
 size_t plan_incr_pick(const plan_incr *x, double r, uint64_t salt);
+/* The misses now counted in the sets hot unit k's used lines would
+ * occupy if it started at addr. */
+double plan_incr_misses_at(const plan_incr *x, size_t k, uint32_t addr);
 
 #endif

@@ -63,6 +63,10 @@ typedef struct run {
     uint32_t *off;        /* per unit */
     unsigned char *fast;  /* per unit: 1 in fast memory */
     uint32_t block_end;   /* hot block padded to this size (0: none) */
+    /* While annealing: per 8 bytes of the block, the unit placed there
+     * plus one (0: free), kept with off[]; NULL otherwise. */
+    uint32_t *own;
+    uint32_t nown;
     size_t *hot;          /* hot unit indices */
     size_t nhot;
     double evals;
@@ -228,6 +232,19 @@ static uint32_t align_at(const run *r, uint32_t p, uint32_t al)
 /* Is [p, p + size) free of every other placed unit (except skip)? */
 static int is_free(const run *r, uint32_t p, uint32_t size, size_t skip)
 {
+    if (r->own) {
+        /* The same answer from the map: a unit whose off[] is NONE for the
+         * moment (a swap's check) does not count. */
+        uint32_t g0 = p >> 3, g1 = (p + size + 7) >> 3;
+        if (g1 > r->nown)
+            g1 = r->nown;
+        for (uint32_t g = g0; g < g1; g++) {
+            uint32_t o = r->own[g];
+            if (o && o - 1 != skip && r->off[o - 1] != NONE)
+                return 0;
+        }
+        return 1;
+    }
     for (size_t k = 0; k < r->nhot; k++) {
         size_t u = r->hot[k];
         if (u == skip || r->off[u] == NONE || r->fast[u])
@@ -486,6 +503,22 @@ static uint32_t placed_end(const run *r)
     return end;
 }
 
+/* The map of the block while annealing: unit u's bytes at off, set to
+ * it (put) or freed. */
+static void own_put(run *r, size_t u, uint32_t off, int put)
+{
+    if (!r->own || off == NONE)
+        return;
+    uint32_t g0 = off >> 3, g1 = (off + align8(r->m->units[u].size) + 7) >> 3;
+    if (g1 > r->nown)
+        g1 = r->nown;
+    for (uint32_t g = g0; g < g1; g++)
+        if (put)
+            r->own[g] = (uint32_t)u + 1;
+        else if (r->own[g] == (uint32_t)u + 1)
+            r->own[g] = 0;
+}
+
 /* Simulated annealing on the hot units' start offsets, on the exact
  * incremental re-simulation (src/plan/incr.c): a move puts one unit at
  * another colour, shifts it by a few lines, or swaps two units; a move
@@ -499,6 +532,8 @@ static uint32_t placed_end(const run *r)
  * seed give the same plan; a deadline (--time) can only stop it early, and
  * the result says so. share: the part of the time left this search may
  * use. */
+#define COLOUR_TRIES 4
+
 static double anneal(run *r, double share)
 {
     plan_model *m = r->m;
@@ -538,6 +573,14 @@ static double anneal(run *r, double share)
         r->failed = 1;
         return HUGE_VAL;
     }
+    /* The block's map, for is_free (8-byte granules of the block, so only
+     * when the block starts 8-aligned). */
+    if (r->hot_base % 8 == 0) {
+        r->nown = (limit >> 3) + 2;
+        r->own = calloc(r->nown, sizeof *r->own);
+        for (size_t q = 0; r->own && q < n; q++)
+            own_put(r, hk[q], r->off[hk[q]], 1);
+    }
     double t_end = 0, t0 = now_s();
     if (r->deadline > 0) {
         double left = r->deadline - t0;
@@ -550,7 +593,8 @@ static double anneal(run *r, double share)
      * at a third of their mean (measured over the first moves, accepted
      * only downhill) and ends a hundred times lower. */
     double up_sum = 0, temp = 0, t_first = 0, t_last = 0;
-    unsigned long up_n = 0, tries = 0, accepted = 0, calib = moves / 50 + 20;
+    unsigned long up_n = 0, tries = 0, accepted = 0, simulated = 0;
+    unsigned long calib = moves / 50 + 20;
     unsigned long report = moves / 10 ? moves / 10 : 1;
     int failed = 0;
     while (tries < moves) {
@@ -599,13 +643,17 @@ static double anneal(run *r, double share)
             r->off[w] = ow;
             if (!ok)
                 continue;
-            if (plan_incr_move(x, k, r->hot_base + ow) < 0 ||
-                (v = plan_incr_move(x, k2, r->hot_base + old)) < 0) {
+            if ((v = plan_incr_move2(x, k, r->hot_base + ow, k2,
+                                     r->hot_base + old)) < 0) {
                 failed = 1;
                 break;
             }
             r->off[u] = ow;
             r->off[w] = old;
+            own_put(r, u, old, 0);
+            own_put(r, w, ow, 0);
+            own_put(r, u, ow, 1);
+            own_put(r, w, old, 1);
         } else {
             uint32_t c;
             if (kind < 4) {
@@ -615,17 +663,37 @@ static double anneal(run *r, double share)
                     d = -d;
                 c = (uint32_t)((int32_t)colour_of(r, old) + d) & (m->sets - 1);
             } else {
-                c = (uint32_t)(rnd(r) % m->sets);
+                c = NONE;
             }
-            uint32_t p = find_slot(r, u, c, limit);
+            uint32_t p = NONE;
+            if (c != NONE) {
+                p = find_slot(r, u, c, limit);
+            } else {
+                /* The least crowded of a few random colours: the one whose
+                 * sets have the fewest misses now. */
+                double pc = HUGE_VAL;
+                for (unsigned tr = 0; tr < COLOUR_TRIES; tr++) {
+                    uint32_t q = find_slot(r, u, (uint32_t)(rnd(r) % m->sets), limit);
+                    if (q == NONE || q == old)
+                        continue;
+                    double mc = plan_incr_misses_at(x, k, r->hot_base + q);
+                    if (mc < pc) {
+                        pc = mc;
+                        p = q;
+                    }
+                }
+            }
             if (p == NONE || p == old)
                 continue;
             r->off[u] = p;
+            own_put(r, u, old, 0);
+            own_put(r, u, p, 1);
             if ((v = plan_incr_move(x, k, r->hot_base + p)) < 0) {
                 failed = 1;
                 break;
             }
         }
+        simulated++;
         double d = v - cur;
         if (d > 0 && tries < calib) {
             up_sum += d;
@@ -640,18 +708,23 @@ static double anneal(run *r, double share)
                     best_off[q] = r->off[hk[q]];
             }
         } else if (n > 1 && kind < 2) {
+            plan_incr_undo(x);
+            own_put(r, u, ow, 0);
+            own_put(r, w, old, 0);
+            own_put(r, u, old, 1);
+            own_put(r, w, ow, 1);
             r->off[u] = old;
             r->off[w] = ow;
-            if (plan_incr_move(x, k2, r->hot_base + ow) < 0 ||
-                (cur = plan_incr_move(x, k, r->hot_base + old)) < 0) {
-                failed = 1;
-                break;
-            }
         } else {
             plan_incr_undo(x);
+            own_put(r, u, r->off[u], 0);
+            own_put(r, u, old, 1);
             r->off[u] = old;
         }
     }
+    free(r->own);
+    r->own = NULL;
+    r->nown = 0;
     plan_incr_free(x);
     for (size_t q = 0; q < n; q++)
         r->off[hk[q]] = best_off[q];
@@ -664,9 +737,10 @@ static double anneal(run *r, double share)
         return HUGE_VAL;
     }
     double full = eval(r, 0);
-    say(r, "anneal: %lu moves (%lu accepted) in %.1f s%s: %.1f -> %.1f "
+    say(r, "anneal: %lu moves (%lu simulated, the others found no room; "
+         "%lu accepted) in %.1f s%s: %.1f -> %.1f "
          "misses/iteration (%.1f on all planning iterations)", tries,
-         accepted, now_s() - t0, r->time_cut ? ", stopped by --time" : "",
+         simulated, accepted, now_s() - t0, r->time_cut ? ", stopped by --time" : "",
          start, best, full);
     return full;
 }

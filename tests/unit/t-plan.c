@@ -400,15 +400,29 @@ static void incr_matches_full_every_policy(void)
         plan_layout_make(m, off, fast, base, end, &L);
         plan_incr *x = plan_incr_new(m, &L, hot, nhot, 3, &e);
         T_ASSERT(x);
-        for (int mv = 0; mv < 40; mv++) {
+        for (int mv = 0; mv < 80; mv++) {
             size_t k = rnd() % nhot;
             uint32_t old = off[hot[k]];
             uint32_t q = (rnd() % ((end - 256) / c.line)) * c.line;
-            off[hot[k]] = q;
-            double v = plan_incr_move(x, k, base + q);
-            if (mv % 3 == 2) {
+            double v;
+            size_t k2 = (k + 1 + rnd() % (nhot - 1)) % nhot;
+            uint32_t old2 = off[hot[k2]];
+            if (mv % 4 == 1) {
+                /* Two units at once (a swap of places), then maybe undone
+                 * together. */
+                uint32_t q2 = (rnd() % ((end - 256) / c.line)) * c.line;
+                off[hot[k]] = q;
+                off[hot[k2]] = q2;
+                v = plan_incr_move2(x, k, base + q, k2, base + q2);
+            } else {
+                off[hot[k]] = q;
+                v = plan_incr_move(x, k, base + q);
+            }
+            if (mv % 3 == 2 || mv % 8 == 5) {
                 plan_incr_undo(x);
                 off[hot[k]] = old;
+                if (mv % 4 == 1)
+                    off[hot[k2]] = old2;
                 v = plan_incr_total(x);
             }
             plan_layout_make(m, off, fast, base, end, &L);

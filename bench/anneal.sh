@@ -1,0 +1,39 @@
+#!/bin/sh
+# Annealing moves per CPU second of `plan --strategy colour` (budget 0) on
+# the RP2040 demo (16-iteration trace) and, with HEAVY=1, on the heavy
+# workload (8 iterations): the CPU seconds of N moves less those of one
+# move (the loading, the colouring and the final evaluations), divided
+# into N. Each move re-simulates the cache sets it changes (src/plan/incr.c).
+#
+#   sh bench/anneal.sh          # or: N=50000 HEAVY=1 sh bench/anneal.sh
+set -eu
+cd "$(dirname "$0")/.."
+CP=${CP:-build/codeplace}
+W=build/bench-plan
+N=${N:-20000}
+mkdir -p "$W"
+make --no-print-directory firmware >/dev/null
+cpu() { # command...: user+sys seconds
+    /usr/bin/time -f "%U %S" "$@" >/dev/null 2>"$W/atime.txt"
+    tail -n 1 "$W/atime.txt" | awk '{printf "%.2f", $1 + $2}'
+}
+rate() { # NAME ELF MAP TRACE
+    P="$CP plan $2 --map $3 --trace $4 --target rp2040 --time 0 --json -q --strategy colour"
+    t1=$(cpu $P --search-moves 1)
+    tn=$(cpu $P --search-moves "$N")
+    echo "$1: $N moves in $(python3 -c "print(round($tn - $t1, 2))") s CPU (setup $t1 s): $(python3 -c "print(round(($N - 1) / max($tn - $t1, 1e-3)))") moves per CPU second"
+}
+ELF=build/fw/demo-rp2040.elf MAP=build/fw/demo-rp2040.map
+if [ ! -f "$W/run.trace" ] || [ "$ELF" -nt "$W/run.trace" ]; then
+    $CP trace "$ELF" --target rp2040 --init codeplace_init \
+        --iter codeplace_iteration -n 16 -q -o "$W/run.trace" >/dev/null
+fi
+echo "load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)"
+rate "demo" "$ELF" "$MAP" "$W/run.trace"
+[ "${HEAVY:-0}" = 1 ] || exit 0
+HE=build/fw/heavy-rp2040.elf HM=build/fw/heavy-rp2040.map
+if [ ! -f "$W/heavy.trace" ] || [ "$HE" -nt "$W/heavy.trace" ]; then
+    $CP trace "$HE" --target rp2040 --init codeplace_init \
+        --iter codeplace_iteration -n 8 -q -o "$W/heavy.trace" >/dev/null
+fi
+rate "heavy" "$HE" "$HM" "$W/heavy.trace"
