@@ -36,7 +36,9 @@ const cli_cmd cmd_verify = {
         "relinked map in the memory it was meant for (ld silently ignores a\n"
         "pattern that matches nothing), and that ld's long-branch stubs are\n"
         "as many as the plan expects, at the end of .text. Prints what\n"
-        "differs; exit 0 when nothing does, 1 otherwise.\n\n"
+        "differs; exit 0 when nothing does, 1 otherwise. A note says when\n"
+        "ld put its stubs in another order than the plan (that changes the\n"
+        "prediction, not the placement).\n\n"
         "example:\n"
         "  codeplace plan fw.elf --map fw.map --trace run.trace --target rp2040 \\\n"
         "      --budget 16K --layout plan.layout --emit place/\n"
@@ -72,6 +74,8 @@ static void json_out(FILE *o, const vfy_result *r, const char *layout,
         jw_key(&w, "flash_planned"); jw_uint(&w, r->stubs_flash_plan);
         jw_key(&w, "fast"); jw_uint(&w, r->stubs_fast);
         jw_key(&w, "fast_planned"); jw_uint(&w, r->stubs_fast_plan);
+        jw_key(&w, "named"); jw_uint(&w, r->stubs_named);
+        jw_key(&w, "elsewhere"); jw_uint(&w, r->stubs_elsewhere);
         jw_obj_end(&w);
     } else {
         jw_null(&w);
@@ -111,6 +115,13 @@ static void text_out(FILE *o, const vfy_result *r, const char *layout,
     else
         fputs("stubs:     not checked (needs --map and a layout that states "
               "them)\n", o);
+    if (r->stubs_elsewhere)
+        fprintf(o, "note:      %zu of %zu stubs reach another function than "
+                "the plan's stub at their address (ld orders its stubs its "
+                "own way; the first: %s), so the stubs' cache sets differ and "
+                "the plan's prediction may be off by their misses: plan "
+                "--refine-from this image and its map predicts it exactly\n",
+                r->stubs_elsewhere, r->stubs_named, r->stub_example);
     for (size_t i = 0; i < r->ndiffs; i++)
         fprintf(o, "%-10s %s: %s\n", vfy_kind_name(r->diffs[i].kind),
                 r->diffs[i].what, r->diffs[i].detail);

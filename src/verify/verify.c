@@ -98,11 +98,40 @@ typedef struct entry {
     unsigned line;
 } entry;
 
+typedef struct plan_stub {
+    uint32_t addr;
+    char target[128]; /* the function it reaches */
+} plan_stub;
+
 typedef struct stubs_plan {
     int known;
     unsigned flash, fast, bytes, fast_bytes;
     uint32_t text_end;
+    plan_stub *at; /* the layout's @stub lines */
+    size_t nat, capat;
 } stubs_plan;
+
+/* "@stub 0xADDR SIZE INSNS TARGET[@0xADDR]": where the plan expects the
+ * stub that reaches TARGET. 0, or -1 when out of memory; a line of another
+ * shape is left to the layout reader of sim. */
+static int add_plan_stub(stubs_plan *sp, const char *l)
+{
+    char a[32], target[128];
+    unsigned size, insns;
+    uint64_t v;
+    if (sscanf(l, "@stub %31s %u %u %127s", a, &size, &insns, target) != 4 ||
+        cp_parse_u64(a, 0, &v) || v > 0xffffffffu)
+        return 0;
+    char *at = strchr(target, '@');
+    if (at)
+        *at = 0;
+    if (cp_grow((void **)&sp->at, &sp->capat, sp->nat + 1, sizeof *sp->at) < 0)
+        return -1;
+    plan_stub *x = &sp->at[sp->nat++];
+    x->addr = (uint32_t)v;
+    snprintf(x->target, sizeof x->target, "%s", target);
+    return 0;
+}
 
 static int read_layout(const char *path, vfy_result *r, entry **out,
                        size_t *nout, stubs_plan *sp, cp_err *err)
@@ -138,6 +167,10 @@ static int read_layout(const char *path, vfy_result *r, entry **out,
                        &sp->text_end, &sp->fast_bytes) == 5)
                 sp->known = 1;
             continue;
+        }
+        if (!strncmp(l, "@stub ", 6) && add_plan_stub(sp, l) < 0) {
+            rc = cp_seterr(err, "out of memory");
+            break;
         }
         if (l[0] == '@' || strspn(l, " \t\r") == strlen(l))
             continue;
@@ -319,6 +352,42 @@ static int check_snippet(const img *im, const tgt *t, const char *dir,
     return rc;
 }
 
+/* Which function each stub reaches: ld names a stub __NAME_veneer after the
+ * symbol its call refers to, and orders its stubs in its own way (the
+ * order of its stub hash table), so a stub area can hold the planned
+ * number of stubs in the planned place and still put another function's
+ * stub in each cache set. A planned stub whose veneer symbol is not in the
+ * image (a call through another name of the function) is not counted.
+ * Not a difference: every function and stub area is as planned; what moves
+ * is the prediction, by the misses of the stubs that changed sets. */
+static int check_stub_order(const img *im, const stubs_plan *sp,
+                            vfy_result *r)
+{
+    size_t off = 0, first = sp->nat;
+    uint32_t first_at = 0;
+    for (size_t i = 0; i < sp->nat; i++) {
+        const plan_stub *x = &sp->at[i];
+        char sym[160];
+        uint32_t v;
+        snprintf(sym, sizeof sym, "__%s_veneer", x->target);
+        if (img_symbol(im, sym, &v, NULL, NULL) < 0)
+            continue;
+        r->stubs_named++;
+        if ((v & ~1u) == x->addr)
+            continue;
+        if (!off++) {
+            first = i;
+            first_at = v & ~1u;
+        }
+    }
+    r->stubs_elsewhere = off;
+    if (off)
+        snprintf(r->stub_example, sizeof r->stub_example,
+                 "%s's at 0x%08x, the plan's at 0x%08x", sp->at[first].target,
+                 first_at, sp->at[first].addr);
+    return 0;
+}
+
 /* ld's long-branch stubs: input sections ".text.__stub" ("linker stubs"). */
 static int check_stubs(const img *im, const tgt *t, const stubs_plan *sp,
                        vfy_result *r)
@@ -374,7 +443,7 @@ static int check_stubs(const img *im, const tgt *t, const stubs_plan *sp,
                      sp->fast) < 0)
             return -1;
     }
-    return 0;
+    return check_stub_order(im, sp, r);
 }
 
 int vfy_run(const char *layout_path, const img *relinked,
@@ -384,31 +453,37 @@ int vfy_run(const char *layout_path, const img *relinked,
     entry *e = NULL;
     size_t n = 0;
     stubs_plan sp = {0};
-    if (read_layout(layout_path, r, &e, &n, &sp, err) < 0)
-        return -1;
+    int rc = read_layout(layout_path, r, &e, &n, &sp, err);
+    if (rc < 0)
+        goto done;
     const tgt *t = r->target[0] ? tgt_find(r->target) : NULL;
     if (!t) {
-        free(e);
-        return cp_seterr(err, "'%s': %s", layout_path,
-                         r->target[0] ? "its target is not a preset"
-                                      : "no '# target:' header");
+        rc = cp_seterr(err, "'%s': %s", layout_path,
+                       r->target[0] ? "its target is not a preset"
+                                    : "no '# target:' header");
+        goto done;
     }
-    int rc = check_functions(relinked, t, e, n, r);
-    free(e);
-    if (rc < 0)
-        return cp_seterr(err, "out of memory");
+    if ((rc = check_functions(relinked, t, e, n, r)) < 0) {
+        cp_seterr(err, "out of memory");
+        goto done;
+    }
     int have_map = img_nisecs(relinked) > 0;
     if (emit_dir) {
-        if (!have_map)
-            return cp_seterr(err, "checking the snippets of '%s' needs the "
-                             "relinked image's map (--map)", emit_dir);
-        if (check_snippet(relinked, t, emit_dir, "codeplace_flash.ld",
-                          flash_mem(t), r, err) < 0 ||
-            check_snippet(relinked, t, emit_dir, "codeplace_ram.ld",
-                          mem_named(t, t->fast_mem), r, err) < 0)
-            return -1;
+        if (!have_map) {
+            rc = cp_seterr(err, "checking the snippets of '%s' needs the "
+                           "relinked image's map (--map)", emit_dir);
+            goto done;
+        }
+        if ((rc = check_snippet(relinked, t, emit_dir, "codeplace_flash.ld",
+                                flash_mem(t), r, err)) < 0 ||
+            (rc = check_snippet(relinked, t, emit_dir, "codeplace_ram.ld",
+                                mem_named(t, t->fast_mem), r, err)) < 0)
+            goto done;
     }
-    if (sp.known && have_map && check_stubs(relinked, t, &sp, r) < 0)
-        return cp_seterr(err, "out of memory");
-    return 0;
+    if (sp.known && have_map && (rc = check_stubs(relinked, t, &sp, r)) < 0)
+        cp_seterr(err, "out of memory");
+done:
+    free(e);
+    free(sp.at);
+    return rc < 0 ? -1 : 0;
 }

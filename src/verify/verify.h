@@ -34,6 +34,9 @@ typedef struct vfy_result {
     int stubs_checked;            /* the layout states the stubs */
     unsigned stubs_flash_plan, stubs_fast_plan;
     unsigned stubs_flash, stubs_fast; /* found in the relinked map */
+    size_t stubs_named;     /* planned stubs whose veneer symbol is there */
+    size_t stubs_elsewhere; /* of those, not at the planned address */
+    char stub_example[200]; /* the first of them, when any */
     vfy_diff *diffs;
     size_t ndiffs;
 } vfy_result;
