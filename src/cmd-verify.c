@@ -3,18 +3,21 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/tgtopt.h"
 #include "commands.h"
 #include "image/image.h"
 #include "util/jw.h"
 #include "verify/verify.h"
 
-enum { O_ELF, O_MAP, O_EMIT, O_NOPT };
+enum { O_ELF, O_MAP, O_TARGET, O_EMIT, O_NOPT };
 
 static const cli_opt opts[] = {
     [O_ELF] = {"elf", 'e', "FILE", "the relinked image, as the RELINKED.elf "
                "argument"},
     [O_MAP] = {"map", 'm', "FILE", "the relinked image's GNU ld map (needed "
                "for the snippet patterns and the stubs)"},
+    [O_TARGET] = CLI_TGT_OPT_TARGET('t', "target preset or target file "
+                                    "(default: the layout's target line)"),
     [O_EMIT] = {"emit", 0, "DIR", "the snippets the image was linked with "
                 "(codeplace plan --emit DIR): every pattern must have "
                 "matched a section"},
@@ -27,7 +30,8 @@ const cli_cmd cmd_verify = {
     .name = "verify",
     .fn = cmd_verify_fn,
     .summary = "check a relinked image against the plan it was linked from",
-    .usage = "PLAN.layout RELINKED.elf [--map RELINKED.map] [--emit DIR]",
+    .usage = "PLAN.layout RELINKED.elf [--map RELINKED.map] [--emit DIR] "
+             "[--target NAME|FILE]",
     .description =
         "Checks that every function the layout places is where the layout\n"
         "says (flash: at its address; fast memory: in that memory, whose\n"
@@ -133,7 +137,7 @@ static void text_out(FILE *o, const vfy_result *r, const char *layout,
 static int cmd_verify_fn(cli_ctx *ctx, int argc, char **argv)
 {
     char *pos[argc > 0 ? argc : 1];
-    const char *arg, *map = NULL, *emit = NULL, *elf = NULL;
+    const char *arg, *map = NULL, *emit = NULL, *elf = NULL, *tname = NULL;
     cli_parser p;
     int rc;
     cli_parser_init(&p, ctx, argc, argv, pos);
@@ -142,6 +146,7 @@ static int cmd_verify_fn(cli_ctx *ctx, int argc, char **argv)
         case O_ELF: elf = arg; break;
         case O_MAP: map = arg; break;
         case O_EMIT: emit = arg; break;
+        case O_TARGET: tname = arg; break;
         }
     }
     if (rc != CLI_END)
@@ -157,6 +162,11 @@ static int cmd_verify_fn(cli_ctx *ctx, int argc, char **argv)
         return cli_usage_error(ctx, "verify: --emit needs the relinked map "
                                "(--map)");
     cp_err err;
+    const tgt *t = NULL;
+    if (tname && !(t = tgt_load(tname, &err))) {
+        cli_error("%s", err.msg);
+        return CLI_FAIL;
+    }
     img *im = img_open(elf, map, &err);
     if (!im) {
         cli_error("%s", err.msg);
@@ -165,11 +175,14 @@ static int cmd_verify_fn(cli_ctx *ctx, int argc, char **argv)
     for (size_t i = 0; i < img_nwarnings(im); i++)
         cli_warn("%s", img_warning(im, i));
     vfy_result r;
-    if (vfy_run(pos[0], im, emit, &r, &err) < 0) {
+    if (vfy_run(pos[0], im, t, emit, &r, &err) < 0) {
         cli_error("%s", err.msg);
         img_free(im);
         return CLI_FAIL;
     }
+    if (t && r.target[0] && strcmp(r.target, t->name))
+        cli_warn("%s was planned for %s; verifying it for %s", pos[0],
+                 r.target, t->name);
     if (r.image[0] && !strcmp(r.image, img_hash(im)))
         cli_warn("%s is the image the plan was made from (%s), not a "
                  "relinked one", elf, r.image);

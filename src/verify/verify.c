@@ -447,7 +447,8 @@ static int check_stubs(const img *im, const tgt *t, const stubs_plan *sp,
 }
 
 int vfy_run(const char *layout_path, const img *relinked,
-            const char *emit_dir, vfy_result *r, cp_err *err)
+            const tgt *target, const char *emit_dir, vfy_result *r,
+            cp_err *err)
 {
     memset(r, 0, sizeof *r);
     entry *e = NULL;
@@ -456,12 +457,20 @@ int vfy_run(const char *layout_path, const img *relinked,
     int rc = read_layout(layout_path, r, &e, &n, &sp, err);
     if (rc < 0)
         goto done;
-    const tgt *t = r->target[0] ? tgt_find(r->target) : NULL;
-    if (!t) {
-        rc = cp_seterr(err, "'%s': %s", layout_path,
-                       r->target[0] ? "its target is not a preset"
-                                    : "no '# target:' header");
+    const tgt *t = target;
+    if (!t && !r->target[0]) {
+        rc = cp_seterr(err, "'%s': no '# target:' header (give the target)",
+                       layout_path);
         goto done;
+    }
+    if (!t) {
+        cp_err e2;
+        if (!(t = tgt_load(r->target, &e2))) {
+            rc = cp_seterr(err, "'%s': its target '%s': %s (give the target "
+                           "file with --target FILE)", layout_path, r->target,
+                           e2.msg);
+            goto done;
+        }
     }
     if ((rc = check_functions(relinked, t, e, n, r)) < 0) {
         cp_seterr(err, "out of memory");

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "image/image.h"
+#include "target/target.h"
 #include "util/util.h"
 
 typedef enum vfy_kind {
@@ -41,12 +42,14 @@ typedef struct vfy_result {
     size_t ndiffs;
 } vfy_result;
 
-/* Checks relinked (opened with its map) against the layout file and, when
+/* Checks relinked (opened with its map) against the layout file (for
+ * target, or when NULL the target its '# target:' line names) and, when
  * emit_dir is not NULL, the GNU ld snippets in it (codeplace_flash.ld,
  * codeplace_ram.ld). 0 when the check ran (r->ndiffs says how it went), -1
  * when an input cannot be read (err names the file and line). */
 int vfy_run(const char *layout_path, const img *relinked,
-            const char *emit_dir, vfy_result *r, cp_err *err);
+            const tgt *target, const char *emit_dir, vfy_result *r,
+            cp_err *err);
 void vfy_result_free(vfy_result *r);
 const char *vfy_kind_name(vfy_kind k);
 

@@ -70,6 +70,21 @@ test_expect_success 'stubs that reach another function than planned: a note, not
     python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d[\"stubs\"][\"elsewhere\"] == 2 and d[\"stubs\"][\"named\"] >= 2, d" j
 '
 
+test_expect_success 'a layout planned for a target file: found by name, or given with --target' '
+    sed "s/^name  *rp2040$/name myboard/" $CP_ROOT/targets/rp2040.target >my.target &&
+    sed "s/^# target: rp2040 /# target: myboard /" $S/p.layout >my.layout &&
+    grep -q "^# target: myboard " my.layout &&
+    test_exit 1 $CODEPLACE verify my.layout $S/out.elf --map $S/out.map 2>err &&
+    grep -q "my.layout.: its target .myboard.: .*--target FILE" err &&
+    $CODEPLACE verify my.layout $S/out.elf --map $S/out.map --target my.target >out &&
+    grep -q "^result:    as planned (0 differences)$" out &&
+    mkdir tdir && cp my.target tdir/myboard.target &&
+    CODEPLACE_TARGETS=$PWD/tdir $CODEPLACE verify my.layout $S/out.elf --map $S/out.map >out &&
+    grep -q "^result:    as planned (0 differences)$" out &&
+    $CODEPLACE verify $S/p.layout $S/out.elf --map $S/out.map -t my.target >out 2>err &&
+    grep -q "planned for rp2040; verifying it for myboard" err
+'
+
 test_expect_success 'a pattern that matched nothing and a section left out are found' '
     cp -r $S/place bad &&
     sed -i "0,/(\.text\.\([a-z_0-9]*\))/s//(.text.\1_gone)/" bad/codeplace_ram.ld &&
