@@ -152,13 +152,13 @@ static char *run_capture(const char *cmd, int *status)
 static int wait_window(void *arg, double *secs, cp_err *err)
 {
     waiter *w = arg;
-    double t0 = probe_now();
+    double t0 = cp_now_s();
     if (w->cmd && w->capture) {
         free(w->out);
         w->out = run_capture(w->cmd, &w->cmd_status);
         if (!w->out)
             return cp_seterr(err, "cannot run '%s'", w->cmd);
-        *secs = probe_now() - t0;
+        *secs = cp_now_s() - t0;
         w->window = *secs;
         return 0;
     }
@@ -176,17 +176,17 @@ static int wait_window(void *arg, double *secs, cp_err *err)
         while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
             ;
         w->cmd_status = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-        *secs = probe_now() - t0;
+        *secs = cp_now_s() - t0;
         w->window = *secs;
         return 0;
     }
     double end = t0 + w->window;
-    for (double now; (now = probe_now()) < end && !cp_sig_stop;) {
+    for (double now; (now = cp_now_s()) < end && !cp_sig_stop;) {
         double d = end - now;
         struct timespec ts = {(time_t)d, (long)((d - (double)(time_t)d) * 1e9)};
         nanosleep(&ts, NULL);
     }
-    *secs = probe_now() - t0;
+    *secs = cp_now_s() - t0;
     return 0;
 }
 

@@ -77,13 +77,6 @@ typedef struct run {
     int time_cut;         /* the deadline stopped a search */
 } run;
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 #define NONE PLAN_NONE
 
 static void vnote(const run *r, int level, const char *fmt, va_list ap)
@@ -581,7 +574,7 @@ static double anneal(run *r, double share)
         for (size_t q = 0; r->own && q < n; q++)
             own_put(r, hk[q], r->off[hk[q]], 1);
     }
-    double t_end = 0, t0 = now_s();
+    double t_end = 0, t0 = cp_now_s();
     if (r->deadline > 0) {
         double left = r->deadline - t0;
         t_end = t0 + (left > 0 ? left : 0) * share;
@@ -600,7 +593,7 @@ static double anneal(run *r, double share)
     while (tries < moves) {
         if (r->o->stop && *r->o->stop)
             break;
-        if (r->deadline > 0 && (tries & 127) == 0 && tries && now_s() > t_end) {
+        if (r->deadline > 0 && (tries & 127) == 0 && tries && cp_now_s() > t_end) {
             r->time_cut = 1;
             break;
         }
@@ -614,7 +607,7 @@ static double anneal(run *r, double share)
                                  (double)(tries - calib) / (double)(moves - calib));
         if (tries % report == 0)
             say(r, "anneal: %lu of %lu moves, %.1f misses/iteration (best "
-                 "%.1f), %.1f s", tries, moves, cur, best, now_s() - t0);
+                 "%.1f), %.1f s", tries, moves, cur, best, cp_now_s() - t0);
         double r01 = (double)(rnd(r) >> 11) / 9007199254740992.0;
         size_t k = plan_incr_pick(x, r01, rnd(r));
         if (k == SIZE_MAX)
@@ -740,7 +733,7 @@ static double anneal(run *r, double share)
     say(r, "anneal: %lu moves (%lu simulated, the others found no room; "
          "%lu accepted) in %.1f s%s: %.1f -> %.1f "
          "misses/iteration (%.1f on all planning iterations)", tries,
-         simulated, accepted, now_s() - t0, r->time_cut ? ", stopped by --time" : "",
+         simulated, accepted, cp_now_s() - t0, r->time_cut ? ", stopped by --time" : "",
          start, best, full);
     return full;
 }
@@ -889,7 +882,7 @@ static double select_fast(run *r, double cur, vstate *vs)
     plan_model *m = r->m;
     enum { FIRST = 12, MAX = 48 };
     cand *c = malloc((r->nhot ? r->nhot : 1) * sizeof *c);
-    double last_note = now_s();
+    double last_note = cp_now_s();
     if (!c)
         return cur;
     for (;;) {
@@ -912,8 +905,8 @@ static double select_fast(run *r, double cur, vstate *vs)
         for (size_t i = 0; i < nc && i < MAX; i++) {
             if ((i >= FIRST && pick != NONE) || (r->o->stop && *r->o->stop))
                 break;
-            if (now_s() - last_note >= 0.5) {
-                last_note = now_s();
+            if (cp_now_s() - last_note >= 0.5) {
+                last_note = cp_now_s();
                 note(r, "fast memory: trying candidate %zu of %zu (%u bytes "
                      "used), %.1f misses/iteration", i + 1,
                      nc < MAX ? nc : (size_t)MAX, fast_used(r, vs), cur);
@@ -1235,7 +1228,7 @@ plan_result *plan_run(plan_model *m, plan_strategy s, const plan_opts *o,
     r.hot_base = plan_hot_base(m);
     r.rng = o->seed ? o->seed : 1;
     if (o->time_limit > 0)
-        r.deadline = now_s() + o->time_limit;
+        r.deadline = cp_now_s() + o->time_limit;
     r.umiss = calloc(m->nunits ? m->nunits : 1, sizeof *r.umiss);
     r.off = malloc((m->nunits ? m->nunits : 1) * sizeof *r.off);
     r.fast = calloc(m->nunits ? m->nunits : 1, 1);

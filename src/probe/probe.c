@@ -14,13 +14,6 @@
 
 #include "probe/probe_int.h"
 
-double probe_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* ---- TCP ---- */
 
 static int split_addr(const char *addr, int default_port, char *host,
@@ -88,9 +81,9 @@ int probe_conn_open(probe_conn *c, const char *addr, int default_port,
         int r = connect(fd, ai->ai_addr, ai->ai_addrlen);
         if (r < 0 && errno == EINPROGRESS) {
             struct pollfd pf = {fd, POLLOUT, 0};
-            double end = probe_now() + c->timeout_ms / 1000.0;
+            double end = cp_now_s() + c->timeout_ms / 1000.0;
             do {
-                int ms = (int)((end - probe_now()) * 1000);
+                int ms = (int)((end - cp_now_s()) * 1000);
                 r = poll(&pf, 1, ms > 0 ? ms : 0);
             } while (r < 0 && errno == EINTR);
             if (r == 0) {
@@ -131,7 +124,7 @@ void probe_conn_close(probe_conn *c)
 int probe_conn_send(probe_conn *c, const void *data, size_t n, cp_err *err)
 {
     const char *d = data;
-    double end = probe_now() + c->timeout_ms / 1000.0;
+    double end = cp_now_s() + c->timeout_ms / 1000.0;
     while (n) {
         ssize_t w = send(c->fd, d, n, MSG_NOSIGNAL);
         if (w > 0) {
@@ -143,7 +136,7 @@ int probe_conn_send(probe_conn *c, const void *data, size_t n, cp_err *err)
             continue;
         if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
             struct pollfd pf = {c->fd, POLLOUT, 0};
-            int ms = (int)((end - probe_now()) * 1000);
+            int ms = (int)((end - cp_now_s()) * 1000);
             if (ms <= 0)
                 return cp_seterr(err, "%s: timed out sending", c->addr);
             poll(&pf, 1, ms);
@@ -160,7 +153,7 @@ int probe_conn_fill(probe_conn *c, int timeout_ms, cp_err *err)
     if (c->pos < c->len)
         return 0;
     c->pos = c->len = 0;
-    double end = probe_now() + (timeout_ms > 0 ? timeout_ms : c->timeout_ms) /
+    double end = cp_now_s() + (timeout_ms > 0 ? timeout_ms : c->timeout_ms) /
                                    1000.0;
     for (;;) {
         ssize_t r = recv(c->fd, c->buf, sizeof c->buf, 0);
@@ -174,7 +167,7 @@ int probe_conn_fill(probe_conn *c, int timeout_ms, cp_err *err)
         if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
             return cp_seterr(err, "%s: connection lost: %s", c->addr,
                              strerror(errno));
-        int ms = (int)((end - probe_now()) * 1000);
+        int ms = (int)((end - cp_now_s()) * 1000);
         if (ms <= 0)
             return cp_seterr(err, "%s: no reply within %d ms", c->addr,
                              timeout_ms > 0 ? timeout_ms : c->timeout_ms);

@@ -148,7 +148,4 @@ int probe_pcsr_check(probe *p, uint32_t pcsr_addr, int n, cp_err *err);
 int probe_sample_run(probe *p, const probe_sampler *cfg, probe_samples *out,
                      probe_sample_stats *st, cp_err *err);
 
-/* Monotonic seconds. */
-double probe_now(void);
-
 #endif

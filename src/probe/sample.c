@@ -204,7 +204,7 @@ out:
 
 static void sleep_until(double t)
 {
-    double d = t - probe_now();
+    double d = t - cp_now_s();
     if (d <= 0)
         return;
     struct timespec ts = {(time_t)d, (long)((d - (double)(time_t)d) * 1e9)};
@@ -288,7 +288,7 @@ int probe_sample_run(probe *p, const probe_sampler *cfg, probe_samples *out,
                      probe_sample_stats *st, cp_err *err)
 {
     memset(st, 0, sizeof *st);
-    double t0 = probe_now(), next_flush = t0 + 0.25;
+    double t0 = cp_now_s(), next_flush = t0 + 0.25;
     double prog_s = cfg->progress_s > 0 ? cfg->progress_s : 1.0;
     double next_prog = t0 + prog_s;
     double period = cfg->rate_hz > 0 ? 1.0 / cfg->rate_hz : 0;
@@ -296,7 +296,7 @@ int probe_sample_run(probe *p, const probe_sampler *cfg, probe_samples *out,
     uint64_t changes = 0, rnd = 0x9e3779b97f4a7c15ULL;
     double last_end = t0;
     for (uint64_t i = 0;; i++) {
-        double now = probe_now();
+        double now = cp_now_s();
         if (cfg->stop && *cfg->stop) {
             st->stopped_by = 1;
             break;
@@ -350,7 +350,7 @@ int probe_sample_run(probe *p, const probe_sampler *cfg, probe_samples *out,
         } else {
             /* The core is stopped at most from the interrupt request to
              * the sent resume: that upper bound is the intrusion. */
-            double h0 = probe_now();
+            double h0 = cp_now_s();
             if (probe_halt(p, &st->error) < 0) {
                 st->stopped_by = 2;
                 break;
@@ -365,7 +365,7 @@ int probe_sample_run(probe *p, const probe_sampler *cfg, probe_samples *out,
                 st->stopped_by = 2;
                 break;
             }
-            last_end = probe_now();
+            last_end = cp_now_s();
             double h = last_end - h0;
             st->halted_s += h;
             if (h > st->max_halt_s)
@@ -375,7 +375,7 @@ int probe_sample_run(probe *p, const probe_sampler *cfg, probe_samples *out,
             return -1;
         st->samples++;
         st->distinct = changes;
-        now = probe_now();
+        now = cp_now_s();
         if (now >= next_flush) {
             if (probe_samples_flush(out, err) < 0)
                 return -1;
@@ -387,7 +387,7 @@ int probe_sample_run(probe *p, const probe_sampler *cfg, probe_samples *out,
             next_prog = now + prog_s;
         }
     }
-    st->elapsed_s = probe_now() - t0;
+    st->elapsed_s = cp_now_s() - t0;
     st->distinct = changes;
     return probe_samples_flush(out, err);
 }

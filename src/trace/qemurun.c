@@ -163,13 +163,6 @@ int trc_qemu_spawn(char *const *argv, int quiet, pid_t *pid, cp_err *err)
     return 0;
 }
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 static void decode(int st, trc_qemu_end *how, int *status)
 {
     if (WIFSIGNALED(st)) {
@@ -186,7 +179,7 @@ static void decode(int st, trc_qemu_end *how, int *status)
 static int reap(pid_t pid, double limit_s, volatile sig_atomic_t *stop,
                 trc_qemu_end *how, int *status)
 {
-    double t0 = now();
+    double t0 = cp_now_s();
     for (;;) {
         int st;
         pid_t r = waitpid(pid, &st, WNOHANG);
@@ -196,7 +189,7 @@ static int reap(pid_t pid, double limit_s, volatile sig_atomic_t *stop,
         }
         if (r < 0 && errno != EINTR)
             return -1;
-        if ((stop && *stop) || (limit_s > 0 && now() - t0 >= limit_s))
+        if ((stop && *stop) || (limit_s > 0 && cp_now_s() - t0 >= limit_s))
             return 1;
         struct timespec ts = {0, 5 * 1000 * 1000};
         nanosleep(&ts, NULL);

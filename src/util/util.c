@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 int cp_seterr(cp_err *err, const char *fmt, ...)
 {
@@ -190,4 +191,11 @@ int cp_glob(const char *pat, const char *s)
     while (*pat == '*')
         pat++;
     return *pat == 0;
+}
+
+double cp_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }

@@ -35,6 +35,9 @@ const char *cp_pool_str(cp_pool *pool, const char *s);
 /* Reads a whole file; *data is NUL-terminated and must be freed. */
 int cp_read_file(const char *path, char **data, size_t *len, cp_err *err);
 
+/* Seconds on CLOCK_MONOTONIC, for elapsed times and deadlines. */
+double cp_now_s(void);
+
 /* FNV-1a, 64 bit. Pass CP_FNV_INIT as the first h. */
 #define CP_FNV_INIT 0xcbf29ce484222325ULL
 uint64_t cp_fnv1a(uint64_t h, const void *data, size_t len);
