@@ -238,10 +238,8 @@ static int cmd_apply_fn(cli_ctx *ctx, int argc, char **argv)
     }
     if (rc != CLI_END)
         return cli_parse_exit(rc);
-    if (cli_elf_arg(ctx, pos, &p.npos, elf, 0, &elf) < 0)
+    if (cli_elf_arg(ctx, pos, &p.npos, elf, 2, &elf) < 0)
         return CLI_USAGE;
-    if (!elf && p.npos == 2) /* not an ELF: img_open names the problem */
-        elf = pos[--p.npos];
     if (!elf || p.npos != 1)
         return cli_usage_error(ctx, "apply: give a name list and the new "
                                "build's ELF file");

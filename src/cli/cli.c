@@ -376,9 +376,12 @@ int cli_elf_arg(cli_ctx *ctx, char **pos, int *npos, const char *opt,
         drop_pos(pos, npos, i);
         return 0;
     }
-    if (!opt && first && *npos > 0) {
+    if (!opt && first == 1 && *npos > 0) {
         *elf = pos[0];
         drop_pos(pos, npos, 0);
+    } else if (!opt && first == 2 && *npos == 2) {
+        *elf = pos[1];
+        drop_pos(pos, npos, 1);
     }
     return 0;
 }

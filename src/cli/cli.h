@@ -103,9 +103,11 @@ int cli_arg_double(cli_ctx *ctx, const char *opt, const char *s, double *out);
 
 /* The ELF a command works on: a positional argument (the documented form)
  * or --elf FILE (opt, NULL when not given). Without opt, the first
- * positional that starts with the ELF magic is taken (any first positional
- * when first is set: the commands whose only positional is the ELF) and
- * removed from pos. An ELF given both ways is a usage error. Returns 0 with
+ * positional that starts with the ELF magic is taken and removed from pos;
+ * when none does, first = 1 takes any first positional (the commands whose
+ * only positional is the ELF) and first = 2 the second of exactly two (the
+ * commands documented as "INPUT ELF": what is not an ELF then gets its
+ * error from img_open). An ELF given both ways is a usage error. Returns 0 with
  * *elf set (NULL when none was given), or prints the error and returns -1. */
 int cli_elf_arg(cli_ctx *ctx, char **pos, int *npos, const char *opt,
                 int first, const char **elf);
