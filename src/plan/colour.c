@@ -312,3 +312,54 @@ uint32_t plan_placed_end(const plan_search *r)
     }
     return end;
 }
+
+typedef struct gap_ent {
+    uint32_t off;
+    size_t u;
+} gap_ent;
+
+static int cmp_gap_ent(const void *a, const void *b)
+{
+    const gap_ent *x = a, *y = b;
+    return x->off < y->off ? -1 : x->off > y->off;
+}
+
+int plan_close_way_gaps(const plan_model *m, uint32_t *hot_off,
+                        const unsigned char *fast, uint32_t *block_end,
+                        uint32_t *removed)
+{
+    *removed = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < m->nunits; i++)
+        n += hot_off[i] != PLAN_NONE && !fast[i];
+    if (!n)
+        return 0;
+    gap_ent *e = malloc(n * sizeof *e);
+    if (!e)
+        return -1;
+    n = 0;
+    for (size_t i = 0; i < m->nunits; i++)
+        if (hot_off[i] != PLAN_NONE && !fast[i])
+            e[n++] = (gap_ent){hot_off[i], i};
+    qsort(e, n, sizeof *e, cmp_gap_ent);
+    /* A way: the bytes between two addresses of the same set. */
+    uint32_t way = m->sets * m->cache.line, end = 0, shift = 0;
+    for (size_t k = 0; k < n; k++) {
+        uint32_t o = e[k].off, s = m->units[e[k].u].size;
+        if (o > end)
+            shift += (o - end) / way * way;
+        if (o + s > end)
+            end = o + s;
+        hot_off[e[k].u] = o - shift;
+    }
+    /* The padding after the last section, when the block is padded to an
+     * end: what follows the block moves by the whole shift. */
+    if (*block_end) {
+        if (*block_end > end)
+            shift += (*block_end - end) / way * way;
+        *block_end = (*block_end > end ? *block_end : end) - shift;
+    }
+    free(e);
+    *removed = shift;
+    return 0;
+}
