@@ -335,31 +335,49 @@ int plan_close_way_gaps(const plan_model *m, uint32_t *hot_off,
     if (!n)
         return 0;
     gap_ent *e = malloc(n * sizeof *e);
-    if (!e)
+    uint32_t *lo = malloc(n * sizeof *lo), *hi = malloc(n * sizeof *hi);
+    if (!e || !lo || !hi) {
+        free(e);
+        free(lo);
+        free(hi);
         return -1;
+    }
     n = 0;
     for (size_t i = 0; i < m->nunits; i++)
         if (hot_off[i] != PLAN_NONE && !fast[i])
             e[n++] = (gap_ent){hot_off[i], i};
     qsort(e, n, sizeof *e, cmp_gap_ent);
-    /* A way: the bytes between two addresses of the same set. */
-    uint32_t way = m->sets * m->cache.line, end = 0, shift = 0;
+    /* A way: the bytes between two addresses of the same set. Each
+     * section, in block order, goes to the lowest free offset a whole
+     * number of ways below it (lo / hi: the sections placed so far). */
+    uint32_t way = m->sets * m->cache.line, end = 0, nend = 0;
     for (size_t k = 0; k < n; k++) {
-        uint32_t o = e[k].off, s = m->units[e[k].u].size;
-        if (o > end)
-            shift += (o - end) / way * way;
+        uint32_t o = e[k].off, s = m->units[e[k].u].size, q = o % way;
         if (o + s > end)
             end = o + s;
-        hot_off[e[k].u] = o - shift;
+        for (; q < o; q += way) {
+            size_t j = 0;
+            while (j < k && (q + s <= lo[j] || hi[j] <= q))
+                j++;
+            if (j == k)
+                break;
+        }
+        lo[k] = q;
+        hi[k] = q + s;
+        if (q + s > nend)
+            nend = q + s;
+        hot_off[e[k].u] = q;
     }
-    /* The padding after the last section, when the block is padded to an
-     * end: what follows the block moves by the whole shift. */
-    if (*block_end) {
-        if (*block_end > end)
-            shift += (*block_end - end) / way * way;
-        *block_end = (*block_end > end ? *block_end : end) - shift;
-    }
+    /* What follows the block moves down by whole ways too: from the old
+     * end (the padded end, or the last section's) to the lowest end at or
+     * after the sections' new one. */
+    uint32_t old = *block_end > end ? *block_end : end;
+    uint32_t shift = (old - nend) / way * way;
+    if (shift || *block_end)
+        *block_end = old - shift;
     free(e);
+    free(lo);
+    free(hi);
     *removed = shift;
     return 0;
 }

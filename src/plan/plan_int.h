@@ -212,13 +212,16 @@ void plan_layout_free(plan_layout *L);
 uint32_t plan_hot_base(const plan_model *m);
 
 /* Closes the gaps of whole cache ways in a hot block (hot_off and fast as
- * for plan_layout_make; block_end 0 or the padded end): a gap of
- * k * way + rest bytes before a section (way: the cache size over its
- * ways) loses k * way, and every section after it moves down by that
- * much, as does what follows the block (block_end, when set, loses the
- * whole ways after the last section too). No line changes its set, so the
- * misses under every replacement policy stay the same. *removed: the bytes
- * the block lost. -1 when out of memory (nothing changed). */
+ * for plan_layout_make; block_end 0 or the padded end): each section, in
+ * block order, moves to the lowest free offset a whole number of ways
+ * (the cache size over its ways) below where it is, and what follows the
+ * block moves down by whole ways as far as the sections allow (block_end
+ * is set to its new start when anything moved). No line changes its set,
+ * so the misses of the moved code under every replacement policy stay the
+ * same (code that stays at its stock address may share lines with it
+ * differently: evaluate). Afterwards no gap between two sections is a way
+ * or more. *removed: the bytes what follows the block moved down. -1 when
+ * out of memory (nothing changed). */
 int plan_close_way_gaps(const plan_model *m, uint32_t *hot_off,
                         const unsigned char *fast, uint32_t *block_end,
                         uint32_t *removed);

@@ -39,10 +39,10 @@ plan_opts plan_opts_default(const tgt *t)
     plan_opts o;
     memset(&o, 0, sizeof o);
     o.budget = 0;
-    o.pad_limit = 8192;
+    o.pad_limit = PLAN_PAD_LIMIT;
     /* See plan_model_new: 16 bytes on ARMv6-M, 8 on v7-M/v8-M. */
     o.veneer_bytes = tgt_is_armv6m(t) ? 16 : 8;
-    o.search_moves = 200000;
+    o.search_moves = PLAN_SEARCH_MOVES;
     o.seed = 1;
     o.time_limit = 60;
     return o;
@@ -179,18 +179,36 @@ static double do_colour(plan_search *r, int keep, double share)
         plan_note(r, "colouring: the hot block is better on every iteration "
              "(%.1f against %.1f)", h_all, a_all);
     }
-    free(cur);
-    free(hb);
     /* The padding the search left in whole cache ways goes: the same sets,
-     * a shorter block, and no gap the name list cannot carry. */
+     * a shorter block, and no gap the name list cannot carry. Code that
+     * stays at its stock address (or bytes outside every section) could
+     * share lines with the moved code differently: the evaluation on
+     * every iteration says whether it does, and then the gaps stay. */
+    double before = plan_cost_all(r);
+    memcpy(hb, r->off, nu * sizeof *hb);
+    end = r->block_end;
     uint32_t removed = 0;
     if (plan_close_way_gaps(r->m, r->off, r->fast, &r->block_end, &removed) < 0) {
+        free(cur);
+        free(hb);
         r->failed = 1;
         cp_seterr(r->err, "out of memory");
         return HUGE_VAL;
     }
-    if (removed)
-        plan_note(r, "colouring: %u bytes of whole-way gaps closed", removed);
+    if (removed) {
+        double after = plan_cost_all(r);
+        if (after != before) {
+            plan_note(r, "colouring: closing %u bytes of whole-way gaps would "
+                      "change the misses (%.4f against %.4f): kept", removed,
+                      after, before);
+            memcpy(r->off, hb, nu * sizeof *hb);
+            r->block_end = end;
+        } else {
+            plan_note(r, "colouring: %u bytes of whole-way gaps closed", removed);
+        }
+    }
+    free(cur);
+    free(hb);
     return plan_cost(r, 0);
 }
 
@@ -493,7 +511,7 @@ static plan_result *make_result(plan_search *r, plan_strategy s, double stock,
             it->colour = colour_of(r, r->off[i]);
             if (r->off[i] + m->units[i].size > hot_end)
                 hot_end = r->off[i] + m->units[i].size;
-            hot_sum += m->units[i].size;
+            hot_sum += align8(m->units[i].size);
         }
     }
     qsort(res->items, res->nitems, sizeof *res->items, cmp_items);
@@ -501,7 +519,9 @@ static plan_result *make_result(plan_search *r, plan_strategy s, double stock,
         hot_end = r->block_end;
     res->block_end = r->block_end;
     res->hot_bytes = hot_end;
-    res->pad_bytes = hot_end - hot_sum;
+    /* What --pad-limit bounds: the block's bytes beyond its sections'
+     * sizes rounded up to 8. */
+    res->pad_bytes = hot_end > hot_sum ? hot_end - hot_sum : 0;
     res->fast_bytes = vs ? fast_used(r, vs) : fast_off;
     res->veneers = 0;
     if (vs)
