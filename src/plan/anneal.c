@@ -42,8 +42,8 @@ static void own_put(plan_search *r, size_t u, uint32_t off, int put)
  * and enters need simulating again.
  *
  * The search counts moves (--search-moves), so that the same inputs and
- * seed give the same plan; a deadline (--time) can only stop it early, and
- * the result says so. */
+ * seed give the same plan; a deadline (--time) it would not meet stops it
+ * early and cools it on the way, and the result says so. */
 #define COLOUR_TRIES 4
 
 double plan_anneal(plan_search *r, uint64_t seed, unsigned long moves,
@@ -99,28 +99,45 @@ double plan_anneal(plan_search *r, uint64_t seed, unsigned long moves,
     for (size_t k = 0; k < n; k++)
         best_off[k] = r->off[hk[k]];
     /* The temperature follows the size of the uphill steps seen: it starts
-     * at a third of their mean (measured over the first moves, accepted
-     * only downhill) and ends a hundred times lower. */
+     * at a tenth of their mean (measured over the first moves, accepted
+     * only downhill; a third kept long runs hot: their best placement came
+     * late and was worse, docs/BENCHMARKS.md) and ends a hundred times
+     * lower, falling geometrically with the part of the moves made, or of
+     * the time limit used when that is larger: a search the clock will
+     * stop still cools down (then the plan depends on the machine's speed,
+     * and the result says --time stopped it). */
     double up_sum = 0, temp = 0, t_first = 0, t_last = 0;
     unsigned long up_n = 0, tries = 0, accepted = 0, simulated = 0;
     unsigned long calib = moves / 50 + 20;
     unsigned long report = moves / 10 ? moves / 10 : 1;
+    double time_frac = 0; /* the part of the time limit used */
+    int clocked = 0;      /* the clock, not the moves, set the temperature */
+    int stopped = 0;      /* the deadline ended the search */
     int failed = 0;
     while (tries < moves) {
         if (r->o->stop && *r->o->stop)
             break;
-        if (t_end > 0 && (tries & 127) == 0 && tries && cp_now_s() > t_end) {
-            r->time_cut = 1;
-            break;
+        if (t_end > 0 && (tries & 127) == 0 && tries) {
+            double now = cp_now_s();
+            if (now > t_end) {
+                r->time_cut = stopped = 1;
+                break;
+            }
+            time_frac = t_end > t0 ? (now - t0) / (t_end - t0) : 1;
         }
         tries++;
         if (tries == calib) {
-            t_first = up_n ? up_sum / up_n / 3 : 0;
+            t_first = up_n ? up_sum / up_n / 10 : 0;
             t_last = t_first / 100;
         }
-        if (tries > calib && t_first > 0)
-            temp = t_first * pow(t_last / t_first,
-                                 (double)(tries - calib) / (double)(moves - calib));
+        if (tries > calib && t_first > 0) {
+            double f = (double)(tries - calib) / (double)(moves - calib);
+            if (time_frac > f) {
+                f = time_frac > 1 ? 1 : time_frac;
+                clocked = 1;
+            }
+            temp = t_first * pow(t_last / t_first, f);
+        }
         if (tries % report == 0)
             plan_say(r, "anneal: %lu of %lu moves, %.1f misses/iteration (best "
                  "%.1f), %.1f s", tries, moves, cur, best, cp_now_s() - t0);
@@ -240,6 +257,8 @@ double plan_anneal(plan_search *r, uint64_t seed, unsigned long moves,
     free(hk);
     free(best_off);
     r->moves += tries;
+    if (clocked)
+        r->time_cut = 1;
     if (failed) {
         r->failed = 1;
         cp_seterr(r->err, "out of memory (incremental evaluation)");
@@ -249,7 +268,7 @@ double plan_anneal(plan_search *r, uint64_t seed, unsigned long moves,
     plan_say(r, "anneal: %lu moves (%lu simulated, the others found no room; "
          "%lu accepted) in %.1f s%s: %.1f -> %.1f "
          "misses/iteration (%.1f on all planning iterations)", tries,
-         simulated, accepted, cp_now_s() - t0, r->time_cut ? ", stopped by --time" : "",
+         simulated, accepted, cp_now_s() - t0, stopped ? ", stopped by --time" : clocked ? ", paced by --time" : "",
          start, best, full);
     return full;
 }
