@@ -176,7 +176,7 @@ static void report_text(FILE *o, const plan_apply *a, const char *list,
     if (a->budget != UINT32_MAX)
         fprintf(o, " of %s", cli_commas(b2, a->budget));
     fprintf(o, ", %u veneers), %zu in the flash hot block (%s bytes, %s of "
-            "padding)\n", r->veneers, r->nitems - nf,
+            "padding beyond the sections' sizes rounded up to 8)\n", r->veneers, r->nitems - nf,
             cli_commas(b1, r->hot_bytes), cli_commas(b2, r->pad_bytes));
     fprintf(o, "colours:   %zu hot sections at the cache set the list gives, "
             "%zu right after code that grew\n", a->sets_kept, a->sets_drifted);
