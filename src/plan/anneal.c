@@ -103,10 +103,13 @@ double plan_anneal(plan_search *r, uint64_t seed, unsigned long moves,
      * only downhill; a third kept long runs hot: their best placement came
      * late and was worse, docs/BENCHMARKS.md) and ends a hundred times
      * lower, falling geometrically with the part of the moves made, or of
-     * the time limit used when that is larger: a search the clock will
-     * stop still cools down (then the plan depends on the machine's speed,
-     * and the result says --time stopped it). */
-    double up_sum = 0, temp = 0, t_first = 0, t_last = 0;
+     * the time limit used when that is clearly larger: a search the clock
+     * will stop still cools down (then the plan depends on the machine's
+     * speed, and the result says --time paced it). Both parts count from
+     * the end of the calibration, and the clock takes over only when it
+     * runs 5 % of the schedule ahead of the moves: a search that makes
+     * all its moves in time gets the same plan whatever the clock says. */
+    double up_sum = 0, temp = 0, t_first = 0, t_last = 0, t_calib = t0;
     unsigned long up_n = 0, tries = 0, accepted = 0, simulated = 0;
     unsigned long calib = moves / 50 + 20;
     unsigned long report = moves / 10 ? moves / 10 : 1;
@@ -123,18 +126,24 @@ double plan_anneal(plan_search *r, uint64_t seed, unsigned long moves,
                 r->time_cut = stopped = 1;
                 break;
             }
-            time_frac = t_end > t0 ? (now - t0) / (t_end - t0) : 1;
+            time_frac = t_end > t_calib ? (now - t_calib) / (t_end - t_calib)
+                                        : 1;
         }
         tries++;
         if (tries == calib) {
             t_first = up_n ? up_sum / up_n / 10 : 0;
             t_last = t_first / 100;
+            if (t_end > 0) {
+                t_calib = cp_now_s();
+                time_frac = 0;
+            }
         }
         if (tries > calib && t_first > 0) {
             double f = (double)(tries - calib) / (double)(moves - calib);
-            if (time_frac > f) {
-                f = time_frac > 1 ? 1 : time_frac;
+            if (clocked || time_frac > f + 0.05) {
                 clocked = 1;
+                if (time_frac > f)
+                    f = time_frac > 1 ? 1 : time_frac;
             }
             temp = t_first * pow(t_last / t_first, f);
         }
