@@ -271,7 +271,11 @@ plan_model *plan_model_new(const img *im, const tgt *t, const tgt_cache *c,
         plan_model_free(m);
         return NULL;
     }
-    if (find_calls(m) < 0) {
+    if (find_calls(m) < 0 ||
+        !(m->stub_tg = malloc((m->ntargets ? m->ntargets : 1) *
+                              sizeof *m->stub_tg)) ||
+        !(m->stub_nt = m->ntargets, 1) ||
+        plan_ldstub_setup(m) < 0) {
         cp_seterr(err, "out of memory");
         plan_model_free(m);
         return NULL;
@@ -292,6 +296,11 @@ void plan_model_free(plan_model *m)
     free(m->calls);
     free(m->targets);
     free(m->stub_fixed);
+    free(m->unit_sec_id);
+    free(m->stub_seq);
+    free(m->stub_key);
+    free(m->stub_tg);
+    free(m->stub_suffix);
     cp_pool_free(m->pool);
     free(m);
 }

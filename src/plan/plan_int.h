@@ -95,6 +95,19 @@ struct plan_model {
     uint32_t *stub_fixed;
     int text_end_fixed;
     uint32_t relinked_text_end;
+    /* GNU ld's order of the stubs of calls from the text section into fast
+     * memory (plan/ldstub.c): stub_order says the rule could be applied
+     * (else stub_order_why says why not, and stubs go in call order). */
+    int stub_order;
+    const char *stub_order_why;
+    int stub_type;         /* elf32-arm.c's stub type in the names */
+    const char **stub_suffix; /* per target: its stub name after the group id */
+    uint32_t *stub_seq;    /* per target: order in which ld creates its stub */
+    uint32_t *unit_sec_id; /* per unit: its input section's id, or UINT32_MAX */
+    uint32_t stub_key_id;  /* the group id stub_key was made for */
+    uint64_t *stub_key;    /* per target: plan_ldstub_key of its stub */
+    uint32_t *stub_tg;     /* scratch for plan_layout_make */
+    size_t stub_nt;        /* targets when the arrays above were made */
     uint32_t veneer_bytes; /* a long-call stub the linker adds */
     uint32_t veneer_insns; /* instructions one pass through it runs */
 };
@@ -107,6 +120,7 @@ typedef struct plan_layout {
      * the last input section of .text; one per callee. */
     uint32_t *stub;       /* per target: stub address, or 0 */
     uint32_t nstubs;
+    int stub_order;       /* the stubs are in ld's order (plan/ldstub.c) */
 } plan_layout;
 
 /* Maps an access to its first and last line under the layout; 0 when the
@@ -210,6 +224,16 @@ int plan_layout_alloc(const plan_model *m, plan_layout *L);
 void plan_layout_free(plan_layout *L);
 
 uint32_t plan_hot_base(const plan_model *m);
+
+/* Works out the names ld will give the stubs of the model's targets and
+ * the section ids of its units (plan/ldstub.c); sets stub_order. -1 only
+ * when out of memory. */
+int plan_ldstub_setup(plan_model *m);
+/* Orders the n targets tg[] as ld lays their stubs out after the input
+ * section of unit group_unit; 0, or -1 when the rule does not apply (tg
+ * left in its order). */
+int plan_ldstub_sort(const plan_model *m, uint32_t group_unit, uint32_t *tg,
+                     size_t n);
 
 /* Puts the stubs where a relinked image had them (plan_model_refine_stubs),
  * with what follows the text section moved to where it went: after
