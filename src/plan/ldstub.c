@@ -561,10 +561,8 @@ static const img_isec *unit_isec(const plan_model *m, const plan_unit *u)
 typedef struct matchctx {
     plan_model *m;
     uint32_t caller;
-    const char *caller_obj; /* path of the caller's file */
-    const char **name;      /* per target: the global name calls use */
-    uint32_t *rsym;         /* per target: the local symbol index + 1 */
-    int bad;                /* a target reached by two names */
+    uint32_t *rsym;   /* per call: the local symbol index + 1 */
+    int bad;          /* a call made by two names */
     const char *bad_target;
 } matchctx;
 
@@ -576,15 +574,14 @@ static void match_rel(const plan_ldstub_rel *r, void *p)
         const plan_call *call = &m->calls[i];
         if (call->caller != c->caller)
             continue;
-        uint32_t t = call->target;
-        const plan_target *tg = &m->targets[t];
+        const plan_target *tg = &m->targets[call->target];
         const img_func *f = img_lookup(m->im, tg->addr);
         if (!f || f->addr != tg->addr)
             continue;
         int hit;
         if (r->section_sym) {
-            /* A section symbol: only a static function of this object
-             * alone in its section. */
+            /* A section symbol: only a static function alone at the start
+             * of its section. */
             hit = r->local && !strcmp(r->sym_sec, m->units[tg->unit].isec) &&
                   m->units[tg->unit].addr == tg->addr;
         } else {
@@ -594,27 +591,30 @@ static void match_rel(const plan_ldstub_rel *r, void *p)
         }
         if (!hit)
             continue;
+        const char *prev = m->call_suffix[i];
         if (r->local) {
-            if (c->name[t] || (c->rsym[t] && c->rsym[t] != r->rsym + 1)) {
+            if (prev || (c->rsym[i] && c->rsym[i] != r->rsym + 1)) {
                 c->bad = 1;
                 c->bad_target = f->name;
             }
-            c->rsym[t] = r->rsym + 1;
+            c->rsym[i] = r->rsym + 1;
         } else {
-            if (c->rsym[t] || (c->name[t] && strcmp(c->name[t], r->sym))) {
+            char buf[600];
+            plan_ldstub_name(buf, sizeof buf, 0, r->sym, m->stub_type);
+            if (c->rsym[i] || (prev && strcmp(prev, buf + 8))) {
                 c->bad = 1;
                 c->bad_target = f->name;
             }
-            if (!c->name[t])
-                c->name[t] = cp_pool_str(m->pool, r->sym);
+            if (!prev)
+                m->call_suffix[i] = cp_pool_str(m->pool, buf + 8);
         }
         /* ld scans input files in load order, their sections in order
          * and each section's relocations in order: the first relocation
-         * that needs the stub creates it. */
+         * that needs a stub creates it. */
         uint32_t seq = m->unit_sec_id[c->caller] << 12 |
                        (r->index < 0xfff ? r->index : 0xfff);
-        if (seq < m->stub_seq[t])
-            m->stub_seq[t] = seq;
+        if (seq < m->call_seq[i])
+            m->call_seq[i] = seq;
         return;
     }
 }
@@ -634,23 +634,39 @@ int plan_ldstub_setup(plan_model *m)
     const char *map = img_map_path(m->im);
     if (!map || !img_nisecs(m->im))
         return not_applied(m, "no map file");
-    size_t nt = m->ntargets ? m->ntargets : 1;
+    size_t nc = m->ncalls ? m->ncalls : 1;
     m->unit_sec_id = malloc((m->nunits ? m->nunits : 1) *
                             sizeof *m->unit_sec_id);
-    m->stub_seq = malloc(nt * sizeof *m->stub_seq);
-    m->stub_key = malloc(nt * sizeof *m->stub_key);
-    m->stub_suffix = calloc(nt, sizeof *m->stub_suffix);
-    const char **name = calloc(nt, sizeof *name);
-    uint32_t *rsym = calloc(nt, sizeof *rsym);
-    if (!m->unit_sec_id || !m->stub_seq || !m->stub_key || !m->stub_suffix ||
-        !name || !rsym) {
-        free(name);
+    m->call_seq = malloc(nc * sizeof *m->call_seq);
+    m->call_key = malloc(nc * sizeof *m->call_key);
+    m->call_suffix = calloc(nc, sizeof *m->call_suffix);
+    m->tcall_start = calloc(m->ntargets + 1, sizeof *m->tcall_start);
+    m->tcall = malloc(nc * sizeof *m->tcall);
+    uint32_t *rsym = calloc(nc, sizeof *rsym);
+    if (!m->unit_sec_id || !m->call_seq || !m->call_key || !m->call_suffix ||
+        !m->tcall_start || !m->tcall || !rsym) {
         free(rsym);
         return -1;
     }
     m->stub_key_id = UINT32_MAX;
+    m->stub_nc = m->ncalls;
+    /* The calls of each target, by target. */
+    for (size_t i = 0; i < m->ncalls; i++) {
+        m->call_seq[i] = UINT32_MAX;
+        m->tcall_start[m->calls[i].target + 1]++;
+    }
     for (size_t t = 0; t < m->ntargets; t++)
-        m->stub_seq[t] = UINT32_MAX;
+        m->tcall_start[t + 1] += m->tcall_start[t];
+    size_t *next = malloc((m->ntargets ? m->ntargets : 1) * sizeof *next);
+    if (!next) {
+        free(rsym);
+        return -1;
+    }
+    for (size_t t = 0; t < m->ntargets; t++)
+        next[t] = m->tcall_start[t];
+    for (size_t i = 0; i < m->ncalls; i++)
+        m->tcall[next[m->calls[i].target]++] = (uint32_t)i;
+    free(next);
     cp_err e;
     plan_ldstub_link *k = plan_ldstub_link_read(map, &e);
     int rc = 0;
@@ -673,11 +689,12 @@ int plan_ldstub_setup(plan_model *m)
             continue;
         const img_isec *s = unit_isec(m, &m->units[u]);
         if (!s || m->unit_sec_id[u] == UINT32_MAX) {
-            snprintf(why, sizeof why, "no section id for %s", m->units[u].isec);
+            snprintf(why, sizeof why, "no section id for %s",
+                     m->units[u].isec);
             rc = not_applied(m, why);
             goto out;
         }
-        matchctx c = {m, (uint32_t)u, s->path, name, rsym, 0, NULL};
+        matchctx c = {m, (uint32_t)u, rsym, 0, NULL};
         if (plan_ldstub_branches(k, s->path, s->name, match_rel, &c) < 0) {
             snprintf(why, sizeof why, "cannot read the relocations of %s in "
                      "'%s'", s->name, s->path);
@@ -685,27 +702,21 @@ int plan_ldstub_setup(plan_model *m)
             goto out;
         }
         if (c.bad) {
-            snprintf(why, sizeof why, "calls reach %s by two names",
-                     c.bad_target);
+            snprintf(why, sizeof why, "%s calls %s by two names",
+                     m->units[u].name, c.bad_target);
             rc = not_applied(m, why);
             goto out;
         }
     }
-    for (size_t t = 0; t < m->ntargets; t++) {
+    for (size_t i = 0; i < m->ncalls; i++) {
+        uint32_t tu = m->targets[m->calls[i].target].unit;
+        if (m->call_suffix[i] || !rsym[i] || m->unit_sec_id[tu] == UINT32_MAX)
+            continue;
         char buf[600];
-        if (name[t]) {
-            plan_ldstub_name(buf, sizeof buf, 0, name[t], m->stub_type);
-        } else if (rsym[t] &&
-                   m->unit_sec_id[m->targets[t].unit] != UINT32_MAX) {
-            plan_ldstub_name_local(buf, sizeof buf, 0,
-                                   m->unit_sec_id[m->targets[t].unit],
-                                   rsym[t] - 1, m->stub_type);
-        } else {
-            continue; /* no call of it was found: sorted as a guess */
-        }
+        plan_ldstub_name_local(buf, sizeof buf, 0, m->unit_sec_id[tu],
+                               rsym[i] - 1, m->stub_type);
         /* Without the "00000000" of the group id. */
-        m->stub_suffix[t] = cp_pool_str(m->pool, buf + 8);
-        if (!m->stub_suffix[t]) {
+        if (!(m->call_suffix[i] = cp_pool_str(m->pool, buf + 8))) {
             rc = -1;
             goto out;
         }
@@ -713,7 +724,6 @@ int plan_ldstub_setup(plan_model *m)
     m->stub_order = 1;
 out:
     plan_ldstub_link_free(k);
-    free(name);
     free(rsym);
     return rc;
 }
@@ -729,35 +739,61 @@ static int cmp_keyed(const void *a, const void *b)
     return x->key < y->key ? -1 : x->key > y->key;
 }
 
-int plan_ldstub_sort(const plan_model *m, uint32_t group_unit, uint32_t *tg,
-                     size_t n)
+int plan_ldstub_sort(const plan_model *m, uint32_t group_unit,
+                     const unsigned char *fast, uint32_t *tg, size_t n)
 {
-    if (!m->stub_order || group_unit >= m->nunits ||
-        m->unit_sec_id[group_unit] == UINT32_MAX)
+    if (!m->stub_order || m->ncalls != m->stub_nc ||
+        group_unit >= m->nunits || m->unit_sec_id[group_unit] == UINT32_MAX)
         return -1;
-    for (size_t i = 0; i < n; i++)
-        if (tg[i] >= m->stub_nt || !m->stub_suffix[tg[i]])
-            return -1;
     uint32_t id = m->unit_sec_id[group_unit];
     plan_model *mm = (plan_model *)m; /* the keys are a cache */
     if (mm->stub_key_id != id) {
-        for (size_t t = 0; t < m->stub_nt; t++) {
+        for (size_t i = 0; i < m->ncalls; i++) {
             char buf[640];
-            if (!m->stub_suffix[t])
+            if (!m->call_suffix[i])
                 continue;
-            snprintf(buf, sizeof buf, "%08x%s", id, m->stub_suffix[t]);
-            mm->stub_key[t] = plan_ldstub_key(buf, m->stub_seq[t]);
+            snprintf(buf, sizeof buf, "%08x%s", id, m->call_suffix[i]);
+            mm->call_key[i] = plan_ldstub_key(buf, 0);
         }
         mm->stub_key_id = id;
     }
     keyed *k = malloc((n ? n : 1) * sizeof *k);
     if (!k)
         return -1;
-    for (size_t i = 0; i < n; i++)
-        k[i] = (keyed){m->stub_key[tg[i]], tg[i]};
+    for (size_t j = 0; j < n; j++) {
+        /* Its stub: the name its calls from flash use, created by the
+         * first of them. */
+        uint32_t t = tg[j], seq = UINT32_MAX;
+        const char *suffix = NULL;
+        uint64_t key = 0;
+        if (t >= m->ntargets) {
+            free(k);
+            return -1;
+        }
+        for (size_t q = m->tcall_start[t]; q < m->tcall_start[t + 1]; q++) {
+            uint32_t i = m->tcall[q];
+            if (fast[m->calls[i].caller])
+                continue;
+            if (!m->call_suffix[i] ||
+                (suffix && strcmp(suffix, m->call_suffix[i]))) {
+                free(k); /* no name, or two stubs for one function */
+                return -1;
+            }
+            suffix = m->call_suffix[i];
+            key = m->call_key[i];
+            if (m->call_seq[i] < seq)
+                seq = m->call_seq[i];
+        }
+        if (!suffix) {
+            free(k);
+            return -1;
+        }
+        k[j] = (keyed){(key & ~(uint64_t)UINT32_MAX) |
+                           (uint32_t)(UINT32_MAX - seq), t};
+    }
     qsort(k, n, sizeof *k, cmp_keyed);
-    for (size_t i = 0; i < n; i++)
-        tg[i] = k[i].target;
+    for (size_t j = 0; j < n; j++)
+        tg[j] = k[j].target;
     free(k);
     return 0;
 }

@@ -297,10 +297,12 @@ void plan_model_free(plan_model *m)
     free(m->targets);
     free(m->stub_fixed);
     free(m->unit_sec_id);
-    free(m->stub_seq);
-    free(m->stub_key);
+    free(m->call_seq);
+    free(m->call_key);
+    free(m->call_suffix);
+    free(m->tcall_start);
+    free(m->tcall);
     free(m->stub_tg);
-    free(m->stub_suffix);
     cp_pool_free(m->pool);
     free(m);
 }
@@ -670,6 +672,13 @@ long plan_model_refine_stubs(plan_model *m, const img *relinked, cp_err *err)
         }
     }
     return found;
+}
+
+int plan_model_stub_order(const plan_model *m, const char **why)
+{
+    if (why)
+        *why = m->stub_order ? NULL : m->stub_order_why;
+    return m->stub_order;
 }
 
 void plan_layout_fix_stubs(const plan_model *m, plan_layout *L)

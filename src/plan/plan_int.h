@@ -101,13 +101,15 @@ struct plan_model {
     int stub_order;
     const char *stub_order_why;
     int stub_type;         /* elf32-arm.c's stub type in the names */
-    const char **stub_suffix; /* per target: its stub name after the group id */
-    uint32_t *stub_seq;    /* per target: order in which ld creates its stub */
     uint32_t *unit_sec_id; /* per unit: its input section's id, or UINT32_MAX */
-    uint32_t stub_key_id;  /* the group id stub_key was made for */
-    uint64_t *stub_key;    /* per target: plan_ldstub_key of its stub */
+    const char **call_suffix; /* per call: its stub's name after the group id */
+    uint32_t *call_seq;    /* per call: when ld meets its relocation */
+    uint32_t stub_key_id;  /* the group id call_key was made for */
+    uint64_t *call_key;    /* per call: plan_ldstub_key of its stub's name */
+    size_t *tcall_start;   /* per target: its calls are tcall[start[t]..] */
+    uint32_t *tcall;
+    size_t stub_nc, stub_nt; /* calls and targets when these were made */
     uint32_t *stub_tg;     /* scratch for plan_layout_make */
-    size_t stub_nt;        /* targets when the arrays above were made */
     uint32_t veneer_bytes; /* a long-call stub the linker adds */
     uint32_t veneer_insns; /* instructions one pass through it runs */
 };
@@ -230,10 +232,10 @@ uint32_t plan_hot_base(const plan_model *m);
  * when out of memory. */
 int plan_ldstub_setup(plan_model *m);
 /* Orders the n targets tg[] as ld lays their stubs out after the input
- * section of unit group_unit; 0, or -1 when the rule does not apply (tg
- * left in its order). */
-int plan_ldstub_sort(const plan_model *m, uint32_t group_unit, uint32_t *tg,
-                     size_t n);
+ * section of unit group_unit, with the units fast[u] in fast memory; 0, or
+ * -1 when the rule does not apply (tg left in its order). */
+int plan_ldstub_sort(const plan_model *m, uint32_t group_unit,
+                     const unsigned char *fast, uint32_t *tg, size_t n);
 
 /* Puts the stubs where a relinked image had them (plan_model_refine_stubs),
  * with what follows the text section moved to where it went: after
