@@ -102,7 +102,7 @@ void plan_layout_make(const plan_model *m, const uint32_t *hot_off,
                 over = 1;
         }
     }
-    L->stub_order = !over && plan_ldstub_sort(m, group, fast, tg, ntg) == 0;
+    L->stub_order = !over && plan_ldstub_sort(m, group, fast, 0, tg, ntg) == 0;
     cur = (cur + 7) & ~7u;
     if (over) {
         ntg = 0;

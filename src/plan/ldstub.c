@@ -740,7 +740,8 @@ static int cmp_keyed(const void *a, const void *b)
 }
 
 int plan_ldstub_sort(const plan_model *m, uint32_t group_unit,
-                     const unsigned char *fast, uint32_t *tg, size_t n)
+                     const unsigned char *fast, int from_fast, uint32_t *tg,
+                     size_t n)
 {
     if (!m->stub_order || m->ncalls != m->stub_nc ||
         group_unit >= m->nunits || m->unit_sec_id[group_unit] == UINT32_MAX)
@@ -761,8 +762,8 @@ int plan_ldstub_sort(const plan_model *m, uint32_t group_unit,
     if (!k)
         return -1;
     for (size_t j = 0; j < n; j++) {
-        /* Its stub: the name its calls from flash use, created by the
-         * first of them. */
+        /* Its stub: the name its calls from the group's side use,
+         * created by the first of them. */
         uint32_t t = tg[j], seq = UINT32_MAX;
         const char *suffix = NULL;
         uint64_t key = 0;
@@ -772,7 +773,7 @@ int plan_ldstub_sort(const plan_model *m, uint32_t group_unit,
         }
         for (size_t q = m->tcall_start[t]; q < m->tcall_start[t + 1]; q++) {
             uint32_t i = m->tcall[q];
-            if (fast[m->calls[i].caller])
+            if (!fast[m->calls[i].caller] != !from_fast)
                 continue;
             if (!m->call_suffix[i] ||
                 (suffix && strcmp(suffix, m->call_suffix[i]))) {

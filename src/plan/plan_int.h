@@ -231,11 +231,13 @@ uint32_t plan_hot_base(const plan_model *m);
  * the section ids of its units (plan/ldstub.c); sets stub_order. -1 only
  * when out of memory. */
 int plan_ldstub_setup(plan_model *m);
-/* Orders the n targets tg[] as ld lays their stubs out after the input
- * section of unit group_unit, with the units fast[u] in fast memory; 0, or
- * -1 when the rule does not apply (tg left in its order). */
+/* Orders the n targets tg[] as ld lays out the stubs of the calls to them
+ * from flash (from_fast 0) or from fast memory (1), after the input section
+ * of unit group_unit, with the units fast[u] in fast memory; 0, or -1 when
+ * the rule does not apply (tg left in its order). */
 int plan_ldstub_sort(const plan_model *m, uint32_t group_unit,
-                     const unsigned char *fast, uint32_t *tg, size_t n);
+                     const unsigned char *fast, int from_fast, uint32_t *tg,
+                     size_t n);
 
 /* Puts the stubs where a relinked image had them (plan_model_refine_stubs),
  * with what follows the text section moved to where it went: after
