@@ -246,6 +246,10 @@ static void result_json(jw *w, const plan_model *m, const tgt *t,
     jw_uint(w, r->veneers);
     jw_key(w, "flash_stubs");
     jw_uint(w, r->flash_stubs);
+    /* Where the prediction puts them: read back from a relinked image, in
+     * GNU ld's order (plan/ldstub.c), or in the order of the calls. */
+    jw_key(w, "stub_order");
+    jw_str(w, unrefined >= 0 ? "relinked" : r->stub_order ? "ld" : "guess");
     jw_key(w, "text_end");
     jw_uint(w, r->text_end);
     jw_key(w, "hot_base");
