@@ -301,13 +301,13 @@ static int read_map(const char *map_path, lines *load, lines *mem,
     if (!fp)
         return cp_seterr(err, "cannot read '%s'", map_path);
     char buf[4096];
-    int in_members = 0, seen_members = 0;
+    int in_members = 0;
     while (fgets(buf, sizeof buf, fp)) {
         size_t n = strcspn(buf, "\r\n");
         buf[n] = 0;
         if (!strcmp(buf, "Archive member included to satisfy reference by "
                          "file (symbol)")) {
-            in_members = seen_members = 1;
+            in_members = 1;
             continue;
         }
         if (in_members) {
@@ -333,7 +333,6 @@ static int read_map(const char *map_path, lines *load, lines *mem,
     if (!load->n)
         return cp_seterr(err, "'%s': no LOAD lines (not a GNU ld map?)",
                          map_path);
-    (void)seen_members;
     return 0;
 }
 
@@ -504,12 +503,10 @@ static int scan_relocs(Elf *e, const char *name, void *p)
     return 0;
 }
 
-long plan_ldstub_branches(const plan_ldstub_link *k, const char *path,
-                          const char *secname,
+long plan_ldstub_branches(const char *path, const char *secname,
                           void (*fn)(const plan_ldstub_rel *, void *),
                           void *ctx)
 {
-    (void)k;
     elf_version(EV_CURRENT);
     relctx c = {secname, fn, ctx, 0};
     const char *p = strchr(path, '(');
@@ -675,6 +672,18 @@ int plan_ldstub_setup(plan_model *m)
         rc = not_applied(m, e.msg);
         goto out;
     }
+    /* An archive member the map shows sections of but does not list as
+     * taken (--whole-archive): ld numbered it where the map cannot say. */
+    for (size_t i = 0; i < img_nisecs(m->im); i++) {
+        const img_isec *s = img_isec_at(m->im, i);
+        if (s->size && s->path && strchr(s->path, '(') &&
+            !known_path(k, s->path)) {
+            snprintf(why, sizeof why, "'%s' is not in the map's list of "
+                     "archive members (--whole-archive?)", s->path);
+            rc = not_applied(m, why);
+            goto out;
+        }
+    }
     for (size_t u = 0; u < m->nunits; u++) {
         const img_isec *s = unit_isec(m, &m->units[u]);
         long id = s ? plan_ldstub_sec_id(k, s->path, s->name) : -1;
@@ -695,7 +704,7 @@ int plan_ldstub_setup(plan_model *m)
             goto out;
         }
         matchctx c = {m, (uint32_t)u, rsym, 0, NULL};
-        if (plan_ldstub_branches(k, s->path, s->name, match_rel, &c) < 0) {
+        if (plan_ldstub_branches(s->path, s->name, match_rel, &c) < 0) {
             snprintf(why, sizeof why, "cannot read the relocations of %s in "
                      "'%s'", s->name, s->path);
             rc = not_applied(m, why);

@@ -70,8 +70,7 @@ typedef struct plan_ldstub_rel {
 
 /* Calls fn for each branch relocation of input section secname of path.
  * Returns the number seen, or -1 when the file or section cannot be read. */
-long plan_ldstub_branches(const plan_ldstub_link *k, const char *path,
-                          const char *secname,
+long plan_ldstub_branches(const char *path, const char *secname,
                           void (*fn)(const plan_ldstub_rel *, void *),
                           void *ctx);
 

@@ -271,11 +271,12 @@ plan_model *plan_model_new(const img *im, const tgt *t, const tgt_cache *c,
         plan_model_free(m);
         return NULL;
     }
-    if (find_calls(m) < 0 ||
-        !(m->stub_tg = malloc((m->ntargets ? m->ntargets : 1) *
-                              sizeof *m->stub_tg)) ||
-        !(m->stub_nt = m->ntargets, 1) ||
-        plan_ldstub_setup(m) < 0) {
+    if (find_calls(m) == 0) {
+        m->stub_nt = m->ntargets;
+        m->stub_tg = malloc((m->ntargets ? m->ntargets : 1) *
+                            sizeof *m->stub_tg);
+    }
+    if (!m->stub_tg || plan_ldstub_setup(m) < 0) {
         cp_seterr(err, "out of memory");
         plan_model_free(m);
         return NULL;

@@ -116,13 +116,17 @@ test_expect_success 'misses per idle echo: an LRU model over the exec log equals
 # SRAM go through GNU ld's long-branch stubs, which ld lays out in the
 # order of its stub hash table; the first plan predicts that order
 # (docs/plan.md), so plan --refine-from the relinked image, which reads the
-# stubs back, must predict the same figure.
+# stubs back, must predict the same figure. plan runs where the link ran,
+# so that the objects the map names are found.
+plan() {
+    (cd $CP_ROOT && $CODEPLACE plan "$@")
+}
 plan_loop() {
     cd "$W" &&
-    args="$ELF --map $MAP --trace stock.trace $CACHE --strategy $2 --budget $3
+    args="$ELF --map $MAP --trace $W/stock.trace $CACHE --strategy $2 --budget $3
         -n 0 --plan-iterations 8 --search-moves 2000 --time 0 -q" &&
-    $CODEPLACE plan $args --emit $1.place --list $1.list --layout $1.layout \
-        --json -o $1.plan.json &&
+    plan $args --emit $W/$1.place --list $W/$1.list --layout $W/$1.layout \
+        --json -o $W/$1.plan.json &&
     test -s $1.list && test -s $1.place/codeplace_flash.ld &&
     $CP_ROOT/firmware/relink.sh ws-mps2-an385 $1.place $1 &&
     $CODEPLACE verify $1.layout $1.elf --map $1.map --emit $1.place >$1.verify &&
@@ -131,8 +135,8 @@ plan_loop() {
     order=$(json $1.plan.json "d[\"results\"][0][\"stub_order\"]") &&
     if test "$3" != 0; then
         test "$order" = ld &&
-        $CODEPLACE plan $args --refine-from $1.elf --refine-map $1.map \
-            --layout $1.refined.layout --json -o $1.refined.json &&
+        plan $args --refine-from $W/$1.elf --refine-map $W/$1.map \
+            --layout $W/$1.refined.layout --json -o $W/$1.refined.json &&
         mv $1.refined.layout $1.layout && mv $1.refined.json $1.plan.json &&
         $CODEPLACE verify $1.layout $1.elf --map $1.map --emit $1.place >$1.verify &&
         grep -q "^result: *as planned (0 differences)$" $1.verify
