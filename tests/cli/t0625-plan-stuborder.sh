@@ -10,7 +10,9 @@
 FW=$CP_ROOT/build/fw
 HARNESS="--init codeplace_init --iter codeplace_iteration"
 
-# TARGET BUDGET: plan, relink, verify, trace, sim (in $TEST_TMP/TARGET).
+# TARGET BUDGET STUBTYPE WRONGTYPE: plan, relink, verify, check the stub
+# sections with scripts/ldstub-check (and that it rejects the wrong stub
+# type), trace, sim (in $TEST_TMP/TARGET).
 # The plan runs from the project root, where the map's relative object
 # paths resolve, as it does in scripts/plan-loop.
 loop() {
@@ -27,6 +29,10 @@ loop() {
     ! grep -q "^note:" $d/verify.txt &&
     grep -q "^stubs:     \([1-9][0-9]*\) in flash (plan \1), \([0-9]*\) in fast memory (plan \2)$" $d/verify.txt &&
     grep -q "^result:    as planned (0 differences)$" $d/verify.txt &&
+    (cd $CP_ROOT && python3 scripts/ldstub-check $d/out.elf $d/out.map $3) >$d/check.txt &&
+    grep -q "^\.text.*__stub at 0x.*stubs, as predicted" $d/check.txt &&
+    ! grep -q DIFFERENT $d/check.txt &&
+    ! (cd $CP_ROOT && python3 scripts/ldstub-check $d/out.elf $d/out.map $4) >/dev/null &&
     $CODEPLACE trace -q $d/out.elf --target $1 $HARNESS -n 4 -o $d/out.trace >/dev/null &&
     $CODEPLACE sim $d/out.trace $d/out.elf --map $d/out.map --json -q -o $d/sim.json &&
     python3 - $d/plan.json $d/sim.json <<-\EOF
@@ -41,11 +47,11 @@ loop() {
 }
 
 test_expect_success 'rp2040 ram 16K: ld put every stub where the first plan did, and the prediction is the measurement' '
-    loop rp2040 16K
+    loop rp2040 16K 3 22
 '
 
 test_expect_success 'imxrt1062 ram 32K: the same with Thumb-2 stubs in flash at 0x60000000 and ITCM' '
-    loop imxrt1062 32K
+    loop imxrt1062 32K 22 3
 '
 
 test_expect_success 'objects that cannot be read: the stub order is a guess, and plan says so' '
