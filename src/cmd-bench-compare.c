@@ -360,43 +360,44 @@ static void print_counters_only(cli_ctx *ctx, const ctr_group *cg, size_t ncg)
     }
 }
 
+typedef struct compare_svg_arg {
+    const group *g;
+    size_t ng;
+} compare_svg_arg;
+
 /* Peak reply rate per image: mean with +- SD error bars. */
-static int compare_svg(const char *path, const group *g, size_t ng)
+static int put_compare_svg(FILE *f, void *arg, cp_err *err)
 {
-    cp_wfile wf;
-    cp_err werr;
-    if (cp_wfile_open(&wf, path, &werr) < 0) {
-        cli_error("%s", werr.msg);
-        return -1;
+    const compare_svg_arg *a = arg;
+    rep_svg_bar *bars = calloc(a->ng ? a->ng : 1, sizeof *bars);
+    if (!bars)
+        return cp_seterr(err, "out of memory");
+    for (size_t i = 0; i < a->ng; i++) {
+        const group *g = &a->g[i];
+        double m = cp_mean(g->v, g->n), sd = cp_sd(g->v, g->n);
+        bars[i] = (rep_svg_bar){.label = g->name, .value = m,
+                                .err_lo = m - sd, .err_hi = m + sd,
+                                .color = rep_svg_color(i)};
     }
-    FILE *f = wf.f;
-    rep_svg_bar *bars = calloc(ng ? ng : 1, sizeof *bars);
+    const char *title = "Peak UDP echo reply rate (mean +- SD over passes)";
+    rep_svg_chart c = {.title = title, .ylabel = "replies per second",
+                       .value_labels = 1, .cls = "compare"};
     int rc = -1;
-    if (bars) {
-        for (size_t i = 0; i < ng; i++) {
-            double m = cp_mean(g[i].v, g[i].n), sd = cp_sd(g[i].v, g[i].n);
-            bars[i] = (rep_svg_bar){.label = g[i].name, .value = m,
-                                    .err_lo = m - sd, .err_hi = m + sd,
-                                    .color = rep_svg_color(i)};
-        }
-        const char *title = "Peak UDP echo reply rate (mean +- SD over passes)";
-        rep_svg_chart c = {.title = title, .ylabel = "replies per second",
-                           .value_labels = 1, .cls = "compare"};
-        cp_err err;
-        rep_svg *sv = rep_svg_begin(f, 640, 400, title);
-        if (sv) {
-            rep_svg_vbars(sv, &(rep_svg_box){0, 0, 640, 400}, bars, ng, &c);
-            rc = rep_svg_end(sv, &err);
-        }
+    rep_svg *sv = rep_svg_begin(f, 640, 400, title);
+    if (sv) {
+        rep_svg_vbars(sv, &(rep_svg_box){0, 0, 640, 400}, bars, a->ng, &c);
+        rc = rep_svg_end(sv, err);
     }
     free(bars);
-    if (rc < 0) {
-        cp_wfile_abort(&wf);
-        cli_error("cannot write '%s'", path);
-        return -1;
-    }
-    if (cp_wfile_commit(&wf, &werr) < 0) {
-        cli_error("%s", werr.msg);
+    return rc;
+}
+
+static int compare_svg(const char *path, const group *g, size_t ng)
+{
+    compare_svg_arg a = {g, ng};
+    cp_err err;
+    if (cp_wfile_write(path, put_compare_svg, &a, &err) < 0) {
+        cli_error("%s", err.msg);
         return -1;
     }
     return 0;

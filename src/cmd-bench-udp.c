@@ -188,29 +188,25 @@ static void udp_json(FILE *o, const udp_run *r, const char *peer,
     jw_finish(&w);
 }
 
+typedef struct udp_svg_arg {
+    const udp_run *r;
+    const char *label;
+} udp_svg_arg;
+
 /* Reply rate against request rate, one line per pass, and the requested
  * rate itself as a dashed reference (y = x). */
-static int udp_svg(const char *path, const udp_run *r, const char *label)
+static int put_udp_svg(FILE *f, void *arg, cp_err *err)
 {
-    cp_wfile wf;
-    cp_err werr;
-    if (cp_wfile_open(&wf, path, &werr) < 0) {
-        cli_error("%s", werr.msg);
-        return -1;
-    }
-    FILE *f = wf.f;
+    const udp_run *r = ((const udp_svg_arg *)arg)->r;
+    const char *label = ((const udp_svg_arg *)arg)->label;
     rep_svg_series *s = malloc((r->passes + 1) * sizeof *s);
     char (*names)[32] = malloc(r->passes * sizeof *names);
     double *x = malloc((r->n + 1) * sizeof *x), *y = malloc((r->n + 1) * sizeof *y);
     size_t ns = 0, used = 0;
+    int rc = -1;
     if (!s || !names || !x || !y) {
-        free(s);
-        free(names);
-        free(x);
-        free(y);
-        cp_wfile_abort(&wf);
-        cli_error("out of memory");
-        return -1;
+        cp_seterr(err, "out of memory");
+        goto out;
     }
     for (unsigned p = 1; p <= r->passes; p++) {
         size_t start = used;
@@ -236,24 +232,25 @@ static int udp_svg(const char *path, const udp_run *r, const char *label)
              label && *label ? " - " : "", label && *label ? label : "");
     rep_svg_chart c = {.title = title, .xlabel = "requests per second",
                        .ylabel = "replies per second", .cls = "sweep"};
-    cp_err err;
     rep_svg *sv = rep_svg_begin(f, 720, 440, title);
-    int rc = -1;
     if (sv) {
         rep_svg_xy(sv, &(rep_svg_box){0, 0, 720, 440}, s, ns, &c);
-        rc = rep_svg_end(sv, &err);
+        rc = rep_svg_end(sv, err);
     }
+out:
     free(s);
     free(names);
     free(x);
     free(y);
-    if (rc < 0) {
-        cp_wfile_abort(&wf);
-        cli_error("cannot write '%s'", path);
-        return -1;
-    }
-    if (cp_wfile_commit(&wf, &werr) < 0) {
-        cli_error("%s", werr.msg);
+    return rc;
+}
+
+static int udp_svg(const char *path, const udp_run *r, const char *label)
+{
+    udp_svg_arg a = {r, label};
+    cp_err err;
+    if (cp_wfile_write(path, put_udp_svg, &a, &err) < 0) {
+        cli_error("%s", err.msg);
         return -1;
     }
     return 0;

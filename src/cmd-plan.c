@@ -47,7 +47,7 @@ static const cli_opt opts[] = {
     [O_EXCLUDE] = {"exclude", 'x', "GLOB", "never move functions or sections "
                    "matching GLOB (repeatable)"},
     [O_NORAM] = {"no-ram", 0, "GLOB", "keep matches out of fast memory "
-                 "(repeatable; e.g. busy-wait loops)"},
+                 "(repeatable; e.g. a polling loop the samples overrate)"},
     [O_ITERS] = {"iterations", 'n', "N", "iterations of the trace to load "
                  "(default 32; 0: all)"},
     [O_PLAN_ITERS] = {"plan-iterations", 0, "N", "iterations each candidate "
@@ -106,12 +106,15 @@ const cli_cmd cmd_plan = {
         "  density   baseline: fast memory filled by stock misses per byte\n"
         "  auto      all of the above; the one with the fewest misses\n\n"
         "With --samples instead of --trace (PC samples from a board): fast\n"
-        "memory by samples per byte, busy-wait loops (samples in a tight\n"
-        "backward branch) left out, the rest in a hot block in order of heat\n"
-        "(--strategy rank: fast memory only). That is a ranking, not a\n"
-        "prediction: no miss figure is printed; measure before and after with\n"
-        "codeplace counters. With both, the samples' plan is one more\n"
-        "candidate, simulated on the trace.\n\n"
+        "memory by samples per byte, tight loops (busy-waits, copy loops:\n"
+        "samples in a short backward branch) left out, flash as linked.\n"
+        "--strategy hotblock (the default with no --budget) also gathers the\n"
+        "hottest of the rest, up to one cache size, at the start of flash in\n"
+        "link order: from samples alone that can add misses as well as\n"
+        "remove them. That is a ranking, not a prediction: no miss figure\n"
+        "is printed; measure before and after with codeplace counters. With\n"
+        "both, the samples' hot block plan is one more candidate, simulated\n"
+        "on the trace.\n\n"
         "example:\n"
         "  codeplace trace fw.elf --target rp2040 -n 50 -o run.trace\n"
         "  codeplace plan fw.elf --map fw.map --trace run.trace --target rp2040 \\\n"

@@ -244,11 +244,7 @@ static int cmd_record_fn(cli_ctx *ctx, int argc, char **argv)
         case O_OPENOCD:
         case O_CORE:
         case O_TIMEOUT:
-            if (cli_probe_take(ctx, &pa, rc == O_GDB       ? CLI_PROBE_GDB
-                                         : rc == O_OPENOCD ? CLI_PROBE_OPENOCD
-                                         : rc == O_CORE    ? CLI_PROBE_CORE
-                                                           : CLI_PROBE_TIMEOUT,
-                               arg) < 0)
+            if (cli_probe_take(ctx, &pa, opts[rc].name, arg) < 0)
                 return CLI_USAGE;
             break;
         case O_ELF: elf = arg; break;

@@ -1,23 +1,28 @@
 #include "cli/probeopt.h"
 
 #include <stddef.h>
+#include <string.h>
 
-int cli_probe_take(cli_ctx *ctx, cli_probe_args *a, cli_probe_opt which,
+int cli_probe_take(cli_ctx *ctx, cli_probe_args *a, const char *name,
                    const char *arg)
 {
     uint32_t ms;
-    switch (which) {
-    case CLI_PROBE_GDB: a->gdb = arg; break;
-    case CLI_PROBE_OPENOCD: a->openocd = arg; break;
-    case CLI_PROBE_CORE: a->po.core = arg; break;
-    case CLI_PROBE_TIMEOUT:
+    if (!strcmp(name, "gdb")) {
+        a->gdb = arg;
+    } else if (!strcmp(name, "openocd")) {
+        a->openocd = arg;
+    } else if (!strcmp(name, "core")) {
+        a->po.core = arg;
+    } else if (!strcmp(name, "timeout")) {
         if (cli_arg_u32(ctx, "timeout", arg, 0, &ms) < 0)
             return -1;
         if (!ms || ms > 3600000)
             return cli_usage_error(ctx, "option '--timeout': give 1 to "
                                    "3600000 ms"), -1;
         a->po.timeout_ms = (int)ms;
-        break;
+    } else {
+        return cli_usage_error(ctx, "option '--%s' is not a probe option",
+                               name), -1;
     }
     return 0;
 }

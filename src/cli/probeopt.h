@@ -21,18 +21,15 @@
     [I_TIMEOUT] = {"timeout", 0, "MS", "wait this long for each reply "     \
                    "(default 3000)"}
 
-typedef enum cli_probe_opt {
-    CLI_PROBE_GDB, CLI_PROBE_OPENOCD, CLI_PROBE_CORE, CLI_PROBE_TIMEOUT
-} cli_probe_opt;
-
 typedef struct cli_probe_args {
     const char *gdb, *openocd;
     probe_opts po; /* core, timeout_ms; the command may set nonstop */
 } cli_probe_args;
 
-/* Takes one of the options. Returns 0, or prints a usage error and
- * returns -1. */
-int cli_probe_take(cli_ctx *ctx, cli_probe_args *a, cli_probe_opt which,
+/* Takes one of the options, by its long name in the table
+ * (opts[rc].name): "gdb", "openocd", "core" or "timeout". Returns 0, or
+ * prints a usage error and returns -1. */
+int cli_probe_take(cli_ctx *ctx, cli_probe_args *a, const char *name,
                    const char *arg);
 /* After parsing: exactly one of --gdb and --openocd, --core only with
  * --openocd. Returns 0, or prints a usage error and returns -1. */

@@ -3,87 +3,13 @@
  * once per block and caching them); a read hook on the flash window splits
  * the current run at the load, so the order of fetches and data reads is
  * exact. */
-#include "emu/emu.h"
+#include "emu/emu_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unicorn/unicorn.h>
-
-#define MAX_REGIONS 32
-#define PAGE 0x1000u
-
-typedef struct region {
-    uint32_t base, size;
-    uint8_t *host; /* flash: our copy of its (read-only) contents */
-    int cached;    /* fetches go through the cache (tgt_is_cached) */
-    int periph;
-    int owned;     /* host is ours to free */
-    const char *name;
-} region;
-
-/* Cached facts about one translated block. */
-typedef struct binfo {
-    uint32_t addr;
-    uint16_t size;
-    uint16_t ninsn; /* 0: empty slot */
-    uint8_t flags;  /* TRC_F_* of its fetches */
-    uint8_t parked; /* the block is `b .` */
-    uint16_t nrd;   /* data reads its instructions make, in order */
-    uint32_t rd;    /* index in emu.rd_pool: offset of each read's insn */
-} binfo;
-
-/* The run being built: fetched, not yet written. */
-typedef struct pending {
-    uint32_t addr, len, ninsn;
-    unsigned flags;
-    int live;
-} pending;
-
-struct emu {
-    emu_cfg cfg;
-    uc_engine *uc;
-    region reg[MAX_REGIONS];
-    unsigned nreg;
-    uint32_t flash_lo, flash_hi; /* span of flash-window memories */
-    binfo *bt;
-    size_t bt_cap, bt_used;
-    uint16_t *rd_pool;       /* per read: offset of its instruction */
-    size_t rd_used, rd_cap;
-    const binfo *cur;        /* the block running now */
-    uint32_t cur_addr;
-    unsigned rd_next;        /* reads seen in it so far */
-    uint8_t cbuf[8192];      /* code read from writable memory */
-    uint32_t flash_used;     /* bytes of the flash copy the image fills */
-    uint32_t sp;             /* emu_set_sp, or 0 */
-    double last_progress;    /* elapsed() at the last progress call */
-    char warn[4][160];       /* set-up notes for the user */
-    unsigned nwarn;
-    pending run;
-    trc_writer *w;
-    cp_err werr;
-    int werr_set;
-    emu_stats st;
-    uint64_t *iters;
-    size_t iters_cap;
-    uint64_t iter_insns;     /* instructions of the current iteration */
-    int in_iter;
-    uint32_t mark;           /* free-run marker address, 0: none */
-    uint64_t nmarks_stop;    /* stop when this many marks were seen */
-    uint32_t last_block;
-    int parked;              /* stopped at a branch to itself */
-    struct timespec t0;
-    /* Fault details from the memory hooks. */
-    int fault;
-    uint32_t fault_addr, fault_pc;
-    int fault_size, fault_type;
-};
-
-static const char *regname(const tgt_mem *m)
-{
-    return m->name;
-}
 
 int emu_cpu_model(const char *cpu)
 {
@@ -135,19 +61,11 @@ const emu_stats *emu_get_stats(const emu *e)
     return &e->st;
 }
 
-static region *region_at(emu *e, uint32_t addr)
-{
-    for (unsigned i = 0; i < e->nreg; i++)
-        if (addr - e->reg[i].base < e->reg[i].size)
-            return &e->reg[i];
-    return NULL;
-}
-
 /* The code bytes [addr, addr + size): from the flash copy, or read from
  * the engine for writable memory (code copied to RAM may change). */
 static const uint8_t *code_at(emu *e, uint32_t addr, uint32_t size)
 {
-    region *r = region_at(e, addr);
+    region *r = emu_region_at(e, addr);
     if (!r || r->periph || addr + size - r->base > r->size)
         return NULL;
     if (r->host)
@@ -564,28 +482,6 @@ static void hook_read(uc_engine *uc, uc_mem_type type, uint64_t address,
     put(e, &r);
 }
 
-static uint64_t periph_read(uc_engine *uc, uint64_t offset, unsigned size,
-                            void *user)
-{
-    emu *e = user;
-    (void)uc;
-    (void)offset;
-    (void)size;
-    e->st.periph_reads++;
-    return 0;
-}
-
-static void periph_write(uc_engine *uc, uint64_t offset, unsigned size,
-                         uint64_t value, void *user)
-{
-    emu *e = user;
-    (void)uc;
-    (void)offset;
-    (void)size;
-    (void)value;
-    e->st.periph_writes++;
-}
-
 static bool hook_bad(uc_engine *uc, uc_mem_type type, uint64_t address,
                      int size, int64_t value, void *user)
 {
@@ -611,188 +507,6 @@ static bool hook_bad(uc_engine *uc, uc_mem_type type, uint64_t address,
 
 /* ---- set-up ---- */
 
-static int add_region(emu *e, uint32_t base, uint32_t size, uint8_t *host,
-                      int owned, int periph, const char *name, cp_err *err)
-{
-    if (e->nreg == MAX_REGIONS)
-        return cp_seterr(err, "too many memory regions");
-    for (unsigned i = 0; i < e->nreg; i++) {
-        region *r = &e->reg[i];
-        if (base < r->base + r->size && r->base < base + size)
-            return cp_seterr(err, "memory 0x%08x+0x%x (%s) overlaps %s", base,
-                             size, name, r->name);
-    }
-    region *r = &e->reg[e->nreg++];
-    r->base = base;
-    r->size = size;
-    r->host = host;
-    r->owned = owned;
-    r->periph = periph;
-    r->name = name;
-    r->cached = tgt_is_cached(e->cfg.t, base);
-    return 0;
-}
-
-static int map_target(emu *e, cp_err *err)
-{
-    const tgt *t = e->cfg.t;
-    uint8_t *flash = NULL;
-    uint32_t fsize = 0;
-    e->flash_lo = UINT32_MAX;
-    e->flash_hi = 0;
-    for (unsigned i = 0; i < t->nmems; i++) {
-        const tgt_mem *m = &t->mems[i];
-        if ((m->kind == TGT_MEM_FLASH || m->kind == TGT_MEM_FLASH_NOALLOC ||
-             m->kind == TGT_MEM_FLASH_UNCACHED) && m->size > fsize)
-            fsize = m->size;
-    }
-    if (fsize && !(flash = calloc(1, fsize)))
-        return cp_seterr(err, "out of memory for %u bytes of flash", fsize);
-    int flash_owned = 1;
-    for (unsigned i = 0; i < t->nmems; i++) {
-        const tgt_mem *m = &t->mems[i];
-        uc_err ue;
-        switch (m->kind) {
-        case TGT_MEM_FLASH:
-        case TGT_MEM_FLASH_NOALLOC:
-        case TGT_MEM_FLASH_UNCACHED:
-            if (add_region(e, m->base, m->size, flash, flash_owned, 0,
-                           regname(m), err))
-                return -1;
-            flash_owned = 0;
-            /* Memory of unicorn's own: memory given with uc_mem_map_ptr
-             * made stores to RAM take the self-modifying-code path. */
-            ue = uc_mem_map(e->uc, m->base, m->size,
-                            UC_PROT_READ | UC_PROT_EXEC);
-            if (m->base < e->flash_lo)
-                e->flash_lo = m->base;
-            if (m->base + (m->size - 1) > e->flash_hi)
-                e->flash_hi = m->base + (m->size - 1);
-            break;
-        case TGT_MEM_PERIPH:
-            if (add_region(e, m->base, m->size, NULL, 0, 1, regname(m), err))
-                return -1;
-            ue = uc_mmio_map(e->uc, m->base, m->size, periph_read, e,
-                             periph_write, e);
-            break;
-        default:
-            if (add_region(e, m->base, m->size, NULL, 0, 0, regname(m), err))
-                return -1;
-            /* ROM holds no code of the image: readable, never run. */
-            ue = uc_mem_map(e->uc, m->base, m->size,
-                            m->kind == TGT_MEM_ROM ? UC_PROT_READ : UC_PROT_ALL);
-        }
-        if (ue != UC_ERR_OK)
-            return cp_seterr(err, "cannot map %s at 0x%08x: %s", m->name,
-                             m->base, uc_strerror(ue));
-    }
-    if (!fsize)
-        free(flash);
-    for (unsigned i = 0; i < e->cfg.nperiph; i++) {
-        const emu_range *p = &e->cfg.periph[i];
-        uint32_t b = p->base & ~(PAGE - 1);
-        uint32_t s = ((p->base + p->size + PAGE - 1) & ~(PAGE - 1)) - b;
-        if (add_region(e, b, s, NULL, 0, 1, "--periph", err))
-            return -1;
-        uc_err ue = uc_mmio_map(e->uc, b, s, periph_read, e, periph_write, e);
-        if (ue != UC_ERR_OK)
-            return cp_seterr(err, "cannot map --periph 0x%08x: %s", b,
-                             uc_strerror(ue));
-    }
-    return 0;
-}
-
-/* Load segments outside every target memory get memory of their own. */
-static int map_segments(emu *e, cp_err *err)
-{
-    const img *im = e->cfg.im;
-    for (size_t i = 0; i < img_nsegments(im); i++) {
-        const img_segment *s = img_segment_at(im, i);
-        uint32_t addrs[2] = {s->paddr, s->vaddr};
-        uint32_t lens[2] = {s->filesz, s->memsz};
-        for (int k = 0; k < 2; k++) {
-            if (!lens[k])
-                continue;
-            uint32_t a = addrs[k], end = a + lens[k];
-            region *r = region_at(e, a);
-            if (r && end - r->base <= r->size)
-                continue;
-            if (r)
-                return cp_seterr(err, "'%s': segment 0x%08x+0x%x runs past "
-                                 "the end of %s", img_path(im), a, lens[k],
-                                 r->name);
-            uint32_t b = a & ~(PAGE - 1);
-            uint32_t sz = ((end + PAGE - 1) & ~(PAGE - 1)) - b;
-            if (e->nwarn < 4)
-                snprintf(e->warn[e->nwarn++], sizeof e->warn[0],
-                         "'%s': 0x%08x+0x%x lies outside every memory of %s: "
-                         "mapped as RAM (not behind the cache)", img_path(im),
-                         a, lens[k], e->cfg.t->name);
-            if (add_region(e, b, sz, NULL, 0, 0, "image", err))
-                return -1;
-            if (uc_mem_map(e->uc, b, sz, UC_PROT_ALL) != UC_ERR_OK)
-                return cp_seterr(err, "cannot map 0x%08x", b);
-        }
-    }
-    return 0;
-}
-
-/* Puts n bytes at addr: into the flash copy, or into the engine. */
-static int put_bytes(emu *e, uint32_t addr, const uint8_t *data, uint32_t n,
-                     int zero, cp_err *err)
-{
-    region *r = region_at(e, addr);
-    if (!r || r->periph || addr + n - r->base > r->size)
-        return cp_seterr(err, "'%s': segment 0x%08x+0x%x is not in memory",
-                         img_path(e->cfg.im), addr, n);
-    if (r->host) {
-        uint32_t off = addr - r->base;
-        if (zero)
-            memset(r->host + off, 0, n);
-        else
-            memcpy(r->host + off, data, n);
-        if (off + n > e->flash_used)
-            e->flash_used = off + n;
-        return 0;
-    }
-    static const uint8_t zeros[4096];
-    for (uint32_t done = 0; done < n;) {
-        uint32_t k = n - done;
-        if (zero && k > sizeof zeros)
-            k = sizeof zeros;
-        if (uc_mem_write(e->uc, addr + done, zero ? zeros : data + done, k))
-            return cp_seterr(err, "cannot write 0x%08x", addr + done);
-        done += k;
-    }
-    return 0;
-}
-
-static int load(emu *e, int harness, cp_err *err)
-{
-    const img *im = e->cfg.im;
-    for (size_t i = 0; i < img_nsegments(im); i++) {
-        const img_segment *s = img_segment_at(im, i);
-        if (s->filesz && put_bytes(e, s->paddr, s->data, s->filesz, 0, err))
-            return -1;
-        if (!harness || s->vaddr == s->paddr || !s->memsz)
-            continue;
-        /* What start-up code does: copy .data, zero .bss. */
-        if ((s->filesz && put_bytes(e, s->vaddr, s->data, s->filesz, 0, err)) ||
-            (s->memsz > s->filesz &&
-             put_bytes(e, s->vaddr + s->filesz, NULL, s->memsz - s->filesz, 1,
-                       err)))
-            return -1;
-    }
-    /* Every flash alias shows the same contents. */
-    for (unsigned i = 0; i < e->nreg; i++) {
-        region *r = &e->reg[i];
-        uint32_t n = e->flash_used < r->size ? e->flash_used : r->size;
-        if (r->host && n && uc_mem_write(e->uc, r->base, r->host, n))
-            return cp_seterr(err, "cannot write flash at 0x%08x", r->base);
-    }
-    return 0;
-}
-
 emu *emu_new(const emu_cfg *cfg, cp_err *err)
 {
     int model = emu_cpu_model(cfg->t->cpu);
@@ -817,7 +531,7 @@ emu *emu_new(const emu_cfg *cfg, cp_err *err)
         emu_free(e);
         return NULL;
     }
-    if (bt_grow(e) || map_target(e, err) || map_segments(e, err)) {
+    if (bt_grow(e) || emu_map_target(e, err) || emu_map_segments(e, err)) {
         if (!e->bt)
             cp_seterr(err, "out of memory");
         emu_free(e);
@@ -977,7 +691,7 @@ int emu_run_harness(emu *e, trc_writer *w, uint32_t init, uint32_t iter,
     uint32_t sp, r0;
     /* A failure before the first iteration ends the run as a fault, never
      * as "done". */
-    if (load(e, 1, err) || harness_sp(e, &sp, err)) {
+    if (emu_load(e, 1, err) || harness_sp(e, &sp, err)) {
         e->st.end = EMU_END_FAULT;
         return -1;
     }
@@ -1016,7 +730,7 @@ int emu_run_harness(emu *e, trc_writer *w, uint32_t init, uint32_t iter,
 int emu_run_free(emu *e, trc_writer *w, uint32_t entry, uint32_t sp,
                  uint32_t mark, uint64_t n, cp_err *err)
 {
-    if (load(e, 0, err)) {
+    if (emu_load(e, 0, err)) {
         e->st.end = EMU_END_FAULT;
         return -1;
     }

@@ -2,8 +2,9 @@
  * histogram of the program counter), not a trace. Fast memory is filled
  * by samples per byte; functions whose samples sit in a tight backward
  * branch (a busy-wait loop: it runs from the cache, so its samples are not
- * misses) are left out of it; the rest of the sampled code goes into a hot
- * block at the start of flash in order of heat.
+ * misses) are left out of it; of the rest of the sampled code, the
+ * hottest sections up to one cache size go into a hot block at the start
+ * of flash, in link order.
  *
  * A plan from samples alone is a ranking, not a prediction: the result's
  * miss figures are only set when the model also holds a trace (then the
@@ -19,7 +20,7 @@
 
 typedef struct plan_samples_opts {
     uint32_t budget;     /* bytes of fast memory (0: flash only) */
-    int hotblock;        /* lay the rest out in flash by heat */
+    int hotblock;        /* gather the hottest of the rest in flash */
     double spin_share;   /* a loop holding this share of a function's
                             samples makes it a busy-wait loop (0: 0.8) */
     uint32_t spin_bytes; /* longest loop body counted as tight (0: 32) */
@@ -43,6 +44,9 @@ typedef struct plan_samples_info {
     uint64_t untraced;    /* in units the model's trace never runs (only
                              when it has a trace) */
     size_t sampled_units; /* units with at least one sample */
+    size_t left_units;    /* sampled units in flash that did not fit the
+                             hot block (one cache size): left as linked */
+    uint64_t left_bytes, left_samples;
     plan_spin *spin;      /* busy-wait loops, most samples first */
     size_t nspin;
     double *unit_samples; /* per unit: its samples (the heat) */

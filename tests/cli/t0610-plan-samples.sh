@@ -31,17 +31,45 @@ test_expect_success 'samples rank plan: within 10 % of the trace rank plan, re-s
 
 test_expect_success 'samples hot block plan: fewer misses than stock, RAM within budget' '
     $CODEPLACE plan $ELF --map $MAP --samples $D/s.txt --target rp2040 \
-        --budget 16K --layout h.layout --json -q >h.json &&
+        --budget 16K --strategy hotblock --layout h.layout --json -q >h.json 2>err &&
+    grep -q "warning: the flash hot block is ordered from samples alone" err &&
     stock=$(warm) && h=$(warm h.layout) && echo "stock $stock samples-hotblock $h" &&
-    python3 - h.json $stock $h <<-\PY
+    arm-none-eabi-nm $ELF >nm.txt &&
+    python3 - h.json $stock $h nm.txt <<-\PY
 	import json, sys
 	j = json.load(open(sys.argv[1])); st, h = float(sys.argv[2]), float(sys.argv[3])
+	addr = {l.split()[2]: int(l.split()[0], 16) for l in open(sys.argv[4]) if len(l.split()) == 3}
 	r = j["results"][0]
 	assert j["evidence"] == "samples" and j["prediction"] is False, j
 	assert r["strategy"] == "samples-hotblock" and r["misses_per_iteration"] is None, r
 	assert 0 < r["fast_bytes"] <= 16384 and r["hot_bytes"] > 0, r
 	assert h < 0.5 * st, (st, h)
+	# the block holds one cache size (16 KiB on the rp2040) of the hottest
+	# sampled code, in link order; the rest of the sampled code stays put
+	assert r["hot_bytes"] <= 16384 and r["flash_left_bytes"] > 0, r
+	hot = sorted((i for i in r["items"] if i["region"] == "flash"), key=lambda i: i["offset"])
+	at = [addr[i["name"]] for i in hot if i["name"] in addr]
+	assert len(at) > 0.9 * len(hot) and at == sorted(at), at
 	PY
+'
+
+test_expect_success 'with a budget, samples alone leave flash as linked by default' '
+    $CODEPLACE plan $ELF --map $MAP --samples $D/s.txt --target rp2040 \
+        --budget 16K --json -q >d.json 2>err &&
+    ! grep -q "hot block is ordered" err &&
+    python3 - d.json <<-\PY
+	import json, sys
+	r = json.load(open(sys.argv[1]))["results"][0]
+	assert r["strategy"] == "samples-rank" and r["hot_bytes"] == 0, r
+	assert not [i for i in r["items"] if i["region"] == "flash"], r
+	PY
+'
+
+test_expect_success 'with no budget, the hot block is the plan, with a warning' '
+    $CODEPLACE plan $ELF --map $MAP --samples $D/s.txt --target rp2040 \
+        --layout z.layout --json -q >z.json 2>err &&
+    grep -q "warning: the flash hot block is ordered from samples alone" err &&
+    python3 -c "import json, sys; r = json.load(open(sys.argv[1]))[\"results\"][0]; assert r[\"strategy\"] == \"samples-hotblock\" and r[\"fast_bytes\"] == 0 and 0 < r[\"hot_bytes\"] <= 16384, r" z.json
 '
 
 test_expect_success 'a samples-only plan says it is a ranking and prints no miss figure' '

@@ -87,6 +87,19 @@ test_expect_success 'sweep files: per image peak and all-answered, mean +- SD, b
     grep -q "<title>placed: 920</title>" bars.svg
 '
 
+test_expect_success 'an SVG that cannot be written whole: error, exit 1, the old file kept' '
+    for l in stock placed; do
+        printf "# codeplace sweep 1\n# label: $l\npass,step,rate,requested,sent,skipped,sent_late,send_errors,answered,lost,late,duplicated,reordered,stray,achieved_rate,reply_rate\n1,0,100,100,100,0,0,0,100,0,0,0,0,0,100,100\n" >$l.csv || return 1
+    done &&
+    echo old >bars2.svg &&
+    (ulimit -f 1; test_exit 1 $CODEPLACE bench compare stock.csv placed.csv \
+        --svg bars2.svg >/dev/null 2>err) &&
+    grep -q "bars2.svg" err && test "$(cat bars2.svg)" = old &&
+    test -z "$(ls | grep "\.tmp\.")" &&
+    test_exit 1 $CODEPLACE bench compare stock.csv placed.csv --svg nodir/b.svg 2>err &&
+    grep -q "nodir/b.svg" err
+'
+
 test_expect_success 'a file that is not a sweep: exit 1 naming it' '
     echo "a,b" >x.csv && echo "1,2" >>x.csv &&
     test_exit 1 $CODEPLACE bench compare x.csv 2>err &&
