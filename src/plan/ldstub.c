@@ -776,7 +776,7 @@ int plan_ldstub_sort(const plan_model *m, uint32_t group_unit,
         uint32_t t = tg[j], seq = UINT32_MAX;
         const char *suffix = NULL;
         uint64_t key = 0;
-        if (t >= m->ntargets) {
+        if (t >= m->stub_nt) {
             free(k);
             return -1;
         }
