@@ -4,9 +4,10 @@
 # LRU misses of the stock stream; at 16 KiB combined against a density
 # ranking by misses per byte (the `density` strategy). The searches count
 # moves; TIME (default 60, plan's default --time) is the wall-clock limit of
-# each plan: a plan it stops says so ("stopped by --time") and may differ
-# from run to run; TIME=0 makes every figure but the CPU seconds the same
-# on every machine. MOVES sets the moves per search (default: plan's
+# each plan: a search that would not make its moves in it cools with the
+# clock and stops early, says so ("paced by --time") and may differ from
+# run to run; TIME=0 makes every figure but the CPU seconds the same on
+# every machine. MOVES sets the moves per search (default: plan's
 # default), PAD the hot block's --pad-limit (default: plan's default);
 # HEAVY=1 also plans the heavy workload (build/fw/heavy-rp2040.elf, 8
 # iterations).
@@ -43,7 +44,7 @@ M="d['results'][0]['misses_per_iteration']"
 N="d['results'][0]['search_moves']"
 tcut() { # FILE: a note when --time stopped a search
     python3 -c 'import json,sys
-print(", stopped by --time" if json.load(open(sys.argv[1]))["results"][0]["stopped_by_time"] else "")' "$1"
+print(", paced by --time" if json.load(open(sys.argv[1]))["results"][0]["stopped_by_time"] else "")' "$1"
 }
 fa=$(json "$W/stock.json" "d['warm']['sum']['fully_associative'] / d['warm']['iterations']")
 stock=$(json "$W/stock.json" "d['warm']['misses_mean']")

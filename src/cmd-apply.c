@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/planopt.h"
 #include "commands.h"
 #include "image/image.h"
 #include "plan/apply.h"
@@ -28,8 +29,8 @@ static const cli_opt opts[] = {
                                     "(default: the list's target line)"),
     [O_BUDGET] = {"budget", 'b', "BYTES", "fast memory the names may fill "
                   "(default: the list's budget line)"},
-    [O_PAD] = {"pad-limit", 0, "BYTES", "padding the hot block may add to "
-               "keep each section at its list's cache set (default 16K)"},
+    [O_PAD] = CLI_PLAN_OPT_PAD("padding the hot block may add to keep each "
+                               "section at its list's cache set"),
     [O_EMIT] = {"emit", 0, "DIR", "write the GNU ld, Zephyr and pico-sdk "
                 "snippets for the new build into DIR"},
     [O_LIST] = {"list", 0, "FILE", "write the name list as it resolves in "
@@ -175,7 +176,7 @@ static void report_text(FILE *o, const plan_apply *a, const char *list,
     if (a->budget != UINT32_MAX)
         fprintf(o, " of %s", cli_commas(b2, a->budget));
     fprintf(o, ", %u veneers), %zu in the flash hot block (%s bytes, %s of "
-            "padding)\n", r->veneers, r->nitems - nf,
+            "padding beyond the sections' sizes rounded up to 8)\n", r->veneers, r->nitems - nf,
             cli_commas(b1, r->hot_bytes), cli_commas(b2, r->pad_bytes));
     fprintf(o, "colours:   %zu hot sections at the cache set the list gives, "
             "%zu right after code that grew\n", a->sets_kept, a->sets_drifted);
@@ -213,7 +214,7 @@ static int cmd_apply_fn(cli_ctx *ctx, int argc, char **argv)
     const char *map = NULL, *tname = NULL, *emit = NULL, *list_out = NULL;
     const char *elf = NULL;
     const char *layout = NULL, *arg;
-    uint32_t budget = UINT32_MAX, pad = 16384;
+    uint32_t budget = UINT32_MAX, pad = PLAN_PAD_LIMIT;
     int check = 0, rc;
     cli_parser p;
     cli_parser_init(&p, ctx, argc, argv, pos);
@@ -227,7 +228,7 @@ static int cmd_apply_fn(cli_ctx *ctx, int argc, char **argv)
                 return CLI_USAGE;
             break;
         case O_PAD:
-            if (cli_arg_u32(ctx, "pad-limit", arg, 1, &pad) < 0)
+            if (cli_plan_pad_arg(ctx, arg, &pad) < 0)
                 return CLI_USAGE;
             break;
         case O_EMIT: emit = arg; break;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/planopt.h"
 #include "cli/tgtopt.h"
 #include "cmd-plan-samples.h"
 #include "commands.h"
@@ -42,8 +43,7 @@ static const cli_opt opts[] = {
                   "fill, e.g. 16K (default 0: flash layout only)"},
     [O_STRATEGY] = {"strategy", 0, "NAME", "stock, hotblock, colour, ram, "
                     "combined, rank, density or auto (default: auto)"},
-    [O_PAD] = {"pad-limit", 0, "BYTES", "padding the hot block may add to "
-               "flash (default 8K)"},
+    [O_PAD] = CLI_PLAN_OPT_PAD("padding the hot block may add to flash"),
     [O_EXCLUDE] = {"exclude", 'x', "GLOB", "never move functions or sections "
                    "matching GLOB (repeatable)"},
     [O_NORAM] = {"no-ram", 0, "GLOB", "keep matches out of fast memory "
@@ -53,9 +53,12 @@ static const cli_opt opts[] = {
     [O_PLAN_ITERS] = {"plan-iterations", 0, "N", "iterations each candidate "
                       "is evaluated on while searching (default 3)"},
     [O_MOVES] = {"search-moves", 0, "N", "annealing moves per search (default "
-                 "200000; each re-simulates the sets it changes)"},
+                 CLI_PLAN_STR(PLAN_SEARCH_MOVES) "; each re-simulates the "
+                 "sets it changes)"},
     [O_TIME] = {"time", 0, "SECONDS", "wall-clock limit of the searches "
-                "(default 60; 0: none); a search it stops early is reported"},
+                "(default 60; 0: none); a search that would not make its "
+                "moves in it cools with the clock, stops early, and is "
+                "reported"},
     [O_SEED] = {"seed", 0, "N", "seed of the search (default 1): the same "
                 "inputs and seed give the same plan"},
     [O_CACHE_SEED] = {"cache-seed", 0, "N", "seed of the random replacement "
@@ -414,7 +417,7 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, char **pos,
                                        "rank, density, auto", arg);
             break;
         case O_PAD:
-            if (cli_arg_u32(ctx, "pad-limit", arg, 1, &a->pad) < 0)
+            if (cli_plan_pad_arg(ctx, arg, &a->pad) < 0)
                 return CLI_USAGE;
             break;
         case O_EXCLUDE: a->excl[a->nexcl++] = arg; break;
@@ -594,7 +597,7 @@ static int run_strategies(cli_ctx *ctx, const plan_args *a, plan_state *st)
     }
     for (int k = 0; k < PLAN_AUTO; k++)
         if (st->res[k] && st->res[k]->time_cut)
-            cli_warn("%s: --time %g stopped the search after %lu moves: the "
+            cli_warn("%s: --time %g paced the search (%lu moves made): the "
                      "plan may differ from run to run (--time 0 makes it "
                      "repeatable)", plan_strategy_name((plan_strategy)k),
                      a->time_limit, st->res[k]->moves);
@@ -816,8 +819,8 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
     double tweight[PLAN_MAX_WORK];
     plan_args a = {.excl = excl, .noram = noram, .traces = traces,
                    .tpath = tpath, .tweight = tweight,
-                   .strategy = PLAN_AUTO, .pad = 8192, .iters = 32,
-                   .plan_iters = 3, .moves = 200000, .time_limit = 60,
+                   .strategy = PLAN_AUTO, .pad = PLAN_PAD_LIMIT, .iters = 32,
+                   .plan_iters = 3, .moves = PLAN_SEARCH_MOVES, .time_limit = 60,
                    .seed = 1, .cache_seed = 1};
     int rc = parse_args(ctx, argc, argv, pos, &a);
     if (rc >= 0)

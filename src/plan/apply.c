@@ -247,10 +247,10 @@ plan_apply *plan_apply_list(plan_model *m, const char *list, const char *map,
     size_t nu = m->nunits ? m->nunits : 1, cap = 0;
     unsigned char *fast = calloc(nu, 1), *taken = calloc(nu, 1);
     size_t *ofast = malloc(nu * sizeof *ofast), *ohot = malloc(nu * sizeof *ohot);
-    uint32_t *oset = malloc(nu * sizeof *oset);
+    uint32_t *oset = malloc(nu * sizeof *oset), *ogap = malloc(nu * sizeof *ogap);
     size_t *oname = malloc(nu * sizeof *oname);
     size_t nfast = 0, nhot = 0;
-    if (!a || !fast || !taken || !ofast || !ohot || !oset || !oname) {
+    if (!a || !fast || !taken || !ofast || !ohot || !oset || !ogap || !oname) {
         cp_seterr(err, "out of memory");
         goto fail;
     }
@@ -300,11 +300,19 @@ plan_apply *plan_apply_list(plan_model *m, const char *list, const char *map,
             char *e = p;
             while (*e && !isspace((unsigned char)*e))
                 e++;
-            uint32_t set = UINT32_MAX;
+            uint32_t set = UINT32_MAX, osize = UINT32_MAX;
             char *hash = *e ? strchr(e + 1, '#') : NULL, *sp;
             if (hash && (sp = strstr(hash, " set ")) &&
                 isdigit((unsigned char)sp[5]))
                 set = (uint32_t)strtoul(sp + 5, NULL, 10);
+            /* "N bytes, set S": the section's size in the planned build. */
+            if (hash && set != UINT32_MAX && (sp = strstr(hash, " bytes, set ")) &&
+                sp > hash && isdigit((unsigned char)sp[-1])) {
+                char *d = sp;
+                while (d > hash && isdigit((unsigned char)d[-1]))
+                    d--;
+                osize = (uint32_t)strtoul(d, NULL, 10);
+            }
             *e = 0;
             if (cp_grow((void **)&a->names, &cap, a->n + 1,
                         sizeof *a->names) < 0) {
@@ -317,6 +325,7 @@ plan_apply *plan_apply_list(plan_model *m, const char *list, const char *map,
             n->line = lineno;
             n->region = region;
             n->set = region == PLAN_FLASH_HOT ? set : UINT32_MAX;
+            n->osize = region == PLAN_FLASH_HOT ? osize : UINT32_MAX;
         }
         l = nl ? nl + 1 : NULL;
     }
@@ -370,8 +379,30 @@ plan_apply *plan_apply_list(plan_model *m, const char *list, const char *map,
         a->nrenamed += h == PLAN_APPLY_RENUMBERED || h == PLAN_APPLY_UNCLONED ||
                        h == PLAN_APPLY_CLONED;
     }
+    /* The sets the plan left free before each hot section, from the
+     * list's sets and sizes (UINT32_MAX where the list does not say); and
+     * the padding the planned block had, which the same build needs. */
+    uint32_t line = m->cache.line, mask = m->sets - 1;
+    uint32_t prev_end = ((plan_hot_base(m) + line - 1) / line) & mask;
+    uint64_t osum = 0;
+    int sizes_known = 1;
+    for (size_t k = 0; k < nhot; k++) {
+        const plan_apply_name *n = &a->names[oname[k]];
+        ogap[k] = UINT32_MAX;
+        if (n->osize == UINT32_MAX || oset[k] == UINT32_MAX) {
+            sizes_known = 0;
+            prev_end = UINT32_MAX;
+            continue;
+        }
+        osum += (n->osize + 7) & ~7u;
+        if (prev_end != UINT32_MAX)
+            ogap[k] = (oset[k] - prev_end) & mask;
+        prev_end = (oset[k] + (((n->osize + 7) & ~7u) + line - 1) / line) & mask;
+    }
+    if (sizes_known && block_end > osum && block_end - osum > pad_limit)
+        pad_limit = (uint32_t)(block_end - osum);
     size_t dropped;
-    if (!(a->res = plan_result_place(m, ofast, nfast, ohot, nhot, oset,
+    if (!(a->res = plan_result_place(m, ofast, nfast, ohot, nhot, oset, ogap,
                                      pad_limit, &dropped, NULL))) {
         cp_seterr(err, "out of memory");
         goto fail;
@@ -408,6 +439,7 @@ plan_apply *plan_apply_list(plan_model *m, const char *list, const char *map,
     free(ofast);
     free(ohot);
     free(oset);
+    free(ogap);
     free(oname);
     return a;
 fail:
@@ -418,6 +450,7 @@ fail:
     free(ofast);
     free(ohot);
     free(oset);
+    free(ogap);
     free(oname);
     return NULL;
 }

@@ -36,6 +36,8 @@ typedef struct plan_apply_name {
     int shared;           /* its section is moved by an earlier name */
     uint32_t set;         /* flash: the cache set from the list's comment
                              ("set N"), or UINT32_MAX */
+    uint32_t osize;       /* flash: its size in the planned build (the
+                             comment's "N bytes, set"), or UINT32_MAX */
     const char *now;      /* the name in the new build, or NULL */
     char why[200];        /* for lost names and guesses, in words */
 } plan_apply_name;

@@ -169,8 +169,9 @@ static int cmp_spin(const void *a, const void *b)
 
 plan_result *plan_result_place(const plan_model *m, const size_t *fast,
                                size_t nfast, const size_t *hot, size_t nhot,
-                               const uint32_t *hot_set, uint32_t pad_limit,
-                               size_t *sets_dropped, const double *weight)
+                               const uint32_t *hot_set, const uint32_t *hot_gap,
+                               uint32_t pad_limit, size_t *sets_dropped,
+                               const double *weight)
 {
     if (sets_dropped)
         *sets_dropped = nhot;
@@ -212,12 +213,16 @@ plan_result *plan_result_place(const plan_model *m, const size_t *fast,
             uint32_t q = p + ahead * m->cache.line;
             q = ((hot_base + q + al - 1) & ~(al - 1)) - hot_base;
             uint32_t pad = (p > hot_sum ? p - hot_sum : 0) + (q - p);
-            /* A set less than half a way ahead is padded to; one behind
-             * (the code before grew) is not: the unit follows on, and the
-             * drift is taken up by the next gap of the original layout. */
-            if (ahead < m->sets / 2 && pad <= pad_limit)
+            /* A set less than half a way ahead of where the plan had it
+             * (its gap before the unit) is padded to; one behind (the code
+             * before grew past the gap) is not: the unit follows on, and
+             * the drift is taken up by the next gap of the original
+             * layout. */
+            uint64_t reach = (uint64_t)(hot_gap && hot_gap[k] != UINT32_MAX
+                                        ? hot_gap[k] : 0) + m->sets / 2;
+            if (ahead < reach && pad <= pad_limit)
                 p = q;
-            else if (ahead < m->sets / 2 && sets_dropped)
+            else if (ahead < reach && sets_dropped)
                 *sets_dropped = k;
         }
         it->unit = hot[k];
@@ -226,7 +231,7 @@ plan_result *plan_result_place(const plan_model *m, const size_t *fast,
         it->offset = p;
         it->colour = ((hot_base + p) >> m->line_shift) & (m->sets - 1);
         p += align8(un->size);
-        hot_sum += un->size;
+        hot_sum += align8(un->size);
     }
     res->strategy = nhot ? PLAN_HOTBLOCK : PLAN_RANK;
     res->hot_base = hot_base;
@@ -370,7 +375,7 @@ plan_result *plan_from_samples(plan_model *m, const smp *s,
         }
     }
     qsort_r(ord_hot, nhb, sizeof *ord_hot, cmp_link, m);
-    plan_result *placed = plan_result_place(m, ord_fast, nf, ord_hot, nhb,
+    plan_result *placed = plan_result_place(m, ord_fast, nf, ord_hot, nhb, NULL,
                                             NULL, 0, NULL, us);
     if (!placed) {
         cp_seterr(err, "out of memory");

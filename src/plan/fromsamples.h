@@ -73,15 +73,21 @@ uint32_t plan_fast_bytes(const plan_model *m, const unsigned char *fast);
 /* A result that puts units fast[0..nfast) into fast memory, in that order,
  * and hot[0..nhot) into a hot block at the start of flash, in that order,
  * each on a cache line; with hot_set (may be NULL), hot[k] starts at the
- * next offset whose cache set is hot_set[k] (UINT32_MAX: none), as long as
- * the padding stays within pad_limit bytes (then the rest is packed, and
+ * next offset whose cache set is hot_set[k] (UINT32_MAX: none) when that
+ * set is less than hot_gap[k] + half a way's sets ahead (hot_gap may be
+ * NULL: 0; hot_gap[k]: the sets the plan left free before hot[k], so that
+ * its own gaps come back and a set behind, where code before grew past
+ * the gap, is not padded to), as long as the padding (the block's bytes
+ * beyond its sections' sizes rounded up to 8, what plan's --pad-limit
+ * bounds) stays within pad_limit bytes (then the rest is packed, and
  * *sets_dropped, when not NULL, says from which k). weight[u] (may be
  * NULL) goes into the items' samples. Not evaluated: misses are 0. NULL
  * when out of memory. */
 plan_result *plan_result_place(const plan_model *m, const size_t *fast,
                                size_t nfast, const size_t *hot, size_t nhot,
-                               const uint32_t *hot_set, uint32_t pad_limit,
-                               size_t *sets_dropped, const double *weight);
+                               const uint32_t *hot_set, const uint32_t *hot_gap,
+                               uint32_t pad_limit, size_t *sets_dropped,
+                               const double *weight);
 
 /* Decodes the Thumb branch of 2 or 4 bytes at code (for the instruction
  * at addr): 1 when it is a B or B<cond> (16- or 32-bit), with *target and

@@ -134,9 +134,22 @@ typedef enum plan_strategy {
 const char *plan_strategy_name(plan_strategy s);
 int plan_strategy_parse(const char *s, plan_strategy *out);
 
+/* The padding the hot block may add unless told (plan_opts_default, and
+ * plan's and apply's --pad-limit): room for the search to put sections at
+ * the sets it wants; whole cache ways of it are closed again after the
+ * search (docs/plan.md). */
+#define PLAN_PAD_LIMIT_KIB 64
+#define PLAN_PAD_LIMIT (PLAN_PAD_LIMIT_KIB * 1024u)
+
+/* Annealing moves per search unless told (plan_opts_default, plan's
+ * --search-moves): what a heavy workload's colouring runs within a minute
+ * on one core (docs/BENCHMARKS.md). */
+#define PLAN_SEARCH_MOVES 20000
+
 typedef struct plan_opts {
     uint32_t budget;        /* bytes of fast memory to fill (0: flash only) */
-    uint32_t pad_limit;     /* bytes of padding the flash block may add */
+    uint32_t pad_limit;     /* bytes of padding the flash block may add
+                               beyond its sections' sizes rounded up to 8 */
     uint32_t veneer_bytes;  /* bytes one long-call veneer costs */
     unsigned search_moves;  /* annealing moves per search (a plan runs up to
                                three searches) */
@@ -179,7 +192,9 @@ typedef struct plan_result {
     uint32_t hot_base;    /* address the hot block starts at */
     uint32_t hot_bytes;   /* size of the hot block, padding included */
     uint32_t block_end;   /* the block is padded to this size (0: none) */
-    uint32_t pad_bytes;   /* padding inside it */
+    uint32_t pad_bytes;   /* padding inside it: hot_bytes less the
+                             sections' sizes rounded up to 8 (what
+                             pad_limit bounds) */
     uint32_t fast_bytes;  /* fast memory used, veneers included */
     uint32_t veneers;     /* long-call stubs in fast memory */
     uint32_t flash_stubs; /* long-call stubs in flash (calls into fast) */

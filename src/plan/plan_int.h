@@ -238,6 +238,20 @@ int plan_ldstub_setup(plan_model *m);
 int plan_ldstub_sort(const plan_model *m, uint32_t group_unit,
                      const unsigned char *fast, int from_fast, uint32_t *tg,
                      size_t n);
+/* Closes the gaps of whole cache ways in a hot block (hot_off and fast as
+ * for plan_layout_make; block_end 0 or the padded end): each section, in
+ * block order, moves to the lowest free offset a whole number of ways
+ * (the cache size over its ways) below where it is, and what follows the
+ * block moves down by whole ways as far as the sections allow (block_end
+ * is set to its new start when anything moved). No line changes its set,
+ * so the misses of the moved code under every replacement policy stay the
+ * same (code that stays at its stock address may share lines with it
+ * differently: evaluate). Afterwards no gap between two sections is a way
+ * or more. *removed: the bytes what follows the block moved down. -1 when
+ * out of memory (nothing changed). */
+int plan_close_way_gaps(const plan_model *m, uint32_t *hot_off,
+                        const unsigned char *fast, uint32_t *block_end,
+                        uint32_t *removed);
 
 /* Puts the stubs where a relinked image had them (plan_model_refine_stubs),
  * with what follows the text section moved to where it went: after

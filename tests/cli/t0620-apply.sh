@@ -65,6 +65,31 @@ test_expect_success 'on the same build, apply gives the plan layout back' '
     test_cmp want got
 '
 
+test_expect_success 'a colouring with the default padding comes back exactly on the same build' '
+    $CODEPLACE plan $ELF --map $MAP --trace $D/v1.trace --target rp2040 \
+        --strategy colour --search-moves 4000 --time 0 --list c.list \
+        --layout c-plan.layout -q >/dev/null &&
+    grep -q "^# block end: [0-9]* bytes" c.list &&
+    python3 - c-plan.layout <<-\PY &&
+	# the test needs a gap of half a way (4 KiB of the 16 KiB 2-way cache)
+	# or more between two hot sections, and none of a whole way
+	import sys
+	rows = sorted((int(f[2], 16), int(f[3])) for f in
+	              (l.split() for l in open(sys.argv[1]) if not l.startswith("#"))
+	              if f[1] == "flash")
+	gaps = [b[0] - (a[0] + a[1]) for a, b in zip(rows, rows[1:])]
+	assert max(gaps) >= 4096, max(gaps)
+	assert max(gaps) < 8192, max(gaps)
+	PY
+    $CODEPLACE apply c.list $ELF --map $MAP --layout c.layout --check >out &&
+    grep -v "^#" c-plan.layout | cut -d" " -f1-3 | sort >want &&
+    grep -v "^#" c.layout | cut -d" " -f1-3 | sort >got &&
+    test_cmp want got &&
+    grep "^# stubs:" c-plan.layout | sed "s/fast_bytes.*//" >want &&
+    grep "^# stubs:" c.layout | sed "s/fast_bytes.*//" >got &&
+    test_cmp want got
+'
+
 test_expect_success 'the ELF as --elf (-e), the target as -t, the layout as -l' '
     $CODEPLACE apply -e $ELF $D/hot.list -m $MAP -t rp2040 -l b.layout --check >out &&
     grep -q "^resolved:  [0-9]* of [0-9]* names (0 renamed), 0 lost$" out &&

@@ -566,8 +566,141 @@ static void stub_calls_only_from_direct_branches(void)
     img_free(im);
 }
 
+/* Random runs inside the units that may move (what stays where the linker
+ * put it, and bytes outside every unit, keep their stock addresses under
+ * any layout, so a layout that moves code over them changes which lines
+ * they share: plan_run checks that case by evaluating). */
+static plan_model *movable_model(img *im, const tgt *t, const tgt_cache *c)
+{
+    cp_err e;
+    plan_model *m = plan_model_new(im, t, c, &e);
+    if (!m)
+        return NULL;
+    size_t nu = plan_model_nunits(m), mv[64], n = 0;
+    for (size_t i = 0; i < nu && n < 64; i++) {
+        const plan_unit *u = plan_model_unit(m, i);
+        if (!(u->flags & PLAN_U_NOMOVE) && u->size >= 8 && u->size <= 256)
+            mv[n++] = i;
+    }
+    if (n < 12)
+        goto bad;
+    for (int w = 0; w < 2; w++) {
+        if (plan_model_new_workload(m, w ? "b" : "a", w ? 0.25 : 1, &e) < 0)
+            goto bad;
+        for (int it = 0; it < 4; it++) {
+            if (plan_model_begin_iteration(m) < 0)
+                goto bad;
+            for (int k = 0; k < 3000; k++) {
+                const plan_unit *u = plan_model_unit(m, mv[rnd() % (n / (w + 1))]);
+                uint32_t a = u->addr + (rnd() % u->size & ~1u);
+                uint32_t len = 2 + (rnd() % 40 & ~1u);
+                if (a + len > u->addr + u->size)
+                    len = u->addr + u->size - a;
+                if (plan_model_add_access(m, a, len, len / 2, 0) < 0)
+                    goto bad;
+            }
+        }
+    }
+    return m;
+bad:
+    plan_model_free(m);
+    return NULL;
+}
+
+/* Closing the hot block's gaps of whole ways changes no line's set: the
+ * full evaluation is the same before and after under every policy, with a
+ * unit in fast memory (stubs after the text) and with and without a padded
+ * block end; what is left between sections is less than a way. */
+static void closing_way_gaps_keeps_every_policy(void)
+{
+    static const char *const specs[] = {"1K,2,8,lru", "1K,2,8,fifo",
+                                        "1K,4,8,random", "1K,4,8,plru",
+                                        "2K,4,16,lru"};
+    img *im = open_m0();
+    T_ASSERT(im);
+    const tgt *t = tgt_find("rp2040");
+    for (size_t sp = 0; sp < 2 * sizeof specs / sizeof *specs; sp++) {
+        tgt_cache c = t->cache;
+        cp_err e;
+        T_EQ(tgt_parse_cache(specs[sp / 2], &c, &e), 0);
+        plan_model *m = movable_model(im, t, &c);
+        T_ASSERT(m);
+        plan_model_set_cache_seed(m, 7);
+        size_t nu = plan_model_nunits(m), hot[8], nhot = 0;
+        uint32_t *off = malloc(nu * sizeof *off);
+        unsigned char *fast = calloc(nu, 1);
+        T_ASSERT(off && fast);
+        for (size_t i = 0; i < nu; i++)
+            off[i] = PLAN_NONE;
+        /* Eight units, line-aligned, with gaps of 0 to 3 ways and some
+         * lines; one more in fast memory. */
+        uint32_t way = c.size / c.ways, p = way * (rnd() % 2);
+        int in_fast = 0;
+        for (size_t i = 0; i < nu && nhot < 8; i++) {
+            const plan_unit *u = plan_model_unit(m, i);
+            if (!u->runs || u->size > 256 || (u->flags & PLAN_U_NOMOVE))
+                continue;
+            if (!in_fast) {
+                fast[i] = in_fast = 1;
+                continue;
+            }
+            hot[nhot++] = i;
+            off[i] = p;
+            p += (u->size + c.line - 1) / c.line * c.line;
+            p += way * (rnd() % 4) + c.line * (rnd() % 5);
+        }
+        T_EQ(nhot, 8);
+        uint32_t base = plan_hot_base(m);
+        uint32_t end = sp % 2 ? p + 2 * way + 24 : 0, end0 = end;
+        plan_layout L;
+        T_EQ(plan_layout_alloc(m, &L), 0);
+        plan_layout_make(m, off, fast, base, end, &L);
+        plan_eval_out before = {0}, after = {0};
+        double fa0 = -1, fa1 = -1;
+        T_EQ(plan_eval(m, &L, 0, &before, &e), 0);
+        T_EQ(plan_eval_fa(m, &L, 0, &fa0, &e), 0);
+        uint32_t removed = 0, p_end = 0;
+        for (size_t k = 0; k < nhot; k++) {
+            uint32_t ek = off[hot[k]] + plan_model_unit(m, hot[k])->size;
+            p_end = ek > p_end ? ek : p_end;
+        }
+        T_EQ(plan_close_way_gaps(m, off, fast, &end, &removed), 0);
+        T_ASSERT(removed >= way && removed % way == 0);
+        /* What follows the block starts removed bytes lower. */
+        T_EQ(end, (end0 > p_end ? end0 : p_end) - removed);
+        /* Every gap left is less than a way. */
+        for (size_t k = 0; k < nhot; k++) {
+            uint32_t prev = 0;
+            for (size_t j = 0; j < nhot; j++) {
+                uint32_t ej = off[hot[j]] + plan_model_unit(m, hot[j])->size;
+                if (off[hot[j]] < off[hot[k]] && ej > prev)
+                    prev = ej;
+            }
+            T_ASSERT(off[hot[k]] - prev < way);
+        }
+        plan_layout_make(m, off, fast, base, end, &L);
+        T_EQ(plan_eval(m, &L, 0, &after, &e), 0);
+        if (before.misses != after.misses || before.accesses != after.accesses ||
+            before.stub_calls != after.stub_calls)
+            T_FAIL("%s%s: %.4f misses before closing %u bytes, %.4f after",
+                   specs[sp / 2], end0 ? " (padded end)" : "", before.misses,
+                   removed, after.misses);
+        for (unsigned k = 0; k < plan_model_nworkloads(m); k++)
+            T_ASSERT(before.work_misses[k] == after.work_misses[k]);
+        T_EQ(plan_eval_fa(m, &L, 0, &fa1, &e), 0);
+        if (fa0 != fa1)
+            T_FAIL("%s: fully associative %.4f before, %.4f after", specs[sp / 2], fa0, fa1);
+        plan_layout_free(&L);
+        free(off);
+        free(fast);
+        plan_model_free(m);
+    }
+    img_free(im);
+}
+
 static const t_case cases[] = {
     {"incr_matches_full_every_policy", incr_matches_full_every_policy},
+    {"closing_way_gaps_keeps_every_policy", closing_way_gaps_keeps_every_policy},
     {"failed_evaluation_is_an_error", failed_evaluation_is_an_error},
     {"eval_matches_reference", eval_matches_reference},
     {"strategies_fix_a_three_way_conflict", strategies_fix_a_three_way_conflict},

@@ -1,0 +1,274 @@
+/* The annealing search over the hot units' start offsets. */
+#include "plan/search.h"
+
+#include "plan/incr.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+static uint64_t rnd(uint64_t *s)
+{
+    /* xorshift64* */
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    return *s * 2685821657736338717ULL;
+}
+
+/* The map of the block while annealing: unit u's bytes at off, set to
+ * it (put) or freed. */
+static void own_put(plan_search *r, size_t u, uint32_t off, int put)
+{
+    if (!r->own || off == NONE)
+        return;
+    uint32_t g0 = off >> 3, g1 = (off + align8(r->m->units[u].size) + 7) >> 3;
+    if (g1 > r->nown)
+        g1 = r->nown;
+    for (uint32_t g = g0; g < g1; g++)
+        if (put)
+            r->own[g] = (uint32_t)u + 1;
+        else if (r->own[g] == (uint32_t)u + 1)
+            r->own[g] = 0;
+}
+
+/* Simulated annealing on the hot units' start offsets, on the exact
+ * incremental re-simulation (src/plan/incr.c): a move puts one unit at
+ * another colour, shifts it by a few lines, or swaps two units; a move
+ * that does not raise the misses is kept, one that raises them by d with
+ * probability exp(-d / T), T falling geometrically over the moves. The best
+ * placement seen is the result. The block is padded to its limit first, so
+ * that a move changes nothing outside it and only the sets a unit leaves
+ * and enters need simulating again.
+ *
+ * The search counts moves (--search-moves), so that the same inputs and
+ * seed give the same plan; a deadline (--time) it would not meet stops it
+ * early and cools it on the way, and the result says so. */
+#define COLOUR_TRIES 4
+
+double plan_anneal(plan_search *r, uint64_t seed, unsigned long moves,
+                   double t_end)
+{
+    plan_model *m = r->m;
+    uint64_t rs = seed ? seed : 1;
+    if (r->failed)
+        return HUGE_VAL;
+    if (!moves)
+        return plan_cost(r, 0);
+    uint32_t limit = plan_block_limit(r), pe = plan_placed_end(r);
+    if (pe > limit)
+        limit = pe;
+    r->block_end = limit;
+    plan_build(r);
+    size_t *hk = malloc((r->nhot ? r->nhot : 1) * sizeof *hk), n = 0;
+    uint32_t *best_off = malloc((r->nhot ? r->nhot : 1) * sizeof *best_off);
+    if (!hk || !best_off) {
+        free(hk);
+        free(best_off);
+        r->failed = 1;
+        cp_seterr(r->err, "out of memory");
+        return HUGE_VAL;
+    }
+    for (size_t k = 0; k < r->nhot; k++) {
+        size_t u = r->hot[k];
+        if (!r->fast[u] && r->off[u] != NONE)
+            hk[n++] = u;
+    }
+    if (!n) {
+        free(hk);
+        free(best_off);
+        return plan_cost(r, 0);
+    }
+    plan_incr *x = plan_incr_new(m, &r->L, hk, n, r->iters, r->err);
+    if (!x) {
+        free(hk);
+        free(best_off);
+        r->failed = 1;
+        return HUGE_VAL;
+    }
+    /* The block's map, for is_free (8-byte granules of the block, so only
+     * when the block starts 8-aligned). */
+    if (r->hot_base % 8 == 0) {
+        r->nown = (limit >> 3) + 2;
+        r->own = calloc(r->nown, sizeof *r->own);
+        for (size_t q = 0; r->own && q < n; q++)
+            own_put(r, hk[q], r->off[hk[q]], 1);
+    }
+    double t0 = cp_now_s();
+    double cur = plan_incr_total(x), start = cur, best = cur;
+    for (size_t k = 0; k < n; k++)
+        best_off[k] = r->off[hk[k]];
+    /* The temperature follows the size of the uphill steps seen: it starts
+     * at a tenth of their mean (measured over the first moves, accepted
+     * only downhill; a third kept long runs hot: their best placement came
+     * late and was worse, docs/BENCHMARKS.md) and ends a hundred times
+     * lower, falling geometrically with the part of the moves made, or of
+     * the time limit used when that is larger: a search the clock will
+     * stop still cools down (then the plan depends on the machine's speed,
+     * and the result says --time stopped it). */
+    double up_sum = 0, temp = 0, t_first = 0, t_last = 0;
+    unsigned long up_n = 0, tries = 0, accepted = 0, simulated = 0;
+    unsigned long calib = moves / 50 + 20;
+    unsigned long report = moves / 10 ? moves / 10 : 1;
+    double time_frac = 0; /* the part of the time limit used */
+    int clocked = 0;      /* the clock, not the moves, set the temperature */
+    int stopped = 0;      /* the deadline ended the search */
+    int failed = 0;
+    while (tries < moves) {
+        if (r->o->stop && *r->o->stop)
+            break;
+        if (t_end > 0 && (tries & 127) == 0 && tries) {
+            double now = cp_now_s();
+            if (now > t_end) {
+                r->time_cut = stopped = 1;
+                break;
+            }
+            time_frac = t_end > t0 ? (now - t0) / (t_end - t0) : 1;
+        }
+        tries++;
+        if (tries == calib) {
+            t_first = up_n ? up_sum / up_n / 10 : 0;
+            t_last = t_first / 100;
+        }
+        if (tries > calib && t_first > 0) {
+            double f = (double)(tries - calib) / (double)(moves - calib);
+            if (time_frac > f) {
+                f = time_frac > 1 ? 1 : time_frac;
+                clocked = 1;
+            }
+            temp = t_first * pow(t_last / t_first, f);
+        }
+        if (tries % report == 0)
+            plan_say(r, "anneal: %lu of %lu moves, %.1f misses/iteration (best "
+                 "%.1f), %.1f s", tries, moves, cur, best, cp_now_s() - t0);
+        double r01 = (double)(rnd(&rs) >> 11) / 9007199254740992.0;
+        size_t k = plan_incr_pick(x, r01, rnd(&rs));
+        if (k == SIZE_MAX)
+            k = rnd(&rs) % n;
+        size_t u = hk[k];
+        uint32_t old = r->off[u];
+        unsigned kind = (unsigned)(rnd(&rs) % 8);
+        double v, dice = (double)(rnd(&rs) >> 11) / 9007199254740992.0;
+        size_t k2 = 0, w = 0;
+        uint32_t ow = 0;
+        if (n > 1 && kind < 2) {
+            /* Swap with another hot unit when each fits the other's place. */
+            k2 = rnd(&rs) % n;
+            w = hk[k2];
+            ow = r->off[w];
+            if (k2 == k)
+                continue;
+            r->off[u] = r->off[w] = NONE;
+            uint32_t su = align8(m->units[u].size), sw = align8(m->units[w].size);
+            int ok = ow + su <= limit && old + sw <= limit &&
+                     (ow + su <= old || old + sw <= ow) &&
+                     align_at(r, ow, unit_align(r, u)) == ow &&
+                     align_at(r, old, unit_align(r, w)) == old &&
+                     plan_is_free(r, ow, su, u) && plan_is_free(r, old, sw, w);
+            r->off[u] = old;
+            r->off[w] = ow;
+            if (!ok)
+                continue;
+            if ((v = plan_incr_move2(x, k, r->hot_base + ow, k2,
+                                     r->hot_base + old)) < 0) {
+                failed = 1;
+                break;
+            }
+            r->off[u] = ow;
+            r->off[w] = old;
+            own_put(r, u, old, 0);
+            own_put(r, w, ow, 0);
+            own_put(r, u, ow, 1);
+            own_put(r, w, old, 1);
+        } else {
+            uint32_t c;
+            if (kind < 4) {
+                /* A few lines either way. */
+                int32_t d = (int32_t)(rnd(&rs) % 16) + 1;
+                if (rnd(&rs) & 1)
+                    d = -d;
+                c = (uint32_t)((int32_t)colour_of(r, old) + d) & (m->sets - 1);
+            } else {
+                c = NONE;
+            }
+            uint32_t p = NONE;
+            if (c != NONE) {
+                p = plan_find_slot(r, u, c, limit);
+            } else {
+                /* The least crowded of a few random colours: the one whose
+                 * sets have the fewest misses now. */
+                double pc = HUGE_VAL;
+                for (unsigned tr = 0; tr < COLOUR_TRIES; tr++) {
+                    uint32_t q = plan_find_slot(r, u, (uint32_t)(rnd(&rs) % m->sets), limit);
+                    if (q == NONE || q == old)
+                        continue;
+                    double mc = plan_incr_misses_at(x, k, r->hot_base + q);
+                    if (mc < pc) {
+                        pc = mc;
+                        p = q;
+                    }
+                }
+            }
+            if (p == NONE || p == old)
+                continue;
+            r->off[u] = p;
+            own_put(r, u, old, 0);
+            own_put(r, u, p, 1);
+            if ((v = plan_incr_move(x, k, r->hot_base + p)) < 0) {
+                failed = 1;
+                break;
+            }
+        }
+        simulated++;
+        double d = v - cur;
+        if (d > 0 && tries < calib) {
+            up_sum += d;
+            up_n++;
+        }
+        if (d <= 0 || (temp > 0 && dice < exp(-d / temp))) {
+            accepted++;
+            cur = v;
+            if (cur < best - 1e-9) {
+                best = cur;
+                for (size_t q = 0; q < n; q++)
+                    best_off[q] = r->off[hk[q]];
+            }
+        } else if (n > 1 && kind < 2) {
+            plan_incr_undo(x);
+            own_put(r, u, ow, 0);
+            own_put(r, w, old, 0);
+            own_put(r, u, old, 1);
+            own_put(r, w, ow, 1);
+            r->off[u] = old;
+            r->off[w] = ow;
+        } else {
+            plan_incr_undo(x);
+            own_put(r, u, r->off[u], 0);
+            own_put(r, u, old, 1);
+            r->off[u] = old;
+        }
+    }
+    free(r->own);
+    r->own = NULL;
+    r->nown = 0;
+    plan_incr_free(x);
+    for (size_t q = 0; q < n; q++)
+        r->off[hk[q]] = best_off[q];
+    free(hk);
+    free(best_off);
+    r->moves += tries;
+    if (clocked)
+        r->time_cut = 1;
+    if (failed) {
+        r->failed = 1;
+        cp_seterr(r->err, "out of memory (incremental evaluation)");
+        return HUGE_VAL;
+    }
+    double full = plan_cost(r, 0);
+    plan_say(r, "anneal: %lu moves (%lu simulated, the others found no room; "
+         "%lu accepted) in %.1f s%s: %.1f -> %.1f "
+         "misses/iteration (%.1f on all planning iterations)", tries,
+         simulated, accepted, cp_now_s() - t0, stopped ? ", stopped by --time" : clocked ? ", paced by --time" : "",
+         start, best, full);
+    return full;
+}

@@ -1,0 +1,93 @@
+/* Private to src/plan: the state one strategy run shares between the
+ * strategies (strategy.c), the hot block and colouring (colour.c) and the
+ * annealing search (anneal.c). */
+#ifndef CP_PLAN_SEARCH_H
+#define CP_PLAN_SEARCH_H
+
+#include "plan/plan_int.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct plan_search {
+    plan_model *m;
+    const plan_opts *o;
+    unsigned iters;       /* planning iterations */
+    uint32_t hot_base;
+    plan_layout L;
+    double *umiss;
+    uint64_t rng;         /* the next search's seed */
+    /* Flash placement of hot units: offset in the block or NONE. */
+    uint32_t *off;        /* per unit */
+    unsigned char *fast;  /* per unit: 1 in fast memory */
+    uint32_t block_end;   /* hot block padded to this size (0: none) */
+    /* While annealing: per 8 bytes of the block, the unit placed there
+     * plus one (0: free), kept with off[]; NULL otherwise. */
+    uint32_t *own;
+    uint32_t nown;
+    size_t *hot;          /* hot unit indices */
+    size_t nhot;
+    double evals;
+    cp_err *err;
+    int failed;           /* an evaluation failed: err says why */
+    double deadline;      /* monotonic seconds the search stops at (0: none) */
+    unsigned long moves;  /* annealing moves made */
+    int time_cut;         /* the deadline stopped a search */
+} plan_search;
+
+#define NONE PLAN_NONE
+
+static inline uint32_t align8(uint32_t v)
+{
+    return (v + 7) & ~7u;
+}
+/* Hot units start on a cache line (and at least their own alignment), so
+ * that their lines are the same whatever set they start at. */
+static inline uint32_t unit_align(const plan_search *r, size_t u)
+{
+    uint32_t al = r->m->cache.line > 8 ? r->m->cache.line : 8;
+    return r->m->units[u].align > al ? r->m->units[u].align : al;
+}
+
+/* The first offset at or after p where hot_base + offset is al-aligned. */
+static inline uint32_t align_at(const plan_search *r, uint32_t p, uint32_t al)
+{
+    uint32_t a = r->hot_base + p;
+    return ((a + al - 1) & ~(al - 1)) - r->hot_base;
+}
+
+static inline uint32_t colour_of(const plan_search *r, uint32_t off)
+{
+    return ((r->hot_base + off) >> r->m->line_shift) & (r->m->sets - 1);
+}
+
+/* strategy.c: progress lines (plan_note: a detail shown with -v; plan_say:
+ * shown on the terminal unless -q). */
+void plan_note(const plan_search *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void plan_say(const plan_search *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Builds r->L from r->off and r->fast. */
+void plan_build(plan_search *r);
+/* The cost a strategy minimises on the planning iterations (per_unit: fill
+ * r->umiss); on every iteration. HUGE_VAL once an evaluation failed. */
+double plan_cost(plan_search *r, int per_unit);
+double plan_cost_all(plan_search *r);
+
+/* colour.c */
+int plan_find_hot(plan_search *r);
+int plan_is_free(const plan_search *r, uint32_t p, uint32_t size, size_t skip);
+uint32_t plan_find_slot(const plan_search *r, size_t u, uint32_t c, uint32_t limit);
+uint32_t plan_block_limit(const plan_search *r);
+uint32_t plan_placed_end(const plan_search *r);
+void plan_place_hotblock(plan_search *r);
+int plan_place_colour(plan_search *r);
+
+/* anneal.c: simulated annealing of the hot units' start offsets from the
+ * placement in r->off (the result goes there too), with the random
+ * sequence of seed, at most moves moves, stopping at monotonic time t_end
+ * (0: no limit). Returns the cost on the planning iterations. */
+double plan_anneal(plan_search *r, uint64_t seed, unsigned long moves,
+                   double t_end);
+
+#endif
