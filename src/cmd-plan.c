@@ -252,6 +252,10 @@ static void result_json(jw *w, const plan_model *m, const tgt *t,
     jw_uint(w, r->veneers);
     jw_key(w, "flash_stubs");
     jw_uint(w, r->flash_stubs);
+    /* Where the prediction puts them: read back from a relinked image, in
+     * GNU ld's order (plan/ldstub.c), or in the order of the calls. */
+    jw_key(w, "stub_order");
+    jw_str(w, unrefined >= 0 ? "relinked" : r->stub_order ? "ld" : "guess");
     jw_key(w, "text_end");
     jw_uint(w, r->text_end);
     jw_key(w, "hot_base");
@@ -678,6 +682,19 @@ static int run_plan(cli_ctx *ctx, const plan_args *a, plan_state *st)
         return CLI_FAIL;
     if (a->refine && refine(ctx, a, st) < 0)
         return CLI_FAIL;
+    const char *why;
+    if (!a->refine && st->best->flash_stubs && !st->best->stub_order)
+        cli_warn("the order of the %u linker stubs in flash is a guess (%s): "
+                 "the prediction can be off by their misses; relink and plan "
+                 "again with --refine-from for the exact figure",
+                 st->best->flash_stubs,
+                 !plan_model_stub_order(m, &why) && why
+                     ? why
+                     : "a function in fast memory is called by two names");
+    else if (!a->refine && st->best->flash_stubs)
+        cli_info(ctx, "plan: %u linker stubs in flash, in the order of GNU ld "
+                 "2.40's stub table (verify checks it)",
+                 st->best->flash_stubs);
     if (a->samples) {
         if (cmd_plan_samples_candidate(ctx, m, &sa, &st->sres) < 0)
             return CLI_FAIL;

@@ -419,6 +419,7 @@ plan_apply *plan_apply_list(plan_model *m, const char *list, const char *map,
             plan_layout_build(m, r->items, r->nitems, r->hot_base,
                               r->block_end, &L, NULL);
             r->flash_stubs = L.nstubs;
+            r->stub_order = L.stub_order;
             r->text_end = (uint32_t)((int64_t)((m->text_end + 7) & ~7u) +
                                      L.text_delta);
             plan_layout_free(&L);

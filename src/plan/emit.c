@@ -192,30 +192,50 @@ int plan_emit_layout(FILE *f, const plan_model *m, const plan_result *r,
         cur += u->size;
     }
     /* ld's veneers for direct calls from fast memory back to flash, one per
-     * target, after the sections: they cost instructions, never misses
-     * (their order in .text.__stub is ld's). */
+     * target, after the sections: they cost instructions, never misses. */
     cur = (cur + 7) & ~(uint64_t)7;
+    size_t nu = plan_model_nunits(m);
     unsigned char *done = calloc(m->ntargets ? m->ntargets : 1, 1);
-    if (!done) {
+    unsigned char *infast = calloc(nu ? nu : 1, 1);
+    uint32_t *tg = malloc((m->ntargets ? m->ntargets : 1) * sizeof *tg);
+    if (!done || !infast || !tg) {
+        free(done);
+        free(infast);
+        free(tg);
         free(why);
         plan_layout_free(&L);
         return cp_seterr(err, "out of memory");
     }
+    uint32_t last_fast = UINT32_MAX; /* the section ld's stubs follow */
+    for (size_t i = 0; i < r->nitems; i++)
+        if (r->items[i].region == PLAN_FAST)
+            last_fast = r->items[i].unit;
+    for (size_t i = 0; i < nu; i++)
+        infast[i] = L.addr[i] == PLAN_ADDR_FAST;
+    size_t ntg = 0;
     for (size_t i = 0; fast && i < m->ncalls; i++) {
         const plan_call *c = &m->calls[i];
-        const plan_target *tg = &m->targets[c->target];
+        const plan_target *t = &m->targets[c->target];
         if (done[c->target] || L.addr[c->caller] != PLAN_ADDR_FAST ||
-            L.addr[tg->unit] == PLAN_ADDR_FAST)
+            L.addr[t->unit] == PLAN_ADDR_FAST)
             continue;
-        const img_func *fn = img_lookup(im, tg->addr);
-        if (!fn || fn->addr != tg->addr)
+        const img_func *fn = img_lookup(im, t->addr);
+        if (!fn || fn->addr != t->addr)
             continue;
         done[c->target] = 1;
+        tg[ntg++] = c->target;
+    }
+    /* In ld's order when it can be worked out (plan/ldstub.c). */
+    plan_ldstub_sort(m, last_fast, infast, 1, tg, ntg);
+    for (size_t i = 0; i < ntg; i++) {
+        const img_func *fn = img_lookup(im, m->targets[tg[i]].addr);
         fprintf(f, "@stub 0x%08llx %u %u %s@0x%08x\n", (unsigned long long)cur,
                 m->veneer_bytes, m->veneer_insns, fn->name, fn->addr);
         cur += m->veneer_bytes;
     }
     free(done);
+    free(infast);
+    free(tg);
     for (size_t i = 0; i < plan_model_nunits(m); i++) {
         const plan_unit *u = plan_model_unit(m, i);
         if (L.addr[i] == PLAN_ADDR_FAST || L.addr[i] == u->addr)

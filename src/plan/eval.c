@@ -18,6 +18,7 @@ int plan_layout_alloc(const plan_model *m, plan_layout *L)
     L->stub = calloc(m->ntargets ? m->ntargets : 1, sizeof *L->stub);
     L->text_delta = 0;
     L->nstubs = 0;
+    L->stub_order = 0;
     if (!L->addr || !L->stub) {
         plan_layout_free(L);
         return -1;
@@ -40,6 +41,7 @@ void plan_layout_stock(const plan_model *m, plan_layout *L)
     memset(L->stub, 0, (m->ntargets ? m->ntargets : 1) * sizeof *L->stub);
     L->text_delta = 0;
     L->nstubs = 0;
+    L->stub_order = 0;
 }
 
 uint32_t plan_hot_base(const plan_model *m)
@@ -67,25 +69,54 @@ void plan_layout_make(const plan_model *m, const uint32_t *hot_off,
     }
     if (!moved)
         return;
-    uint32_t cur = end;
+    uint32_t cur = end, group = PLAN_NONE, group_end = 0;
     for (size_t i = 0; i < m->nunits; i++) {
         const plan_unit *u = &m->units[i];
-        if ((u->flags & PLAN_U_NOMOVE) || fast[i] || hot_off[i] != PLAN_NONE)
+        if (fast[i] || (u->flags & PLAN_U_NOMOVE))
             continue;
-        cur = (cur + u->align - 1) & ~(u->align - 1);
-        L->addr[i] = cur;
-        cur += u->size;
+        if (hot_off[i] == PLAN_NONE) {
+            cur = (cur + u->align - 1) & ~(u->align - 1);
+            L->addr[i] = cur;
+            cur += u->size;
+        }
+        /* ld puts a stub group's stubs after its last code section. */
+        if (L->addr[i] + u->size >= group_end) {
+            group_end = L->addr[i] + u->size;
+            group = (uint32_t)i;
+        }
     }
-    /* Stubs: one per target in fast memory that flash code branches to. */
-    cur = (cur + 7) & ~7u;
+    /* Stubs: one per target in fast memory that flash code branches to,
+     * in the order of ld's stub table when it can be worked out, else in
+     * the order of the calls. */
+    uint32_t *tg = m->stub_tg;
+    size_t ntg = 0;
+    int over = 0; /* more targets than when the model was made */
     for (size_t i = 0; i < m->ncalls; i++) {
         const plan_call *c = &m->calls[i];
         uint32_t tu = m->targets[c->target].unit;
         if (fast[tu] && !fast[c->caller] && !L->stub[c->target]) {
-            L->stub[c->target] = cur;
-            cur += m->veneer_bytes;
-            L->nstubs++;
+            L->stub[c->target] = 1; /* seen; the address comes below */
+            if (tg && ntg < m->stub_nt)
+                tg[ntg++] = c->target;
+            else
+                over = 1;
         }
+    }
+    L->stub_order = !over && plan_ldstub_sort(m, group, fast, 0, tg, ntg) == 0;
+    cur = (cur + 7) & ~7u;
+    if (over) {
+        ntg = 0;
+        for (size_t i = 0; i < m->ncalls; i++)
+            if (L->stub[m->calls[i].target] == 1) {
+                L->stub[m->calls[i].target] = cur;
+                cur += m->veneer_bytes;
+                L->nstubs++;
+            }
+    }
+    for (size_t i = 0; i < ntg; i++) {
+        L->stub[tg[i]] = cur;
+        cur += m->veneer_bytes;
+        L->nstubs++;
     }
     uint32_t old_end = (m->text_end + 7) & ~7u;
     L->text_delta = (int64_t)((cur + 7) & ~7u) - (int64_t)old_end;

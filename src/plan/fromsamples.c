@@ -244,6 +244,7 @@ plan_result *plan_result_place(const plan_model *m, const size_t *fast,
     if (plan_layout_alloc(m, &L) == 0) {
         plan_layout_build(m, res->items, res->nitems, hot_base, 0, &L, NULL);
         res->flash_stubs = L.nstubs;
+        res->stub_order = L.stub_order;
         res->text_end = (uint32_t)((int64_t)((m->text_end + 7) & ~7u) +
                                    L.text_delta);
         plan_layout_free(&L);

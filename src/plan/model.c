@@ -271,7 +271,12 @@ plan_model *plan_model_new(const img *im, const tgt *t, const tgt_cache *c,
         plan_model_free(m);
         return NULL;
     }
-    if (find_calls(m) < 0) {
+    if (find_calls(m) == 0) {
+        m->stub_nt = m->ntargets;
+        m->stub_tg = malloc((m->ntargets ? m->ntargets : 1) *
+                            sizeof *m->stub_tg);
+    }
+    if (!m->stub_tg || plan_ldstub_setup(m) < 0) {
         cp_seterr(err, "out of memory");
         plan_model_free(m);
         return NULL;
@@ -292,6 +297,13 @@ void plan_model_free(plan_model *m)
     free(m->calls);
     free(m->targets);
     free(m->stub_fixed);
+    free(m->unit_sec_id);
+    free(m->call_seq);
+    free(m->call_key);
+    free(m->call_suffix);
+    free(m->tcall_start);
+    free(m->tcall);
+    free(m->stub_tg);
     cp_pool_free(m->pool);
     free(m);
 }
@@ -661,6 +673,13 @@ long plan_model_refine_stubs(plan_model *m, const img *relinked, cp_err *err)
         }
     }
     return found;
+}
+
+int plan_model_stub_order(const plan_model *m, const char **why)
+{
+    if (why)
+        *why = m->stub_order ? NULL : m->stub_order_why;
+    return m->stub_order;
 }
 
 void plan_layout_fix_stubs(const plan_model *m, plan_layout *L)

@@ -198,6 +198,7 @@ typedef struct plan_result {
     uint32_t fast_bytes;  /* fast memory used, veneers included */
     uint32_t veneers;     /* long-call stubs in fast memory */
     uint32_t flash_stubs; /* long-call stubs in flash (calls into fast) */
+    int stub_order;       /* they are in GNU ld's order (plan/ldstub.c) */
     uint32_t text_end;    /* predicted end of the text section */
     /* Predicted warm misses per iteration (mean over planning iterations
      * after the first) and the image's stock figure on the same trace. */
@@ -236,6 +237,10 @@ double plan_result_cycles(const plan_model *m, const plan_result *r);
  * stubs found, or -1 (err filled) when the image is not one of this model's
  * target. */
 long plan_model_refine_stubs(plan_model *m, const img *relinked, cp_err *err);
+/* Whether the model lays the stubs of calls from flash into fast memory out
+ * in the order GNU ld 2.40 will (1), or in the order of the calls, a guess
+ * (0, *why says what it lacked). */
+int plan_model_stub_order(const plan_model *m, const char **why);
 /* Predicts r again with the stubs read back: updates r->misses and
  * r->conflict_after. Returns 0, or -1 on OOM. */
 int plan_result_refine(plan_model *m, plan_result *r, cp_err *err);

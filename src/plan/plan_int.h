@@ -95,6 +95,21 @@ struct plan_model {
     uint32_t *stub_fixed;
     int text_end_fixed;
     uint32_t relinked_text_end;
+    /* GNU ld's order of the stubs of calls from the text section into fast
+     * memory (plan/ldstub.c): stub_order says the rule could be applied
+     * (else stub_order_why says why not, and stubs go in call order). */
+    int stub_order;
+    const char *stub_order_why;
+    int stub_type;         /* elf32-arm.c's stub type in the names */
+    uint32_t *unit_sec_id; /* per unit: its input section's id, or UINT32_MAX */
+    const char **call_suffix; /* per call: its stub's name after the group id */
+    uint32_t *call_seq;    /* per call: when ld meets its relocation */
+    uint32_t stub_key_id;  /* the group id call_key was made for */
+    uint64_t *call_key;    /* per call: plan_ldstub_key of its stub's name */
+    size_t *tcall_start;   /* per target: its calls are tcall[start[t]..] */
+    uint32_t *tcall;
+    size_t stub_nc, stub_nt; /* calls and targets when these were made */
+    uint32_t *stub_tg;     /* scratch for plan_layout_make */
     uint32_t veneer_bytes; /* a long-call stub the linker adds */
     uint32_t veneer_insns; /* instructions one pass through it runs */
 };
@@ -107,6 +122,7 @@ typedef struct plan_layout {
      * the last input section of .text; one per callee. */
     uint32_t *stub;       /* per target: stub address, or 0 */
     uint32_t nstubs;
+    int stub_order;       /* the stubs are in ld's order (plan/ldstub.c) */
 } plan_layout;
 
 /* Maps an access to its first and last line under the layout; 0 when the
@@ -211,6 +227,17 @@ void plan_layout_free(plan_layout *L);
 
 uint32_t plan_hot_base(const plan_model *m);
 
+/* Works out the names ld will give the stubs of the model's targets and
+ * the section ids of its units (plan/ldstub.c); sets stub_order. -1 only
+ * when out of memory. */
+int plan_ldstub_setup(plan_model *m);
+/* Orders the n targets tg[] as ld lays out the stubs of the calls to them
+ * from flash (from_fast 0) or from fast memory (1), after the input section
+ * of unit group_unit, with the units fast[u] in fast memory; 0, or -1 when
+ * the rule does not apply (tg left in its order). */
+int plan_ldstub_sort(const plan_model *m, uint32_t group_unit,
+                     const unsigned char *fast, int from_fast, uint32_t *tg,
+                     size_t n);
 /* Closes the gaps of whole cache ways in a hot block (hot_off and fast as
  * for plan_layout_make; block_end 0 or the padded end): each section, in
  * block order, moves to the lowest free offset a whole number of ways

@@ -1,0 +1,809 @@
+/* GNU ld's order of ARM long-branch stubs: the stub table's hash, the stub
+ * names, and the section ids of a link rebuilt from its map file and its
+ * input files (see ldstub.h for the rule and where it comes from). */
+#include "plan/ldstub.h"
+
+#include "plan/plan_int.h"
+
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <ar.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+uint64_t plan_ldstub_hash(const char *s)
+{
+    /* bfd/hash.c bfd_hash_hash: the hash is an unsigned long, 64 bits on
+     * the hosts ld for arm-none-eabi is built for here (x86-64, arm64). */
+    uint64_t h = 0;
+    size_t len = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++, len++) {
+        uint64_t c = *p;
+        h += c + (c << 17);
+        h ^= h >> 2;
+    }
+    h += len + ((uint64_t)len << 17);
+    h ^= h >> 2;
+    return h;
+}
+
+int plan_ldstub_name(char *buf, size_t n, uint32_t group_id, const char *sym,
+                     int type)
+{
+    /* Addend 0: ARM ELF uses REL relocations, which ld reads with
+     * r_addend 0 (_bfd_elf_link_read_relocs). */
+    return snprintf(buf, n, "%08x_%s+%x_%d", group_id, sym, 0u, type);
+}
+
+int plan_ldstub_name_local(char *buf, size_t n, uint32_t group_id,
+                           uint32_t sec_id, uint32_t rsym, int type)
+{
+    return snprintf(buf, n, "%08x_%x:%x+%x_%d", group_id, sec_id, rsym, 0u,
+                    type);
+}
+
+uint64_t plan_ldstub_key(const char *name, uint32_t seq)
+{
+    uint64_t bucket = plan_ldstub_hash(name) % PLAN_LDSTUB_BUCKETS;
+    /* bfd_hash_insert puts a new entry at the head of its bucket. */
+    return bucket << 32 | (uint32_t)(UINT32_MAX - seq);
+}
+
+/* One input section of the link and its id. */
+typedef struct ent {
+    char *path;    /* "dir/x.o" or "dir/libc.a(member.o)" */
+    char *name;
+    uint32_t id;
+    int dup;       /* the file has another section of this name */
+} ent;
+
+struct plan_ldstub_link {
+    ent *e;
+    size_t n, cap;
+    uint32_t next; /* the section id counter */
+};
+
+void plan_ldstub_link_free(plan_ldstub_link *k)
+{
+    if (!k)
+        return;
+    for (size_t i = 0; i < k->n; i++) {
+        free(k->e[i].path);
+        free(k->e[i].name);
+    }
+    free(k->e);
+    free(k);
+}
+
+/* Whether section i of e becomes a BFD section (bfd_section_from_shdr):
+ * the symbol table, its string table, the section name table and the
+ * relocation sections of ordinary sections do not. */
+static int is_bfd_section(Elf *e, size_t i, const GElf_Shdr *sh,
+                          size_t shstrndx, size_t symtab, size_t strtab)
+{
+    if (i == 0 || i == shstrndx || i == symtab || i == strtab)
+        return 0;
+    if (sh->sh_type == SHT_SYMTAB || sh->sh_type == SHT_SYMTAB_SHNDX)
+        return 0;
+    if ((sh->sh_type == SHT_REL || sh->sh_type == SHT_RELA) &&
+        sh->sh_link == symtab && sh->sh_info != 0) {
+        GElf_Shdr t;
+        Elf_Scn *ts = elf_getscn(e, sh->sh_info);
+        if (ts && gelf_getshdr(ts, &t) && t.sh_type != SHT_REL &&
+            t.sh_type != SHT_RELA)
+            return 0;
+    }
+    return 1;
+}
+
+static int known_path(const plan_ldstub_link *k, const char *path)
+{
+    for (size_t i = k->n; i > 0; i--)
+        if (!strcmp(k->e[i - 1].path, path))
+            return 1;
+    return 0;
+}
+
+/* Numbers the sections of one object. load: ld loads it into the link
+ * (else it only checks the format of a library's first member). */
+static int number_object(plan_ldstub_link *k, Elf *e, const char *path,
+                         int load)
+{
+    size_t shstrndx, nsec, symtab = 0, strtab = 0;
+    if (elf_kind(e) != ELF_K_ELF || elf_getshdrstrndx(e, &shstrndx) != 0 ||
+        elf_getshdrnum(e, &nsec) != 0)
+        return -1;
+    /* A first member that ld checked keeps the sections it got then. */
+    int known = known_path(k, path);
+    if (load && known) {
+        k->next++; /* the plugin's dummy section, below */
+        return 0;
+    }
+    for (size_t i = 1; i < nsec; i++) {
+        GElf_Shdr sh;
+        Elf_Scn *s = elf_getscn(e, i);
+        if (s && gelf_getshdr(s, &sh) && sh.sh_type == SHT_SYMTAB) {
+            symtab = i;
+            strtab = sh.sh_link;
+        }
+    }
+    size_t first = k->n;
+    for (size_t i = 1; i < nsec; i++) {
+        GElf_Shdr sh;
+        Elf_Scn *s = elf_getscn(e, i);
+        if (!s || !gelf_getshdr(s, &sh))
+            return -1;
+        if (!is_bfd_section(e, i, &sh, shstrndx, symtab, strtab))
+            continue;
+        uint32_t id = k->next++;
+        if (known)
+            continue; /* a second check of the same library */
+        const char *nm = elf_strptr(e, shstrndx, sh.sh_name);
+        if (cp_grow((void **)&k->e, &k->cap, k->n + 1, sizeof *k->e) < 0)
+            return -1;
+        ent *x = &k->e[k->n];
+        x->path = strdup(path);
+        x->name = strdup(nm ? nm : "");
+        x->id = id;
+        x->dup = 0;
+        if (!x->path || !x->name) {
+            free(x->path);
+            free(x->name);
+            return -1;
+        }
+        for (size_t j = first; j < k->n; j++)
+            if (!strcmp(k->e[j].name, x->name))
+                k->e[j].dup = x->dup = 1;
+        k->n++;
+    }
+    /* ld 2.40's LTO plugin (ld/plugin.c plugin_object_p) makes a dummy BFD
+     * with one section for each file it is offered, after the file's own;
+     * the gcc driver always loads the plugin. */
+    if (load)
+        k->next++;
+    return 0;
+}
+
+/* An open input file: an object or an archive. */
+typedef struct infile {
+    int fd;
+    Elf *e;
+} infile;
+
+static int infile_open(infile *f, const char *path)
+{
+    f->fd = open(path, O_RDONLY);
+    f->e = NULL;
+    if (f->fd < 0)
+        return -1;
+    f->e = elf_begin(f->fd, ELF_C_READ, NULL);
+    if (!f->e) {
+        close(f->fd);
+        f->fd = -1;
+        return -1;
+    }
+    return 0;
+}
+
+static void infile_close(infile *f)
+{
+    if (f->e)
+        elf_end(f->e);
+    if (f->fd >= 0)
+        close(f->fd);
+    f->e = NULL;
+    f->fd = -1;
+}
+
+/* Calls fn on the archive member named member (the first regular member
+ * when member is NULL); 0, or -1 when there is none. */
+static int with_member(Elf *ar, int fd, const char *member,
+                       int (*fn)(Elf *, const char *, void *), void *ctx)
+{
+    if (elf_rand(ar, SARMAG) != SARMAG)
+        return -1;
+    Elf *m;
+    int rc = -1;
+    while ((m = elf_begin(fd, ELF_C_READ, ar))) {
+        Elf_Arhdr *h = elf_getarhdr(m);
+        if (h && h->ar_name && h->ar_name[0] != '/' &&
+            (!member || !strcmp(h->ar_name, member))) {
+            rc = fn(m, h->ar_name, ctx);
+            elf_end(m);
+            break;
+        }
+        elf_next(m);
+        elf_end(m);
+    }
+    return rc;
+}
+
+typedef struct numctx {
+    plan_ldstub_link *k;
+    const char *file;
+    int load;
+} numctx;
+
+static int number_member(Elf *m, const char *name, void *p)
+{
+    numctx *c = p;
+    char *path = malloc(strlen(c->file) + strlen(name) + 3);
+    if (!path)
+        return -1;
+    sprintf(path, "%s(%s)", c->file, name);
+    int rc = number_object(c->k, m, path, c->load);
+    free(path);
+    return rc;
+}
+
+/* A line list of the map: its LOAD lines and its archive members. */
+typedef struct lines {
+    char **s;
+    size_t n, cap;
+} lines;
+
+static int lines_add(lines *l, const char *s, size_t n)
+{
+    if (cp_grow((void **)&l->s, &l->cap, l->n + 1, sizeof *l->s) < 0)
+        return -1;
+    l->s[l->n] = strndup(s, n);
+    return l->s[l->n] ? (int)l->n++ : -1;
+}
+
+static void lines_free(lines *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->s[i]);
+    free(l->s);
+}
+
+static int is_archive_path(const char *p)
+{
+    size_t n = strlen(p);
+    return n > 2 && !strcmp(p + n - 2, ".a");
+}
+
+/* Whether member (a "file(member)" string) belongs to archive file. */
+static int member_of(const char *member, const char *file)
+{
+    size_t n = strlen(file);
+    return !strncmp(member, file, n) && member[n] == '(';
+}
+
+static int open_member(plan_ldstub_link *k, const char *full, int load)
+{
+    const char *p = strchr(full, '(');
+    size_t n = strlen(full);
+    if (!p || full[n - 1] != ')')
+        return -1;
+    char *file = strndup(full, (size_t)(p - full));
+    char *mem = strndup(p + 1, n - (size_t)(p - full) - 2);
+    infile f;
+    int rc = -1;
+    if (file && mem && infile_open(&f, file) == 0) {
+        numctx c = {k, file, load};
+        if (elf_kind(f.e) == ELF_K_AR)
+            rc = with_member(f.e, f.fd, mem, number_member, &c);
+        infile_close(&f);
+    }
+    free(file);
+    free(mem);
+    return rc;
+}
+
+static int read_map(const char *map_path, lines *load, lines *mem,
+                    cp_err *err)
+{
+    FILE *fp = fopen(map_path, "r");
+    if (!fp)
+        return cp_seterr(err, "cannot read '%s'", map_path);
+    char buf[4096];
+    int in_members = 0;
+    while (fgets(buf, sizeof buf, fp)) {
+        size_t n = strcspn(buf, "\r\n");
+        buf[n] = 0;
+        if (!strcmp(buf, "Archive member included to satisfy reference by "
+                         "file (symbol)")) {
+            in_members = 1;
+            continue;
+        }
+        if (in_members) {
+            if (!buf[0] || buf[0] == ' ' || buf[0] == '\t')
+                continue;
+            const char *close = strchr(buf, ')');
+            if (!strchr(buf, '(') || !close) {
+                in_members = 0;
+            } else if (lines_add(mem, buf, (size_t)(close + 1 - buf)) < 0) {
+                fclose(fp);
+                return cp_seterr(err, "out of memory");
+            }
+            if (in_members)
+                continue;
+        }
+        if (!strncmp(buf, "LOAD ", 5) && strcmp(buf, "LOAD linker stubs") &&
+            lines_add(load, buf + 5, n - 5) < 0) {
+            fclose(fp);
+            return cp_seterr(err, "out of memory");
+        }
+    }
+    fclose(fp);
+    if (!load->n)
+        return cp_seterr(err, "'%s': no LOAD lines (not a GNU ld map?)",
+                         map_path);
+    return 0;
+}
+
+plan_ldstub_link *plan_ldstub_link_read(const char *map_path, cp_err *err)
+{
+    lines load = {0}, mem = {0};
+    if (read_map(map_path, &load, &mem, err) < 0) {
+        lines_free(&load);
+        lines_free(&mem);
+        return NULL;
+    }
+    elf_version(EV_CURRENT);
+    plan_ldstub_link *k = calloc(1, sizeof *k);
+    if (!k) {
+        cp_seterr(err, "out of memory");
+        goto fail;
+    }
+    /* ld's ARM emulation makes .glue_7, .glue_7t, .vfp11_veneer and .v4_bx
+     * in its "linker stubs" BFD before it opens any input
+     * (arm_elf_create_output_section_statements); the counter starts at
+     * 0x10 (bfd/section.c: ids 0 to 3 are the standard sections). */
+    k->next = 0x10 + 4;
+    size_t p = 0;
+    for (size_t i = 0; i < load.n; i++) {
+        const char *file = load.s[i];
+        if (!is_archive_path(file)) {
+            infile f;
+            if (infile_open(&f, file) < 0 ||
+                number_object(k, f.e, file, 1) < 0) {
+                if (f.fd >= 0)
+                    infile_close(&f);
+                cp_seterr(err, "cannot read the section headers of '%s' "
+                               "(named in '%s')", file, map_path);
+                goto fail;
+            }
+            infile_close(&f);
+            continue;
+        }
+        /* A library found by -l: ld checks that its first member is an
+         * object of the output's format (ldfile_try_open_bfd), which makes
+         * that member's sections; it is not offered to the plugin. */
+        infile f;
+        numctx c = {k, file, 0};
+        if (infile_open(&f, file) < 0 || elf_kind(f.e) != ELF_K_AR ||
+            with_member(f.e, f.fd, NULL, number_member, &c) < 0) {
+            if (f.fd >= 0)
+                infile_close(&f);
+            cp_seterr(err, "cannot read archive '%s' (named in '%s')", file,
+                      map_path);
+            goto fail;
+        }
+        infile_close(&f);
+        /* The members ld took from it on its first pass. */
+        for (; p < mem.n && member_of(mem.s[p], file); p++)
+            if (open_member(k, mem.s[p], 1) < 0) {
+                cp_seterr(err, "cannot read '%s' (named in '%s')", mem.s[p],
+                          map_path);
+                goto fail;
+            }
+    }
+    /* Members pulled in when a group was searched again. */
+    for (; p < mem.n; p++)
+        if (open_member(k, mem.s[p], 1) < 0) {
+            cp_seterr(err, "cannot read '%s' (named in '%s')", mem.s[p],
+                      map_path);
+            goto fail;
+        }
+    lines_free(&load);
+    lines_free(&mem);
+    return k;
+fail:
+    lines_free(&load);
+    lines_free(&mem);
+    plan_ldstub_link_free(k);
+    return NULL;
+}
+
+long plan_ldstub_sec_id(const plan_ldstub_link *k, const char *path,
+                        const char *secname)
+{
+    for (size_t i = 0; i < k->n; i++)
+        if (!strcmp(k->e[i].path, path) && !strcmp(k->e[i].name, secname))
+            return k->e[i].dup ? -1 : (long)k->e[i].id;
+    return -1;
+}
+
+typedef struct relctx {
+    const char *secname;
+    void (*fn)(const plan_ldstub_rel *, void *);
+    void *ctx;
+    long seen;
+} relctx;
+
+/* R_ARM_THM_CALL, R_ARM_THM_JUMP24, R_ARM_THM_JUMP19 (ELF for the Arm
+ * Architecture, 5.6.1 "Relocation codes"): the Thumb branches ld may give
+ * a long-branch stub. */
+static int is_branch_rel(unsigned t)
+{
+    return t == 10 || t == 30 || t == 51;
+}
+
+static int scan_relocs(Elf *e, const char *name, void *p)
+{
+    (void)name;
+    relctx *c = p;
+    size_t shstrndx;
+    if (elf_kind(e) != ELF_K_ELF || elf_getshdrstrndx(e, &shstrndx) != 0)
+        return -1;
+    size_t target = 0, nmatch = 0;
+    Elf_Scn *s = NULL;
+    while ((s = elf_nextscn(e, s))) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(s, &sh))
+            return -1;
+        const char *nm = elf_strptr(e, shstrndx, sh.sh_name);
+        if (nm && !strcmp(nm, c->secname) && sh.sh_type != SHT_REL) {
+            target = elf_ndxscn(s);
+            nmatch++;
+        }
+    }
+    if (nmatch != 1)
+        return -1;
+    c->seen = 0;
+    s = NULL;
+    while ((s = elf_nextscn(e, s))) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(s, &sh) || sh.sh_type != SHT_REL ||
+            sh.sh_info != target)
+            continue;
+        Elf_Scn *ss = elf_getscn(e, sh.sh_link);
+        GElf_Shdr ssh;
+        Elf_Data *rd = elf_getdata(s, NULL);
+        Elf_Data *sd = ss ? elf_getdata(ss, NULL) : NULL;
+        if (!ss || !gelf_getshdr(ss, &ssh) || !rd || !sd)
+            return -1;
+        size_t nrel = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+        for (size_t r = 0; r < nrel; r++) {
+            GElf_Rel rel;
+            GElf_Sym sym;
+            if (!gelf_getrel(rd, (int)r, &rel))
+                return -1;
+            if (!is_branch_rel((unsigned)GELF_R_TYPE(rel.r_info)))
+                continue;
+            uint32_t rs = (uint32_t)GELF_R_SYM(rel.r_info);
+            if (!gelf_getsym(sd, (int)rs, &sym))
+                return -1;
+            const char *sn = elf_strptr(e, ssh.sh_link, sym.st_name);
+            const char *secn = "";
+            if (sym.st_shndx != SHN_UNDEF && sym.st_shndx < SHN_LORESERVE) {
+                GElf_Shdr d;
+                Elf_Scn *ds = elf_getscn(e, sym.st_shndx);
+                if (ds && gelf_getshdr(ds, &d))
+                    secn = elf_strptr(e, shstrndx, d.sh_name);
+            }
+            plan_ldstub_rel x = {
+                .offset = (uint32_t)rel.r_offset,
+                .index = (uint32_t)r,
+                .rsym = rs,
+                .sym = sn ? sn : "",
+                .local = GELF_ST_BIND(sym.st_info) == STB_LOCAL,
+                .section_sym = GELF_ST_TYPE(sym.st_info) == STT_SECTION,
+                .sym_sec = secn ? secn : "",
+            };
+            c->fn(&x, c->ctx);
+            c->seen++;
+        }
+    }
+    return 0;
+}
+
+long plan_ldstub_branches(const char *path, const char *secname,
+                          void (*fn)(const plan_ldstub_rel *, void *),
+                          void *ctx)
+{
+    elf_version(EV_CURRENT);
+    relctx c = {secname, fn, ctx, 0};
+    const char *p = strchr(path, '(');
+    size_t n = strlen(path);
+    int rc = -1;
+    if (p && n && path[n - 1] == ')') {
+        char *file = strndup(path, (size_t)(p - path));
+        char *mem = strndup(p + 1, n - (size_t)(p - path) - 2);
+        infile f;
+        if (file && mem && infile_open(&f, file) == 0) {
+            if (elf_kind(f.e) == ELF_K_AR)
+                rc = with_member(f.e, f.fd, mem, scan_relocs, &c);
+            infile_close(&f);
+        }
+        free(file);
+        free(mem);
+    } else {
+        infile f;
+        if (infile_open(&f, path) == 0) {
+            rc = scan_relocs(f.e, path, &c);
+            infile_close(&f);
+        }
+    }
+    return rc < 0 ? -1 : c.seen;
+}
+
+/* The map's input section of unit u (same address and name), or NULL. */
+static const img_isec *unit_isec(const plan_model *m, const plan_unit *u)
+{
+    size_t lo = 0, hi = img_nisecs(m->im);
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (img_isec_at(m->im, mid)->addr < u->addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (; lo < img_nisecs(m->im); lo++) {
+        const img_isec *s = img_isec_at(m->im, lo);
+        if (s->addr != u->addr)
+            break;
+        if (!strcmp(s->name, u->isec) && s->path)
+            return s;
+    }
+    return NULL;
+}
+
+/* Matching one caller unit's branch relocations to its calls. */
+typedef struct matchctx {
+    plan_model *m;
+    uint32_t caller;
+    uint32_t *rsym;   /* per call: the local symbol index + 1 */
+    int bad;          /* a call made by two names */
+    const char *bad_target;
+} matchctx;
+
+static void match_rel(const plan_ldstub_rel *r, void *p)
+{
+    matchctx *c = p;
+    plan_model *m = c->m;
+    for (size_t i = 0; i < m->ncalls; i++) {
+        const plan_call *call = &m->calls[i];
+        if (call->caller != c->caller)
+            continue;
+        const plan_target *tg = &m->targets[call->target];
+        const img_func *f = img_lookup(m->im, tg->addr);
+        if (!f || f->addr != tg->addr)
+            continue;
+        int hit;
+        if (r->section_sym) {
+            /* A section symbol: only a static function alone at the start
+             * of its section. */
+            hit = r->local && !strcmp(r->sym_sec, m->units[tg->unit].isec) &&
+                  m->units[tg->unit].addr == tg->addr;
+        } else {
+            hit = !strcmp(f->name, r->sym);
+            for (unsigned k = 0; !hit && k < f->nalias; k++)
+                hit = !strcmp(f->alias[k], r->sym);
+        }
+        if (!hit)
+            continue;
+        const char *prev = m->call_suffix[i];
+        if (r->local) {
+            if (prev || (c->rsym[i] && c->rsym[i] != r->rsym + 1)) {
+                c->bad = 1;
+                c->bad_target = f->name;
+            }
+            c->rsym[i] = r->rsym + 1;
+        } else {
+            char buf[600];
+            plan_ldstub_name(buf, sizeof buf, 0, r->sym, m->stub_type);
+            if (c->rsym[i] || (prev && strcmp(prev, buf + 8))) {
+                c->bad = 1;
+                c->bad_target = f->name;
+            }
+            if (!prev)
+                m->call_suffix[i] = cp_pool_str(m->pool, buf + 8);
+        }
+        /* ld scans input files in load order, their sections in order
+         * and each section's relocations in order: the first relocation
+         * that needs a stub creates it. */
+        uint32_t seq = m->unit_sec_id[c->caller] << 12 |
+                       (r->index < 0xfff ? r->index : 0xfff);
+        if (seq < m->call_seq[i])
+            m->call_seq[i] = seq;
+        return;
+    }
+}
+
+static int not_applied(plan_model *m, const char *why)
+{
+    m->stub_order = 0;
+    m->stub_order_why = cp_pool_str(m->pool, why);
+    return m->stub_order_why ? 0 : -1;
+}
+
+int plan_ldstub_setup(plan_model *m)
+{
+    m->stub_order = 0;
+    m->stub_type = tgt_is_armv6m(m->t) ? PLAN_LDSTUB_THUMB_ONLY
+                                       : PLAN_LDSTUB_THUMB2_ONLY;
+    const char *map = img_map_path(m->im);
+    if (!map || !img_nisecs(m->im))
+        return not_applied(m, "no map file");
+    size_t nc = m->ncalls ? m->ncalls : 1;
+    m->unit_sec_id = malloc((m->nunits ? m->nunits : 1) *
+                            sizeof *m->unit_sec_id);
+    m->call_seq = malloc(nc * sizeof *m->call_seq);
+    m->call_key = malloc(nc * sizeof *m->call_key);
+    m->call_suffix = calloc(nc, sizeof *m->call_suffix);
+    m->tcall_start = calloc(m->ntargets + 1, sizeof *m->tcall_start);
+    m->tcall = malloc(nc * sizeof *m->tcall);
+    uint32_t *rsym = calloc(nc, sizeof *rsym);
+    if (!m->unit_sec_id || !m->call_seq || !m->call_key || !m->call_suffix ||
+        !m->tcall_start || !m->tcall || !rsym) {
+        free(rsym);
+        return -1;
+    }
+    m->stub_key_id = UINT32_MAX;
+    m->stub_nc = m->ncalls;
+    /* The calls of each target, by target. */
+    for (size_t i = 0; i < m->ncalls; i++) {
+        m->call_seq[i] = UINT32_MAX;
+        m->tcall_start[m->calls[i].target + 1]++;
+    }
+    for (size_t t = 0; t < m->ntargets; t++)
+        m->tcall_start[t + 1] += m->tcall_start[t];
+    size_t *next = malloc((m->ntargets ? m->ntargets : 1) * sizeof *next);
+    if (!next) {
+        free(rsym);
+        return -1;
+    }
+    for (size_t t = 0; t < m->ntargets; t++)
+        next[t] = m->tcall_start[t];
+    for (size_t i = 0; i < m->ncalls; i++)
+        m->tcall[next[m->calls[i].target]++] = (uint32_t)i;
+    free(next);
+    cp_err e;
+    plan_ldstub_link *k = plan_ldstub_link_read(map, &e);
+    int rc = 0;
+    char why[600];
+    if (!k) {
+        rc = not_applied(m, e.msg);
+        goto out;
+    }
+    /* An archive member the map shows sections of but does not list as
+     * taken (--whole-archive): ld numbered it where the map cannot say. */
+    for (size_t i = 0; i < img_nisecs(m->im); i++) {
+        const img_isec *s = img_isec_at(m->im, i);
+        if (s->size && s->path && strchr(s->path, '(') &&
+            !known_path(k, s->path)) {
+            snprintf(why, sizeof why, "'%s' is not in the map's list of "
+                     "archive members (--whole-archive?)", s->path);
+            rc = not_applied(m, why);
+            goto out;
+        }
+    }
+    for (size_t u = 0; u < m->nunits; u++) {
+        const img_isec *s = unit_isec(m, &m->units[u]);
+        long id = s ? plan_ldstub_sec_id(k, s->path, s->name) : -1;
+        m->unit_sec_id[u] = id < 0 ? UINT32_MAX : (uint32_t)id;
+    }
+    /* The names ld gives the stubs: from the relocations of the calls. */
+    for (size_t u = 0; u < m->nunits; u++) {
+        int calls = 0;
+        for (size_t i = 0; i < m->ncalls && !calls; i++)
+            calls = m->calls[i].caller == u;
+        if (!calls)
+            continue;
+        const img_isec *s = unit_isec(m, &m->units[u]);
+        if (!s || m->unit_sec_id[u] == UINT32_MAX) {
+            snprintf(why, sizeof why, "no section id for %s",
+                     m->units[u].isec);
+            rc = not_applied(m, why);
+            goto out;
+        }
+        matchctx c = {m, (uint32_t)u, rsym, 0, NULL};
+        if (plan_ldstub_branches(s->path, s->name, match_rel, &c) < 0) {
+            snprintf(why, sizeof why, "cannot read the relocations of %s in "
+                     "'%s'", s->name, s->path);
+            rc = not_applied(m, why);
+            goto out;
+        }
+        if (c.bad) {
+            snprintf(why, sizeof why, "%s calls %s by two names",
+                     m->units[u].name, c.bad_target);
+            rc = not_applied(m, why);
+            goto out;
+        }
+    }
+    for (size_t i = 0; i < m->ncalls; i++) {
+        uint32_t tu = m->targets[m->calls[i].target].unit;
+        if (m->call_suffix[i] || !rsym[i] || m->unit_sec_id[tu] == UINT32_MAX)
+            continue;
+        char buf[600];
+        plan_ldstub_name_local(buf, sizeof buf, 0, m->unit_sec_id[tu],
+                               rsym[i] - 1, m->stub_type);
+        /* Without the "00000000" of the group id. */
+        if (!(m->call_suffix[i] = cp_pool_str(m->pool, buf + 8))) {
+            rc = -1;
+            goto out;
+        }
+    }
+    m->stub_order = 1;
+out:
+    plan_ldstub_link_free(k);
+    free(rsym);
+    return rc;
+}
+
+typedef struct keyed {
+    uint64_t key;
+    uint32_t target;
+} keyed;
+
+static int cmp_keyed(const void *a, const void *b)
+{
+    const keyed *x = a, *y = b;
+    return x->key < y->key ? -1 : x->key > y->key;
+}
+
+int plan_ldstub_sort(const plan_model *m, uint32_t group_unit,
+                     const unsigned char *fast, int from_fast, uint32_t *tg,
+                     size_t n)
+{
+    if (!m->stub_order || m->ncalls != m->stub_nc ||
+        group_unit >= m->nunits || m->unit_sec_id[group_unit] == UINT32_MAX)
+        return -1;
+    uint32_t id = m->unit_sec_id[group_unit];
+    plan_model *mm = (plan_model *)m; /* the keys are a cache */
+    if (mm->stub_key_id != id) {
+        for (size_t i = 0; i < m->ncalls; i++) {
+            char buf[640];
+            if (!m->call_suffix[i])
+                continue;
+            snprintf(buf, sizeof buf, "%08x%s", id, m->call_suffix[i]);
+            mm->call_key[i] = plan_ldstub_key(buf, 0);
+        }
+        mm->stub_key_id = id;
+    }
+    keyed *k = malloc((n ? n : 1) * sizeof *k);
+    if (!k)
+        return -1;
+    for (size_t j = 0; j < n; j++) {
+        /* Its stub: the name its calls from the group's side use,
+         * created by the first of them. */
+        uint32_t t = tg[j], seq = UINT32_MAX;
+        const char *suffix = NULL;
+        uint64_t key = 0;
+        if (t >= m->stub_nt) {
+            free(k);
+            return -1;
+        }
+        for (size_t q = m->tcall_start[t]; q < m->tcall_start[t + 1]; q++) {
+            uint32_t i = m->tcall[q];
+            if (!fast[m->calls[i].caller] != !from_fast)
+                continue;
+            if (!m->call_suffix[i] ||
+                (suffix && strcmp(suffix, m->call_suffix[i]))) {
+                free(k); /* no name, or two stubs for one function */
+                return -1;
+            }
+            suffix = m->call_suffix[i];
+            key = m->call_key[i];
+            if (m->call_seq[i] < seq)
+                seq = m->call_seq[i];
+        }
+        if (!suffix) {
+            free(k);
+            return -1;
+        }
+        k[j] = (keyed){(key & ~(uint64_t)UINT32_MAX) |
+                           (uint32_t)(UINT32_MAX - seq), t};
+    }
+    qsort(k, n, sizeof *k, cmp_keyed);
+    for (size_t j = 0; j < n; j++)
+        tg[j] = k[j].target;
+    free(k);
+    return 0;
+}
