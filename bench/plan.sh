@@ -11,7 +11,7 @@
 # default), PAD the hot block's --pad-limit (default: plan's default);
 # HEAVY=1 also plans the heavy workload (build/fw/heavy-rp2040.elf, 8
 # iterations). THREADS sets --threads (annealing chains per search, each
-# in its own thread; default: plan's default, the online CPUs up to 4);
+# in its own thread; default: plan's default, one chain);
 # the searches' lines give their moves and the moves per wall-clock second.
 #
 #   sh bench/plan.sh            # or: MOVES=50000 TIME=0 HEAVY=1 sh bench/plan.sh
