@@ -3,7 +3,7 @@
 # own thread. With a move budget (--time 0) the same inputs, seed and
 # number of chains give byte-identical artefacts whatever the scheduling;
 # every chain makes its moves and one wins each search; progress stays one
-# line per report; --time says which chains it stopped.
+# line per report; --time says which chains it paced.
 . "$(dirname "$0")/lib.sh"
 FW=$CP_ROOT/build/fw
 ELF=$FW/demo-rp2040.elf
@@ -63,7 +63,7 @@ test_expect_success '--threads 1 is one chain, as the search has always run' '
     python3 -c "import sys; sys.exit(0 if $(jget two.json "d[\"results\"][0][\"chains\"][0][\"last_misses_per_iteration\"]") == $(jget one.json "d[\"results\"][0][\"chains\"][0][\"last_misses_per_iteration\"]") else 1)"
 '
 
-test_expect_success '--time says which chains it stopped' '
+test_expect_success '--time says which chains it paced' '
     $CODEPLACE plan $P --strategy colour --threads 2 --search-moves 100000000 \
         --time 0.001 --json -o cut.json 2>err &&
     grep "paced the search in chains 1 and 2 of 2 ([0-9]* moves made in all)" err &&
