@@ -10,17 +10,21 @@
 # every machine. MOVES sets the moves per search (default: plan's
 # default), PAD the hot block's --pad-limit (default: plan's default);
 # HEAVY=1 also plans the heavy workload (build/fw/heavy-rp2040.elf, 8
-# iterations).
+# iterations). THREADS sets --threads (annealing chains per search, each
+# in its own thread; default: plan's default, one chain);
+# the searches' lines give their moves and the moves per wall-clock second.
 #
 #   sh bench/plan.sh            # or: MOVES=50000 TIME=0 HEAVY=1 sh bench/plan.sh
+#                               # or: THREADS=1 HEAVY=1 sh bench/plan.sh
 set -eu
 cd "$(dirname "$0")/.."
-CP=build/codeplace
+CP=${CP:-build/codeplace}
 W=${W:-build/bench-plan}
 TIME=${TIME:-60}
 OPT=""
 [ -z "${MOVES:-}" ] || OPT="$OPT --search-moves $MOVES"
 [ -z "${PAD:-}" ] || OPT="$OPT --pad-limit $PAD"
+[ -z "${THREADS:-}" ] || OPT="$OPT --threads $THREADS"
 mkdir -p "$W"
 make --no-print-directory firmware >/dev/null
 ELF=build/fw/demo-rp2040.elf MAP=build/fw/demo-rp2040.map
@@ -34,14 +38,22 @@ json() { # FILE EXPR over d
 d=json.load(open(sys.argv[1]))
 print(round(eval(sys.argv[2], {"d": d}), 1))' "$@"
 }
-cpu() { # OUT command...: runs it, prints user+sys seconds
+cpu() { # OUT command...: runs it, prints user+sys seconds (the wall-clock
+    # seconds go to $W/wall.txt)
     out=$1
     shift
-    /usr/bin/time -f "%U %S" "$@" >"$out" 2>"$W/time.txt"
+    /usr/bin/time -f "%U %S %e" "$@" >"$out" 2>"$W/time.txt"
+    tail -n 1 "$W/time.txt" | awk '{print $3}' >"$W/wall.txt"
     tail -n 1 "$W/time.txt" | awk '{printf "%.1f", $1 + $2}'
 }
+rate() { # FILE: moves, chains and moves per wall-clock second of its plan
+    python3 -c 'import json,sys
+r=json.load(open(sys.argv[1]))["results"][0]
+w=float(open(sys.argv[2]).read())
+print("%d moves, %d chain%s, %.0f moves/s over %.1f s wall" % (r["search_moves"],
+      len(r["chains"]), "" if len(r["chains"]) == 1 else "s", r["search_moves"] / w, w))' "$1" "$W/wall.txt"
+}
 M="d['results'][0]['misses_per_iteration']"
-N="d['results'][0]['search_moves']"
 tcut() { # FILE: a note when --time stopped a search
     python3 -c 'import json,sys
 print(", paced by --time" if json.load(open(sys.argv[1]))["results"][0]["stopped_by_time"] else "")' "$1"
@@ -57,13 +69,13 @@ t=$(cpu "$W/hotblock.json" $P --strategy hotblock)
 echo "budget 0, hotblock: $(json "$W/hotblock.json" "$M") misses per iteration ($t s CPU)"
 t=$(cpu "$W/colour.json" $P --strategy colour)
 c=$(json "$W/colour.json" "$M")
-echo "budget 0, colour ($(json "$W/colour.json" "$N") moves): $c misses per iteration, $(python3 -c "print(round($c / $fa, 3))") x fully associative ($t s CPU$(tcut "$W/colour.json"))"
+echo "budget 0, colour ($(rate "$W/colour.json")): $c misses per iteration, $(python3 -c "print(round($c / $fa, 3))") x fully associative ($t s CPU$(tcut "$W/colour.json"))"
 t=$(cpu "$W/density.json" $P --strategy density --budget 16K)
 d=$(json "$W/density.json" "$M")
 echo "16 KiB, density ranking by misses per byte: $d misses per iteration ($t s CPU)"
 t=$(cpu "$W/combined.json" $P --strategy combined --budget 16K)
 b=$(json "$W/combined.json" "$M")
-echo "16 KiB, combined ($(json "$W/combined.json" "$N") moves in its three searches): $b misses per iteration, $(python3 -c "print(round($b / $d, 3))") x density ($t s CPU$(tcut "$W/combined.json"))"
+echo "16 KiB, combined ($(rate "$W/combined.json") in its three searches): $b misses per iteration, $(python3 -c "print(round($b / $d, 3))") x density ($t s CPU$(tcut "$W/combined.json"))"
 
 [ "${HEAVY:-0}" = 1 ] || exit 0
 HE=build/fw/heavy-rp2040.elf HM=build/fw/heavy-rp2040.map
@@ -77,10 +89,10 @@ echo "heavy workload, 8 iterations: stock $(json "$W/hstock.json" "d['warm']['mi
 P="$CP plan $HE --map $HM --trace $W/heavy.trace --target rp2040 --time $TIME --json -q $OPT"
 t=$(cpu "$W/hcolour.json" $P --strategy colour)
 c=$(json "$W/hcolour.json" "$M")
-echo "heavy, budget 0, colour ($(json "$W/hcolour.json" "$N") moves): $c misses per iteration, $(python3 -c "print(round($c / $fa, 3))") x fully associative ($t s CPU$(tcut "$W/hcolour.json"))"
+echo "heavy, budget 0, colour ($(rate "$W/hcolour.json")): $c misses per iteration, $(python3 -c "print(round($c / $fa, 3))") x fully associative ($t s CPU$(tcut "$W/hcolour.json"))"
 t=$(cpu "$W/hdensity.json" $P --strategy density --budget 16K)
 d=$(json "$W/hdensity.json" "$M")
 echo "heavy, 16 KiB, density: $d misses per iteration ($t s CPU)"
 t=$(cpu "$W/hcombined.json" $P --strategy combined --budget 16K)
 b=$(json "$W/hcombined.json" "$M")
-echo "heavy, 16 KiB, combined ($(json "$W/hcombined.json" "$N") moves): $b misses per iteration, $(python3 -c "print(round($b / $d, 3))") x density ($t s CPU$(tcut "$W/hcombined.json"))"
+echo "heavy, 16 KiB, combined ($(rate "$W/hcombined.json")): $b misses per iteration, $(python3 -c "print(round($b / $d, 3))") x density ($t s CPU$(tcut "$W/hcombined.json"))"

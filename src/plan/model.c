@@ -582,6 +582,23 @@ void plan_model_set_cache_seed(plan_model *m, uint64_t seed)
     m->cache_seed = seed;
 }
 
+int plan_model_view(plan_model *m, plan_model *view)
+{
+    if (plan_model_compress(m) < 0)
+        return -1;
+    *view = *m;
+    return 0;
+}
+
+void plan_model_views_done(plan_model *m, plan_model *const *views,
+                           unsigned n)
+{
+    unsigned long base = m->nevals, sum = base;
+    for (unsigned i = 0; i < n; i++)
+        sum += views[i]->nevals - base;
+    m->nevals = sum;
+}
+
 void plan_model_fail_after(plan_model *m, unsigned long n)
 {
     m->fail_after = n;

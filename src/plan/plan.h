@@ -146,6 +146,9 @@ int plan_strategy_parse(const char *s, plan_strategy *out);
  * on one core (docs/BENCHMARKS.md). */
 #define PLAN_SEARCH_MOVES 20000
 
+/* At most this many annealing chains per search (plan_opts.threads). */
+#define PLAN_MAX_THREADS 8
+
 typedef struct plan_opts {
     uint32_t budget;        /* bytes of fast memory to fill (0: flash only) */
     uint32_t pad_limit;     /* bytes of padding the flash block may add
@@ -157,6 +160,13 @@ typedef struct plan_opts {
                                (0: no limit); they stop early when it is
                                reached, and the result says so */
     uint64_t seed;
+    /* Annealing chains per search, each in its own thread (1 or 0: one
+     * chain, in the calling thread; at most PLAN_MAX_THREADS): every chain
+     * starts from the same placement, chain 0 with the seed's sequence and
+     * chain k with a sequence derived from it and k, and the best final
+     * placement wins (a tie: the lowest k). With a move budget and no time
+     * limit the result depends on the seed and the number of chains only. */
+    unsigned threads;
     int verbose;            /* progress callback use */
     /* Progress: level 0 for what a terminal shows (the searches'
      * progress), 1 for details. */
@@ -187,6 +197,17 @@ typedef struct plan_item {
     double samples;       /* PC samples in it, when planned from samples */
 } plan_item;
 
+/* One annealing chain over a plan's searches: chain k of each search. */
+typedef struct plan_chain {
+    unsigned long moves;  /* moves it made */
+    unsigned time_cut;    /* searches the time limit stopped it in */
+    unsigned wins;        /* searches whose result it gave */
+    /* Its result in the last search: misses per warm iteration on the
+     * planning iterations, evaluated in full, and as the search's
+     * incremental evaluation counted them (the two agree). */
+    double misses, incr_misses;
+} plan_chain;
+
 typedef struct plan_result {
     plan_strategy strategy;
     uint32_t hot_base;    /* address the hot block starts at */
@@ -208,10 +229,12 @@ typedef struct plan_result {
     unsigned nwork;       /* workloads, and each one's predicted and stock
                              warm misses per iteration */
     double work_misses[PLAN_MAX_WORK], work_stock[PLAN_MAX_WORK];
-    unsigned long moves;  /* annealing moves made */
+    unsigned long moves;  /* annealing moves made, every chain's */
     int time_cut;         /* the time limit stopped a search before its
                              moves were done: the plan may differ between
                              runs */
+    unsigned nchains;     /* chains per search (0: no search ran) */
+    plan_chain chains[PLAN_MAX_THREADS];
     plan_item *items;     /* placed units: fast first, then hot by offset */
     size_t nitems;
 } plan_result;

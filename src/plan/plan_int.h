@@ -195,6 +195,17 @@ typedef struct plan_eval_out {
 /* Builds the compressed stream (idempotent; after the evidence is in). */
 int plan_model_compress(plan_model *m);
 
+/* Thread safety: a model is read by evaluations and written only by
+ * compression and by the count of evaluations (plan_model_fail_after). A
+ * search thread evaluates through its own view: a copy of the struct that
+ * shares the compressed evidence (read only while views are in use), with
+ * its own count, starting at m's. Nothing to free; fails only on OOM
+ * (compression). plan_model_views_done adds what the views of one batch
+ * (made from m as it is now) counted to m's count. */
+int plan_model_view(plan_model *m, plan_model *view);
+void plan_model_views_done(plan_model *m, plan_model *const *views,
+                           unsigned n);
+
 /* Simulates the first iters iterations (0: all) of each workload under the
  * layout through the target's cache (its replacement policy, seeded with
  * the model's cache seed): the cache is empty at each workload's start,

@@ -33,6 +33,15 @@ typedef struct plan_search {
     double deadline;      /* monotonic seconds the search stops at (0: none) */
     unsigned long moves;  /* annealing moves made */
     int time_cut;         /* the deadline stopped a search */
+    double last_misses;   /* misses of the last evaluation (without the
+                             stubs' instructions) */
+    double search_best;   /* the last search's best, as the incremental
+                             evaluation counted it (-1: none) */
+    struct plan_chain_run *chain; /* while one of several chains: its own
+                                     part (chains.c) */
+    /* The chains of the searches so far (--threads). */
+    plan_chain chains[PLAN_MAX_THREADS];
+    unsigned nchains;
 } plan_search;
 
 #define NONE PLAN_NONE
@@ -89,5 +98,19 @@ int plan_place_colour(plan_search *r);
  * (0: no limit). Returns the cost on the planning iterations. */
 double plan_anneal(plan_search *r, uint64_t seed, unsigned long moves,
                    double t_end);
+
+/* chains.c: one search of r->o->threads annealing chains (plan_anneal),
+ * chain 0 in the calling thread with the sequence of seed and the others
+ * in their own threads, each on its own copy of the search state and its
+ * own view of the model; the best final placement (a tie: the lowest
+ * chain) goes to r->off, and r->chains counts what each did. Returns the
+ * cost on the planning iterations. */
+double plan_chains(plan_search *r, uint64_t seed, unsigned long moves,
+                   double t_end);
+/* The progress line plan_anneal shows every tenth of its moves: its own,
+ * or with several chains one line over them all (from chain 0). */
+void plan_anneal_progress(plan_search *r, unsigned long tries,
+                          unsigned long moves, double cur, double best,
+                          double t0);
 
 #endif

@@ -45,6 +45,7 @@ plan_opts plan_opts_default(const tgt *t)
     o.search_moves = PLAN_SEARCH_MOVES;
     o.seed = 1;
     o.time_limit = 60;
+    o.threads = 1;
     return o;
 }
 
@@ -99,6 +100,7 @@ static double cost_on(plan_search *r, int per_unit, unsigned iters)
         return HUGE_VAL;
     }
     r->evals++;
+    r->last_misses = out.misses;
     const plan_model *m = r->m;
     double per_call = m->t->cpi * m->veneer_insns /
                       (m->cache.miss_cycles ? m->cache.miss_cycles : 1);
@@ -162,7 +164,7 @@ static double do_colour(plan_search *r, int keep, double share)
         double now = cp_now_s(), left = r->deadline - now;
         t_end = now + (left > 0 ? left : 0) * share;
     }
-    plan_anneal(r, r->rng, r->o->search_moves, t_end);
+    plan_chains(r, r->rng, r->o->search_moves, t_end);
     r->rng = r->rng * 6364136223846793005ULL + 1442695040888963407ULL;
     /* Never worse than the hot block, on every iteration. */
     double a_all = plan_cost_all(r);
@@ -563,6 +565,8 @@ static plan_result *make_result(plan_search *r, plan_strategy s, double stock,
     res->insns = plan_model_insns(m) + out.stub_calls * m->veneer_insns;
     res->moves = r->moves;
     res->time_cut = r->time_cut;
+    res->nchains = r->nchains;
+    memcpy(res->chains, r->chains, sizeof res->chains);
     return res;
 }
 

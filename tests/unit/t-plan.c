@@ -490,6 +490,102 @@ static void failed_evaluation_is_an_error(void)
     img_free(im);
 }
 
+/* Two chains per search (in two threads) with a move budget: the same plan
+ * twice; chain 0 is the one-chain search (the same seed and start); each
+ * chain's result, evaluated in full, is what its incremental evaluation
+ * counted; the result is the better chain's; and an evaluation that fails
+ * in any chain stops the plan, wherever the count of evaluations stands. */
+static void two_chains_repeatable_and_exact(void)
+{
+    img *im = open_m0();
+    T_ASSERT(im);
+    const tgt *t = tgt_find("rp2040");
+    tgt_cache c = t->cache;
+    cp_err e;
+    T_EQ(tgt_parse_cache("1K,2,8", &c, &e), 0);
+    plan_model *m = random_model(im, t, &c);
+    T_ASSERT(m);
+    plan_opts o = plan_opts_default(t);
+    o.search_moves = 150;
+    o.time_limit = 0;
+    o.budget = 512;
+    plan_result *one = plan_run(m, PLAN_COLOUR, &o, &e);
+    o.threads = 2;
+    plan_model_fail_after(m, 0); /* counts the evaluations from here */
+    plan_result *a = plan_run(m, PLAN_COLOUR, &o, &e);
+    unsigned long nevals = m->nevals;
+    plan_result *b = plan_run(m, PLAN_COLOUR, &o, &e);
+    T_ASSERT(one && a && b);
+    T_EQ(one->nchains, 1);
+    T_EQ(a->nchains, 2);
+    T_EQ(a->nitems, b->nitems);
+    for (size_t i = 0; i < a->nitems; i++) {
+        T_EQ(a->items[i].unit, b->items[i].unit);
+        T_EQ(a->items[i].offset, b->items[i].offset);
+    }
+    T_ASSERT(a->misses == b->misses);
+    T_EQ(a->moves, b->moves);
+    T_EQ(a->moves, 2 * o.search_moves);
+    T_ASSERT(one->chains[0].misses == a->chains[0].misses);
+    T_EQ(one->chains[0].moves, a->chains[0].moves);
+    T_ASSERT(a->chains[0].misses != a->chains[1].misses ||
+             a->chains[0].moves != a->chains[1].moves); /* two searches */
+    unsigned wins = 0;
+    double lo = HUGE_VAL;
+    for (unsigned k = 0; k < a->nchains; k++) {
+        const plan_chain *ch = &a->chains[k];
+        if (fabs(ch->misses - ch->incr_misses) > 1e-6 * (1 + ch->misses))
+            T_FAIL("chain %u: full %.6f, incremental %.6f", k, ch->misses,
+                   ch->incr_misses);
+        T_EQ(ch->moves, o.search_moves);
+        T_EQ(ch->time_cut, 0);
+        wins += ch->wins;
+        if (ch->misses < lo)
+            lo = ch->misses;
+        T_ASSERT(ch->misses == b->chains[k].misses);
+    }
+    T_EQ(wins, 1);
+    for (unsigned k = 0; k < a->nchains; k++)
+        if (a->chains[k].wins)
+            T_ASSERT(a->chains[k].misses == lo);
+    /* Three searches, carried on from one another: still repeatable. */
+    plan_result *c1 = plan_run(m, PLAN_COMBINED, &o, &e);
+    plan_result *c2 = plan_run(m, PLAN_COMBINED, &o, &e);
+    T_ASSERT(c1 && c2);
+    T_EQ(c1->nitems, c2->nitems);
+    for (size_t i = 0; i < c1->nitems; i++) {
+        T_EQ(c1->items[i].unit, c2->items[i].unit);
+        T_EQ(c1->items[i].region, c2->items[i].region);
+        T_EQ(c1->items[i].offset, c2->items[i].offset);
+    }
+    T_ASSERT(c1->misses == c2->misses);
+    T_EQ(c1->chains[0].wins + c1->chains[1].wins, 3);
+    /* Every evaluation limit below what the plan needs fails it (the
+     * count does not depend on the moves). */
+    o.search_moves = 40;
+    for (unsigned long n = 1; n < nevals; n++) {
+        plan_model_fail_after(m, n);
+        e.msg[0] = 0;
+        plan_result *f = plan_run(m, PLAN_COLOUR, &o, &e);
+        if (f || !strstr(e.msg, "out of memory"))
+            T_FAIL("limit %lu of %lu evaluations: %s", n, nevals,
+                   f ? "a plan" : e.msg);
+        plan_result_free(f);
+    }
+    o.search_moves = 150;
+    plan_model_fail_after(m, nevals);
+    plan_result *f = plan_run(m, PLAN_COLOUR, &o, &e);
+    T_ASSERT(f && f->misses == a->misses);
+    plan_result_free(f);
+    plan_result_free(one);
+    plan_result_free(a);
+    plan_result_free(b);
+    plan_result_free(c1);
+    plan_result_free(c2);
+    plan_model_free(m);
+    img_free(im);
+}
+
 /* Only direct BL / B.W calls go through a linker stub: a stream that
  * enters a function in fast memory once by its caller's BL and ten times
  * from code that did not branch there (a call through a function pointer,
@@ -702,6 +798,7 @@ static const t_case cases[] = {
     {"incr_matches_full_every_policy", incr_matches_full_every_policy},
     {"closing_way_gaps_keeps_every_policy", closing_way_gaps_keeps_every_policy},
     {"failed_evaluation_is_an_error", failed_evaluation_is_an_error},
+    {"two_chains_repeatable_and_exact", two_chains_repeatable_and_exact},
     {"eval_matches_reference", eval_matches_reference},
     {"strategies_fix_a_three_way_conflict", strategies_fix_a_three_way_conflict},
     {"ram_beats_rank_on_a_busy_loop", ram_beats_rank_on_a_busy_loop},
