@@ -28,7 +28,7 @@ CMD_SOBJ := $(CMD_SRC:src/%.c=build/san/%.o)
 UNIT_SRC := $(sort $(wildcard tests/unit/t-*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/san/tests/%)
 
-.PHONY: all check demo bench fuzz install clean setup headers unit fixtures plugin
+.PHONY: all check demo bench fuzz install clean setup headers unit fixtures plugin test-deps
 
 all: build/codeplace build/codeplace-qemu.so
 
@@ -92,7 +92,7 @@ fixtures:
 JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 check: setup
 	@$(MAKE) --no-print-directory headers
-	@$(MAKE) --no-print-directory -j$(JOBS) build/san/codeplace build/codeplace build/codeplace-qemu.so unit fixtures $(CHECK_DEPS)
+	@$(MAKE) --no-print-directory -j$(JOBS) test-deps
 	@CP_TEST_JOBS=$(JOBS) sh tests/run
 
 demo: setup build/codeplace
@@ -120,3 +120,6 @@ clean:
 # Fragments under mk/ add their own targets (firmware, cross-compile checks).
 # A fragment appends to CHECK_DEPS what `make check` must build first.
 -include $(sort $(wildcard mk/*.mk))
+
+# Everything the tests need, without running them (then: sh tests/run PATTERN).
+test-deps: build/san/codeplace build/codeplace build/codeplace-qemu.so unit fixtures $(CHECK_DEPS)
