@@ -16,10 +16,11 @@ int plan_layout_alloc(const plan_model *m, plan_layout *L)
     size_t n = m->nunits ? m->nunits : 1;
     L->addr = malloc(n * sizeof *L->addr);
     L->stub = calloc(m->ntargets ? m->ntargets : 1, sizeof *L->stub);
+    L->tg = malloc((m->ntargets ? m->ntargets : 1) * sizeof *L->tg);
     L->text_delta = 0;
     L->nstubs = 0;
     L->stub_order = 0;
-    if (!L->addr || !L->stub) {
+    if (!L->addr || !L->stub || !L->tg) {
         plan_layout_free(L);
         return -1;
     }
@@ -30,8 +31,10 @@ void plan_layout_free(plan_layout *L)
 {
     free(L->addr);
     free(L->stub);
+    free(L->tg);
     L->addr = NULL;
     L->stub = NULL;
+    L->tg = NULL;
 }
 
 void plan_layout_stock(const plan_model *m, plan_layout *L)
@@ -88,7 +91,7 @@ void plan_layout_make(const plan_model *m, const uint32_t *hot_off,
     /* Stubs: one per target in fast memory that flash code branches to,
      * in the order of ld's stub table when it can be worked out, else in
      * the order of the calls. */
-    uint32_t *tg = m->stub_tg;
+    uint32_t *tg = L->tg;
     size_t ntg = 0;
     int over = 0; /* more targets than when the model was made */
     for (size_t i = 0; i < m->ncalls; i++) {
@@ -96,7 +99,7 @@ void plan_layout_make(const plan_model *m, const uint32_t *hot_off,
         uint32_t tu = m->targets[c->target].unit;
         if (fast[tu] && !fast[c->caller] && !L->stub[c->target]) {
             L->stub[c->target] = 1; /* seen; the address comes below */
-            if (tg && ntg < m->stub_nt)
+            if (ntg < m->stub_nt)
                 tg[ntg++] = c->target;
             else
                 over = 1;

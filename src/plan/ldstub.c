@@ -635,17 +635,15 @@ int plan_ldstub_setup(plan_model *m)
     m->unit_sec_id = malloc((m->nunits ? m->nunits : 1) *
                             sizeof *m->unit_sec_id);
     m->call_seq = malloc(nc * sizeof *m->call_seq);
-    m->call_key = malloc(nc * sizeof *m->call_key);
     m->call_suffix = calloc(nc, sizeof *m->call_suffix);
     m->tcall_start = calloc(m->ntargets + 1, sizeof *m->tcall_start);
     m->tcall = malloc(nc * sizeof *m->tcall);
     uint32_t *rsym = calloc(nc, sizeof *rsym);
-    if (!m->unit_sec_id || !m->call_seq || !m->call_key || !m->call_suffix ||
+    if (!m->unit_sec_id || !m->call_seq || !m->call_suffix ||
         !m->tcall_start || !m->tcall || !rsym) {
         free(rsym);
         return -1;
     }
-    m->stub_key_id = UINT32_MAX;
     m->stub_nc = m->ncalls;
     /* The calls of each target, by target. */
     for (size_t i = 0; i < m->ncalls; i++) {
@@ -756,17 +754,6 @@ int plan_ldstub_sort(const plan_model *m, uint32_t group_unit,
         group_unit >= m->nunits || m->unit_sec_id[group_unit] == UINT32_MAX)
         return -1;
     uint32_t id = m->unit_sec_id[group_unit];
-    plan_model *mm = (plan_model *)m; /* the keys are a cache */
-    if (mm->stub_key_id != id) {
-        for (size_t i = 0; i < m->ncalls; i++) {
-            char buf[640];
-            if (!m->call_suffix[i])
-                continue;
-            snprintf(buf, sizeof buf, "%08x%s", id, m->call_suffix[i]);
-            mm->call_key[i] = plan_ldstub_key(buf, 0);
-        }
-        mm->stub_key_id = id;
-    }
     keyed *k = malloc((n ? n : 1) * sizeof *k);
     if (!k)
         return -1;
@@ -775,7 +762,6 @@ int plan_ldstub_sort(const plan_model *m, uint32_t group_unit,
          * created by the first of them. */
         uint32_t t = tg[j], seq = UINT32_MAX;
         const char *suffix = NULL;
-        uint64_t key = 0;
         if (t >= m->stub_nt) {
             free(k);
             return -1;
@@ -790,7 +776,6 @@ int plan_ldstub_sort(const plan_model *m, uint32_t group_unit,
                 return -1;
             }
             suffix = m->call_suffix[i];
-            key = m->call_key[i];
             if (m->call_seq[i] < seq)
                 seq = m->call_seq[i];
         }
@@ -798,6 +783,10 @@ int plan_ldstub_sort(const plan_model *m, uint32_t group_unit,
             free(k);
             return -1;
         }
+        /* The stub's name in this group, and its place in ld's table. */
+        char buf[640];
+        snprintf(buf, sizeof buf, "%08x%s", id, suffix);
+        uint64_t key = plan_ldstub_key(buf, 0);
         k[j] = (keyed){(key & ~(uint64_t)UINT32_MAX) |
                            (uint32_t)(UINT32_MAX - seq), t};
     }

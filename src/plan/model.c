@@ -271,12 +271,9 @@ plan_model *plan_model_new(const img *im, const tgt *t, const tgt_cache *c,
         plan_model_free(m);
         return NULL;
     }
-    if (find_calls(m) == 0) {
-        m->stub_nt = m->ntargets;
-        m->stub_tg = malloc((m->ntargets ? m->ntargets : 1) *
-                            sizeof *m->stub_tg);
-    }
-    if (!m->stub_tg || plan_ldstub_setup(m) < 0) {
+    int calls = find_calls(m);
+    m->stub_nt = m->ntargets; /* the targets ld's stub order is worked out for */
+    if (calls < 0 || plan_ldstub_setup(m) < 0) {
         cp_seterr(err, "out of memory");
         plan_model_free(m);
         return NULL;
@@ -299,11 +296,9 @@ void plan_model_free(plan_model *m)
     free(m->stub_fixed);
     free(m->unit_sec_id);
     free(m->call_seq);
-    free(m->call_key);
     free(m->call_suffix);
     free(m->tcall_start);
     free(m->tcall);
-    free(m->stub_tg);
     cp_pool_free(m->pool);
     free(m);
 }

@@ -104,12 +104,9 @@ struct plan_model {
     uint32_t *unit_sec_id; /* per unit: its input section's id, or UINT32_MAX */
     const char **call_suffix; /* per call: its stub's name after the group id */
     uint32_t *call_seq;    /* per call: when ld meets its relocation */
-    uint32_t stub_key_id;  /* the group id call_key was made for */
-    uint64_t *call_key;    /* per call: plan_ldstub_key of its stub's name */
     size_t *tcall_start;   /* per target: its calls are tcall[start[t]..] */
     uint32_t *tcall;
     size_t stub_nc, stub_nt; /* calls and targets when these were made */
-    uint32_t *stub_tg;     /* scratch for plan_layout_make */
     uint32_t veneer_bytes; /* a long-call stub the linker adds */
     uint32_t veneer_insns; /* instructions one pass through it runs */
 };
@@ -123,6 +120,9 @@ typedef struct plan_layout {
     uint32_t *stub;       /* per target: stub address, or 0 */
     uint32_t nstubs;
     int stub_order;       /* the stubs are in ld's order (plan/ldstub.c) */
+    uint32_t *tg;         /* scratch of plan_layout_make: the targets that
+                             get a stub, in stub order (per layout, so that
+                             search threads do not share it) */
 } plan_layout;
 
 /* Maps an access to its first and last line under the layout; 0 when the
