@@ -746,7 +746,8 @@ static int run_plan(cli_ctx *ctx, const plan_args *a, plan_state *st)
                  st->best->flash_stubs,
                  !plan_model_stub_order(m, &why) && why
                      ? why
-                     : "a function in fast memory is called by two names");
+                     : "a call into fast memory whose stub name its "
+                       "relocations do not give");
     else if (!a->refine && st->best->flash_stubs)
         cli_info(ctx, "plan: %u linker stubs in flash, in the order of GNU ld "
                  "2.40's stub table (verify checks it)",

@@ -21,7 +21,10 @@ int emu_cpu_model(const char *cpu)
         return UC_CPU_ARM_CORTEX_M4;
     if (!strcmp(cpu, "cortex-m7"))
         return UC_CPU_ARM_CORTEX_M7;
-    if (!strcmp(cpu, "cortex-m33"))
+    /* unicorn has no Cortex-M23: ARMv8-M Baseline code runs unchanged on
+     * the Mainline model (Baseline's instructions are a subset of
+     * Mainline's, Armv8-M ARM A1.2), so the fetch stream is the same. */
+    if (!strcmp(cpu, "cortex-m33") || !strcmp(cpu, "cortex-m23"))
         return UC_CPU_ARM_CORTEX_M33;
     return -1;
 }

@@ -109,6 +109,14 @@ int plan_emit_list(FILE *f, const plan_model *m, const plan_result *r,
     return ferror(f) ? -1 : 0;
 }
 
+/* The name ld gives t's stub (__NAME_veneer): the symbol its calls'
+ * relocations use when known (scalbn or its alias ldexp), else the
+ * function's. */
+static const char *stub_sym(const plan_target *t, const img_func *fn)
+{
+    return t->sym ? t->sym : fn->name;
+}
+
 int plan_emit_layout(FILE *f, const plan_model *m, const plan_result *r,
                      const plan_emit_info *info, cp_err *err)
 {
@@ -132,12 +140,12 @@ int plan_emit_layout(FILE *f, const plan_model *m, const plan_result *r,
     if (info->unverified)
         fprintf(f, "# UNVERIFIED prediction: %s\n", info->unverified);
     /* What `codeplace verify` checks the relinked image's stubs against:
-     * ld's long-branch stubs, 16 bytes each on ARMv6-M and 8 on ARMv7-M
-     * (see plan_opts_default), end the text section. */
+     * ld's long-branch stubs (tgt_stub_bytes: 16 bytes each on ARMv6-M and
+     * ARMv8-M Baseline, 8 on ARMv7-M and v8-M Mainline) end the text
+     * section. */
     fprintf(f, "# stubs: flash %u fast %u bytes %u text_end 0x%08x "
-            "fast_bytes %u\n", r->flash_stubs, r->veneers,
-            strcmp(info->t->cpu, "cortex-m0plus") ? 8u : 16u, r->text_end,
-            r->fast_bytes);
+            "fast_bytes %u\n", r->flash_stubs, r->veneers, m->veneer_bytes,
+            r->text_end, r->fast_bytes);
     fputs("# name region place size reason\n", f);
     if (L.text_delta) {
         /* What follows the text section (.rodata) moves with its end. */
@@ -153,7 +161,7 @@ int plan_emit_layout(FILE *f, const plan_model *m, const plan_result *r,
         if (!fn || fn->addr != m->targets[t].addr)
             continue;
         fprintf(f, "@stub 0x%08x %u %u %s@0x%08x\n", L.stub[t], m->veneer_bytes,
-                m->veneer_insns, fn->name, fn->addr);
+                m->veneer_insns, stub_sym(&m->targets[t], fn), fn->addr);
     }
     const tgt_mem *fast = NULL;
     for (unsigned k = 0; k < info->t->nmems; k++)
@@ -230,7 +238,8 @@ int plan_emit_layout(FILE *f, const plan_model *m, const plan_result *r,
     for (size_t i = 0; i < ntg; i++) {
         const img_func *fn = img_lookup(im, m->targets[tg[i]].addr);
         fprintf(f, "@stub 0x%08llx %u %u %s@0x%08x\n", (unsigned long long)cur,
-                m->veneer_bytes, m->veneer_insns, fn->name, fn->addr);
+                m->veneer_bytes, m->veneer_insns,
+                stub_sym(&m->targets[tg[i]], fn), fn->addr);
         cur += m->veneer_bytes;
     }
     free(done);

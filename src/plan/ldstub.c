@@ -554,66 +554,60 @@ static const img_isec *unit_isec(const plan_model *m, const plan_unit *u)
     return NULL;
 }
 
-/* Matching one caller unit's branch relocations to its calls. */
+/* Naming one caller unit's call sites from its branch relocations. */
 typedef struct matchctx {
     plan_model *m;
     uint32_t caller;
-    uint32_t *rsym;   /* per call: the local symbol index + 1 */
-    int bad;          /* a call made by two names */
-    const char *bad_target;
+    const char **suffix; /* per site: its stub's name after the group id */
+    const char **sym;    /* per site: the relocation's symbol */
+    int oom;
 } matchctx;
 
 static void match_rel(const plan_ldstub_rel *r, void *p)
 {
     matchctx *c = p;
     plan_model *m = c->m;
-    for (size_t i = 0; i < m->ncalls; i++) {
-        const plan_call *call = &m->calls[i];
-        if (call->caller != c->caller)
-            continue;
-        const plan_target *tg = &m->targets[call->target];
-        const img_func *f = img_lookup(m->im, tg->addr);
-        if (!f || f->addr != tg->addr)
-            continue;
-        int hit;
-        if (r->section_sym) {
-            /* A section symbol: only a static function alone at the start
-             * of its section. */
-            hit = r->local && !strcmp(r->sym_sec, m->units[tg->unit].isec) &&
-                  m->units[tg->unit].addr == tg->addr;
-        } else {
-            hit = !strcmp(f->name, r->sym);
-            for (unsigned k = 0; !hit && k < f->nalias; k++)
-                hit = !strcmp(f->alias[k], r->sym);
-        }
-        if (!hit)
-            continue;
-        const char *prev = m->call_suffix[i];
-        if (r->local) {
-            if (prev || (c->rsym[i] && c->rsym[i] != r->rsym + 1)) {
-                c->bad = 1;
-                c->bad_target = f->name;
-            }
-            c->rsym[i] = r->rsym + 1;
-        } else {
-            char buf[600];
-            plan_ldstub_name(buf, sizeof buf, 0, r->sym, m->stub_type);
-            if (c->rsym[i] || (prev && strcmp(prev, buf + 8))) {
-                c->bad = 1;
-                c->bad_target = f->name;
-            }
-            if (!prev)
-                m->call_suffix[i] = cp_pool_str(m->pool, buf + 8);
-        }
-        /* ld scans input files in load order, their sections in order
-         * and each section's relocations in order: the first relocation
-         * that needs a stub creates it. */
-        uint32_t seq = m->unit_sec_id[c->caller] << 12 |
-                       (r->index < 0xfff ? r->index : 0xfff);
-        if (seq < m->call_seq[i])
-            m->call_seq[i] = seq;
+    const plan_site *site =
+        plan_model_site_at(m, m->units[c->caller].addr + r->offset);
+    if (!site || site->caller != c->caller)
+        return; /* a branch inside the unit, or to code no unit holds */
+    size_t si = (size_t)(site - m->sites);
+    const plan_target *tg = &m->targets[site->target];
+    const img_func *f = img_lookup(m->im, tg->addr);
+    if (!f || f->addr != tg->addr)
         return;
+    int hit;
+    if (r->section_sym) {
+        /* A section symbol: only a static function alone at the start of
+         * its section (addend 0). */
+        hit = r->local && !strcmp(r->sym_sec, m->units[tg->unit].isec) &&
+              m->units[tg->unit].addr == tg->addr;
+    } else {
+        hit = !strcmp(f->name, r->sym);
+        for (unsigned k = 0; !hit && k < f->nalias; k++)
+            hit = !strcmp(f->alias[k], r->sym);
     }
+    if (!hit)
+        return; /* the site stays unnamed: the order is a guess */
+    char buf[600];
+    if (r->local) {
+        uint32_t id = m->unit_sec_id[tg->unit];
+        if (id == UINT32_MAX)
+            return;
+        plan_ldstub_name_local(buf, sizeof buf, 0, id, r->rsym, m->stub_type);
+    } else {
+        plan_ldstub_name(buf, sizeof buf, 0, r->sym, m->stub_type);
+    }
+    /* Without the "00000000" of the group id. */
+    c->suffix[si] = cp_pool_str(m->pool, buf + 8);
+    c->sym[si] = r->sym[0] ? cp_pool_str(m->pool, r->sym) : NULL;
+    if (!c->suffix[si] || (r->sym[0] && !c->sym[si]))
+        c->oom = 1;
+    /* ld scans input files in load order, their sections in order and each
+     * section's relocations in order: the first relocation that needs a
+     * stub creates it. */
+    m->sites[si].seq = m->unit_sec_id[c->caller] << 12 |
+                       (r->index < 0xfff ? r->index : 0xfff);
 }
 
 static int not_applied(plan_model *m, const char *why)
@@ -623,45 +617,122 @@ static int not_applied(plan_model *m, const char *why)
     return m->stub_order_why ? 0 : -1;
 }
 
-int plan_ldstub_setup(plan_model *m)
+/* One target per (address, stub name), as ld makes one stub per name
+ * (elf32_arm_stub_name): a site whose name differs from its target's moves
+ * to the target of that name, made when new. The calls are rebuilt from
+ * the sites (in site order, as find_calls made them). */
+static int split_targets(plan_model *m, const char **suffix, const char **sym)
 {
-    m->stub_order = 0;
-    m->stub_type = tgt_is_armv6m(m->t) ? PLAN_LDSTUB_THUMB_ONLY
-                                       : PLAN_LDSTUB_THUMB2_ONLY;
-    const char *map = img_map_path(m->im);
-    if (!map || !img_nisecs(m->im))
-        return not_applied(m, "no map file");
+    for (size_t i = 0; i < m->nsites; i++) {
+        plan_site *s = &m->sites[i];
+        if (!suffix[i])
+            continue;
+        plan_target *tg = &m->targets[s->target];
+        if (!tg->suffix) {
+            tg->suffix = suffix[i];
+            tg->sym = sym[i];
+            continue;
+        }
+        if (!strcmp(tg->suffix, suffix[i]))
+            continue;
+        size_t k;
+        for (k = 0; k < m->ntargets; k++)
+            if (m->targets[k].addr == tg->addr && m->targets[k].suffix &&
+                !strcmp(m->targets[k].suffix, suffix[i]))
+                break;
+        if (k == m->ntargets) {
+            plan_target nt = {tg->addr, tg->unit, sym[i], suffix[i]};
+            if (cp_grow((void **)&m->targets, &m->ctargets, m->ntargets + 1,
+                        sizeof *m->targets) < 0)
+                return -1;
+            m->targets[m->ntargets++] = nt;
+        }
+        s->target = (uint32_t)k;
+    }
+    m->ncalls = 0;
+    for (size_t i = 0; i < m->nsites; i++)
+        if (plan_model_add_call(m, m->sites[i].caller, m->sites[i].target) < 0)
+            return -1;
+    return 0;
+}
+
+/* The call index of (caller, target). */
+static size_t call_index(const plan_model *m, uint32_t caller, uint32_t t)
+{
+    for (size_t i = 0; i < m->ncalls; i++)
+        if (m->calls[i].caller == caller && m->calls[i].target == t)
+            return i;
+    return m->ncalls;
+}
+
+/* Per target, the calls to it (tcall_start, tcall), and per call the first
+ * of its relocations ld meets (call_seq, UINT32_MAX when a site of it has
+ * no name). */
+static int index_calls(plan_model *m, const char **suffix)
+{
     size_t nc = m->ncalls ? m->ncalls : 1;
-    m->unit_sec_id = malloc((m->nunits ? m->nunits : 1) *
-                            sizeof *m->unit_sec_id);
+    free(m->call_seq);
+    free(m->tcall_start);
+    free(m->tcall);
     m->call_seq = malloc(nc * sizeof *m->call_seq);
-    m->call_suffix = calloc(nc, sizeof *m->call_suffix);
     m->tcall_start = calloc(m->ntargets + 1, sizeof *m->tcall_start);
     m->tcall = malloc(nc * sizeof *m->tcall);
-    uint32_t *rsym = calloc(nc, sizeof *rsym);
-    if (!m->unit_sec_id || !m->call_seq || !m->call_suffix ||
-        !m->tcall_start || !m->tcall || !rsym) {
-        free(rsym);
+    unsigned char *unnamed = calloc(nc, 1);
+    size_t *next = malloc((m->ntargets ? m->ntargets : 1) * sizeof *next);
+    if (!m->call_seq || !m->tcall_start || !m->tcall || !unnamed || !next) {
+        free(unnamed);
+        free(next);
         return -1;
     }
     m->stub_nc = m->ncalls;
-    /* The calls of each target, by target. */
     for (size_t i = 0; i < m->ncalls; i++) {
         m->call_seq[i] = UINT32_MAX;
         m->tcall_start[m->calls[i].target + 1]++;
     }
+    for (size_t i = 0; i < m->nsites; i++) {
+        const plan_site *s = &m->sites[i];
+        size_t c = call_index(m, s->caller, s->target);
+        if (c == m->ncalls)
+            continue;
+        if (!suffix || !suffix[i])
+            unnamed[c] = 1;
+        else if (s->seq < m->call_seq[c])
+            m->call_seq[c] = s->seq;
+    }
+    for (size_t i = 0; i < m->ncalls; i++)
+        if (unnamed[i])
+            m->call_seq[i] = UINT32_MAX;
     for (size_t t = 0; t < m->ntargets; t++)
         m->tcall_start[t + 1] += m->tcall_start[t];
-    size_t *next = malloc((m->ntargets ? m->ntargets : 1) * sizeof *next);
-    if (!next) {
-        free(rsym);
-        return -1;
-    }
     for (size_t t = 0; t < m->ntargets; t++)
         next[t] = m->tcall_start[t];
     for (size_t i = 0; i < m->ncalls; i++)
         m->tcall[next[m->calls[i].target]++] = (uint32_t)i;
+    free(unnamed);
     free(next);
+    return 0;
+}
+
+int plan_ldstub_setup(plan_model *m)
+{
+    m->stub_order = 0;
+    m->stub_type = tgt_stub_thumb2(m->t) ? PLAN_LDSTUB_THUMB2_ONLY
+                                         : PLAN_LDSTUB_THUMB_ONLY;
+    m->unit_sec_id = malloc((m->nunits ? m->nunits : 1) *
+                            sizeof *m->unit_sec_id);
+    if (!m->unit_sec_id || index_calls(m, NULL) < 0)
+        return -1;
+    const char *map = img_map_path(m->im);
+    if (!map || !img_nisecs(m->im))
+        return not_applied(m, "no map file");
+    size_t ns = m->nsites ? m->nsites : 1;
+    const char **suffix = calloc(ns, sizeof *suffix);
+    const char **sym = calloc(ns, sizeof *sym);
+    if (!suffix || !sym) {
+        free(suffix);
+        free(sym);
+        return -1;
+    }
     cp_err e;
     plan_ldstub_link *k = plan_ldstub_link_read(map, &e);
     int rc = 0;
@@ -701,37 +772,27 @@ int plan_ldstub_setup(plan_model *m)
             rc = not_applied(m, why);
             goto out;
         }
-        matchctx c = {m, (uint32_t)u, rsym, 0, NULL};
+        matchctx c = {m, (uint32_t)u, suffix, sym, 0};
         if (plan_ldstub_branches(s->path, s->name, match_rel, &c) < 0) {
             snprintf(why, sizeof why, "cannot read the relocations of %s in "
                      "'%s'", s->name, s->path);
             rc = not_applied(m, why);
             goto out;
         }
-        if (c.bad) {
-            snprintf(why, sizeof why, "%s calls %s by two names",
-                     m->units[u].name, c.bad_target);
-            rc = not_applied(m, why);
-            goto out;
-        }
-    }
-    for (size_t i = 0; i < m->ncalls; i++) {
-        uint32_t tu = m->targets[m->calls[i].target].unit;
-        if (m->call_suffix[i] || !rsym[i] || m->unit_sec_id[tu] == UINT32_MAX)
-            continue;
-        char buf[600];
-        plan_ldstub_name_local(buf, sizeof buf, 0, m->unit_sec_id[tu],
-                               rsym[i] - 1, m->stub_type);
-        /* Without the "00000000" of the group id. */
-        if (!(m->call_suffix[i] = cp_pool_str(m->pool, buf + 8))) {
+        if (c.oom) {
             rc = -1;
             goto out;
         }
     }
+    if (split_targets(m, suffix, sym) < 0 || index_calls(m, suffix) < 0) {
+        rc = -1;
+        goto out;
+    }
     m->stub_order = 1;
 out:
     plan_ldstub_link_free(k);
-    free(rsym);
+    free(suffix);
+    free(sym);
     return rc;
 }
 
@@ -758,28 +819,28 @@ int plan_ldstub_sort(const plan_model *m, uint32_t group_unit,
     if (!k)
         return -1;
     for (size_t j = 0; j < n; j++) {
-        /* Its stub: the name its calls from the group's side use,
-         * created by the first of them. */
+        /* Its stub: the target's name, created by the first of its calls
+         * from the group's side. */
         uint32_t t = tg[j], seq = UINT32_MAX;
-        const char *suffix = NULL;
-        if (t >= m->stub_nt) {
+        if (t >= m->stub_nt || !m->targets[t].suffix) {
             free(k);
             return -1;
         }
+        const char *suffix = m->targets[t].suffix;
+        int any = 0;
         for (size_t q = m->tcall_start[t]; q < m->tcall_start[t + 1]; q++) {
             uint32_t i = m->tcall[q];
             if (!fast[m->calls[i].caller] != !from_fast)
                 continue;
-            if (!m->call_suffix[i] ||
-                (suffix && strcmp(suffix, m->call_suffix[i]))) {
-                free(k); /* no name, or two stubs for one function */
+            if (m->call_seq[i] == UINT32_MAX) {
+                free(k); /* a call site whose name is not known */
                 return -1;
             }
-            suffix = m->call_suffix[i];
+            any = 1;
             if (m->call_seq[i] < seq)
                 seq = m->call_seq[i];
         }
-        if (!suffix) {
+        if (!any) {
             free(k);
             return -1;
         }

@@ -138,25 +138,35 @@ static uint32_t unit_at(const plan_model *m, uint32_t addr)
     return PLAN_FIXED;
 }
 
-/* The index of the target at addr (in unit), added when new; -1 on OOM. */
+/* The index of the first target at addr (in unit), added when new; -1 on
+ * OOM. */
 static long target_of(plan_model *m, uint32_t addr, uint32_t unit)
 {
-    for (size_t i = m->ntargets; i > 0; i--)
-        if (m->targets[i - 1].addr == addr)
-            return (long)(i - 1);
+    for (size_t i = 0; i < m->ntargets; i++)
+        if (m->targets[i].addr == addr)
+            return (long)i;
     if (cp_grow((void **)&m->targets, &m->ctargets, m->ntargets + 1,
                 sizeof *m->targets) < 0)
         return -1;
-    m->targets[m->ntargets] = (plan_target){addr, unit};
+    m->targets[m->ntargets] = (plan_target){addr, unit, NULL, NULL};
     return (long)m->ntargets++;
 }
 
-static int add_call(plan_model *m, uint32_t caller, uint32_t addr,
-                    uint32_t callee)
+const plan_site *plan_model_site_at(const plan_model *m, uint32_t addr)
 {
-    long t = target_of(m, addr, callee);
-    if (t < 0)
-        return -1;
+    size_t lo = 0, hi = m->nsites;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (m->sites[mid].addr < addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < m->nsites && m->sites[lo].addr == addr ? &m->sites[lo] : NULL;
+}
+
+int plan_model_add_call(plan_model *m, uint32_t caller, uint32_t t)
+{
     for (size_t i = 0; i < m->ncalls; i++)
         if (m->calls[i].caller == caller && m->calls[i].target == (uint32_t)t)
             return 0;
@@ -165,6 +175,19 @@ static int add_call(plan_model *m, uint32_t caller, uint32_t addr,
         return -1;
     m->calls[m->ncalls++] = (plan_call){caller, (uint32_t)t};
     return 0;
+}
+
+/* A call site at site (units are scanned in address order, so the sites
+ * stay sorted) from unit caller to addr in unit callee. */
+static int add_call(plan_model *m, uint32_t caller, uint32_t site,
+                    uint32_t addr, uint32_t callee)
+{
+    long t = target_of(m, addr, callee);
+    if (t < 0 || cp_grow((void **)&m->sites, &m->csites, m->nsites + 1,
+                         sizeof *m->sites) < 0)
+        return -1;
+    m->sites[m->nsites++] = (plan_site){site, caller, (uint32_t)t, UINT32_MAX};
+    return plan_model_add_call(m, caller, (uint32_t)t);
 }
 
 /* The target of the Thumb BL or B.W (encodings T1 and T4: ARMv7-M
@@ -231,7 +254,7 @@ static int find_calls(plan_model *m)
             if (direct_branch(h1, h2, un->addr + i, &target)) {
                 uint32_t v = unit_at(m, target);
                 if (v != PLAN_FIXED && v != u &&
-                    add_call(m, (uint32_t)u, target, v) < 0) {
+                    add_call(m, (uint32_t)u, un->addr + i, target, v) < 0) {
                     free(code);
                     return -1;
                 }
@@ -262,22 +285,20 @@ plan_model *plan_model_new(const img *im, const tgt *t, const tgt_cache *c,
     m->last_fetch_unit = PLAN_FIXED;
     m->plan_iters = 0;
     m->cache_seed = 1;
-    /* GNU ld's Thumb long-branch stubs: ARMv6-M has no ldr.w pc, so its
-     * stub loads through r0 and ip (16 bytes); ARMv7-M and v8-M use
-     * "ldr.w pc, [pc]" and a literal (8 bytes). */
-    m->veneer_bytes = tgt_is_armv6m(t) ? 16 : 8;
-    m->veneer_insns = tgt_is_armv6m(t) ? 5 : 1;
+    /* GNU ld's Thumb long-branch stubs (tgt_stub_thumb2). */
+    m->veneer_bytes = tgt_stub_bytes(t);
+    m->veneer_insns = tgt_stub_thumb2(t) ? 1 : 5;
     if (build_units(m, err) < 0) {
         plan_model_free(m);
         return NULL;
     }
     int calls = find_calls(m);
-    m->stub_nt = m->ntargets; /* the targets ld's stub order is worked out for */
     if (calls < 0 || plan_ldstub_setup(m) < 0) {
         cp_seterr(err, "out of memory");
         plan_model_free(m);
         return NULL;
     }
+    m->stub_nt = m->ntargets; /* the targets ld's stub order is worked out for */
     return m;
 }
 
@@ -292,11 +313,11 @@ void plan_model_free(plan_model *m)
     free(m->iter_start);
     free(m->iter_insns);
     free(m->calls);
+    free(m->sites);
     free(m->targets);
     free(m->stub_fixed);
     free(m->unit_sec_id);
     free(m->call_seq);
-    free(m->call_suffix);
     free(m->tcall_start);
     free(m->tcall);
     cp_pool_free(m->pool);
@@ -457,8 +478,13 @@ int plan_model_add_access(plan_model *m, uint32_t addr, uint32_t len,
                 /* Entered by a direct BL / B.W from another unit: the call
                  * the linker gives a stub when one side is in fast memory
                  * (calls through a function pointer, returns and fall
-                 * through never use one). */
-                long tg = target_of(m, addr, u);
+                 * through never use one), through the stub of the name
+                 * that call site's relocation uses. */
+                const plan_site *site =
+                    plan_model_site_at(m, m->last_fetch_end - 4);
+                long tg = site && m->targets[site->target].addr == addr
+                              ? (long)site->target
+                              : target_of(m, addr, u);
                 if (tg < 0 ||
                     push(m, PLAN_CALL, (uint32_t)tg, m->last_fetch_unit) < 0)
                     return -1;
@@ -665,10 +691,16 @@ long plan_model_refine_stubs(plan_model *m, const img *relinked, cp_err *err)
             if (!f || f->addr != m->targets[t].addr)
                 continue;
             /* ld names the stub after the symbol the call refers to,
-             * which may be an alias (__aeabi_dadd of __adddf3) */
-            int hit = !strcmp(f->name, name);
-            for (unsigned k = 0; !hit && k < f->nalias; k++)
-                hit = !strcmp(f->alias[k], name);
+             * which may be an alias (__aeabi_dadd of __adddf3): one stub
+             * per name when the relocations are known */
+            int hit;
+            if (m->targets[t].sym) {
+                hit = !strcmp(m->targets[t].sym, name);
+            } else {
+                hit = !strcmp(f->name, name);
+                for (unsigned k = 0; !hit && k < f->nalias; k++)
+                    hit = !strcmp(f->alias[k], name);
+            }
             if (hit) {
                 m->stub_fixed[t] = v->addr & ~1u;
                 found++;

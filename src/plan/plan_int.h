@@ -17,11 +17,23 @@ typedef struct plan_acc {
     uint32_t len;
 } plan_acc;
 
-/* A branch target: the linker makes one stub per target symbol that is out
- * of range, so targets are counted by address, not by unit. */
+/* A branch target: GNU ld makes one stub per symbol name that calls out of
+ * range refer to (elf32_arm_stub_name), so a function called by two names
+ * (scalbn and its alias ldexp) has two stubs, and a target is an address
+ * and the name its callers' relocations use. Without relocations (no map,
+ * objects that cannot be read) a target is an address (suffix NULL). */
 typedef struct plan_target {
     uint32_t addr, unit;
+    const char *sym;    /* the relocations' symbol, or NULL */
+    const char *suffix; /* its stub's name after the group id, or NULL */
 } plan_target;
+
+/* A direct BL / B.W from one unit to another, at addr: what a relocation
+ * names and what a traced call went through (sorted by addr). */
+typedef struct plan_site {
+    uint32_t addr, caller, target;
+    uint32_t seq;       /* when ld meets its relocation (UINT32_MAX: not) */
+} plan_site;
 
 /* A call or far jump in the code from unit caller to target (an index
  * into the model's targets). */
@@ -87,6 +99,8 @@ struct plan_model {
 
     plan_call *calls;
     size_t ncalls, ccalls;
+    plan_site *sites;
+    size_t nsites, csites;
     plan_target *targets;
     size_t ntargets, ctargets;
     unsigned plan_iters;  /* iterations strategies evaluate on */
@@ -102,7 +116,6 @@ struct plan_model {
     const char *stub_order_why;
     int stub_type;         /* elf32-arm.c's stub type in the names */
     uint32_t *unit_sec_id; /* per unit: its input section's id, or UINT32_MAX */
-    const char **call_suffix; /* per call: its stub's name after the group id */
     uint32_t *call_seq;    /* per call: when ld meets its relocation */
     size_t *tcall_start;   /* per target: its calls are tcall[start[t]..] */
     uint32_t *tcall;
@@ -238,9 +251,15 @@ void plan_layout_free(plan_layout *L);
 
 uint32_t plan_hot_base(const plan_model *m);
 
+/* The call site at addr (a direct BL / B.W between units), or NULL. */
+const plan_site *plan_model_site_at(const plan_model *m, uint32_t addr);
+/* Adds the call (caller, target t) unless it is there; -1 on OOM. */
+int plan_model_add_call(plan_model *m, uint32_t caller, uint32_t t);
+
 /* Works out the names ld will give the stubs of the model's targets and
- * the section ids of its units (plan/ldstub.c); sets stub_order. -1 only
- * when out of memory. */
+ * the section ids of its units (plan/ldstub.c); sets stub_order. A
+ * function called by several names gets a target per name (the sites and
+ * calls follow). -1 only when out of memory. */
 int plan_ldstub_setup(plan_model *m);
 /* Orders the n targets tg[] as ld lays out the stubs of the calls to them
  * from flash (from_fast 0) or from fast memory (1), after the input section

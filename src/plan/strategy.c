@@ -40,8 +40,8 @@ plan_opts plan_opts_default(const tgt *t)
     memset(&o, 0, sizeof o);
     o.budget = 0;
     o.pad_limit = PLAN_PAD_LIMIT;
-    /* See plan_model_new: 16 bytes on ARMv6-M, 8 on v7-M/v8-M. */
-    o.veneer_bytes = tgt_is_armv6m(t) ? 16 : 8;
+    /* See plan_model_new and tgt_stub_bytes. */
+    o.veneer_bytes = tgt_stub_bytes(t);
     o.search_moves = PLAN_SEARCH_MOVES;
     o.seed = 1;
     o.time_limit = 60;

@@ -48,7 +48,8 @@ static const int required[] = {K_NAME, K_CPU, K_CLOCK, K_CPI, K_CSIZE,
 /* Cores the emulator and the planner know (src/emu/emu.c). */
 static const char *const cpus[] = {"cortex-m0",  "cortex-m0plus",
                                    "cortex-m3",  "cortex-m4",
-                                   "cortex-m7",  "cortex-m33"};
+                                   "cortex-m7",  "cortex-m23",
+                                   "cortex-m33"};
 
 static const struct {
     const char *name;
@@ -241,7 +242,7 @@ static int one_key(pstate *p, int k, char *v)
                 return 0;
             }
         return perr(p, "cpu: '%s' is not cortex-m0, cortex-m0plus, cortex-m3, "
-                    "cortex-m4, cortex-m7 or cortex-m33", v);
+                    "cortex-m4, cortex-m7, cortex-m23 or cortex-m33", v);
     case K_CLOCK:
         if (num(p, "clock", v, 0, 0xffffffffULL, &x) < 0)
             return -1;

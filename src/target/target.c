@@ -429,6 +429,26 @@ int tgt_is_armv6m(const tgt *t)
                  !strcmp(t->cpu, "cortex-m0plus"));
 }
 
+int tgt_stub_thumb2(const tgt *t)
+{
+    /* binutils 2.40 bfd/elf32-arm.c: arm_type_of_stub gives a Thumb-only
+     * core arm_stub_long_branch_thumb2_only when using_thumb2 holds (the
+     * output's Tag_CPU_arch is v6T2, v7, v7E-M, v8, v8-R, v8-M Mainline,
+     * v8.1-M Mainline or v9) and arm_stub_long_branch_thumb_only otherwise:
+     * v6-M (cortex-m0, cortex-m0plus) and v8-M Baseline (cortex-m23, Armv8-M
+     * ARM B3 "ARMv8-M Baseline": no 32-bit LDR). Checked against ld 2.40's
+     * output for -mcpu=cortex-m23 in tests/cli/t0625-plan-stuborder.sh. */
+    return t && !tgt_is_armv6m(t) && strcmp(t->cpu, "cortex-m23") != 0;
+}
+
+unsigned tgt_stub_bytes(const tgt *t)
+{
+    /* elf32-arm.c elf32_arm_stub_long_branch_thumb2_only: 2 words;
+     * elf32_arm_stub_long_branch_thumb_only: 4 words (with the nop that
+     * aligns the literal). */
+    return tgt_stub_thumb2(t) ? 8 : 16;
+}
+
 uint32_t tgt_cache_sets(const tgt_cache *c)
 {
     return c->size / (c->ways * c->line);

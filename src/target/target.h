@@ -64,7 +64,7 @@ typedef struct tgt_mem {
 typedef struct tgt {
     const char *name;     /* "rp2040" */
     const char *board;    /* "Raspberry Pi Pico" */
-    const char *cpu;      /* "cortex-m0plus", "cortex-m33", "cortex-m7" */
+    const char *cpu;      /* "cortex-m0plus", "cortex-m23", "cortex-m33", ... */
     uint32_t clock_hz;
     double cpi;           /* estimated core cycles per instruction */
     tgt_cache cache;
@@ -147,6 +147,15 @@ int tgt_is_cached(const tgt *t, uint32_t addr);
 /* 1 for an ARMv6-M core (cortex-m0, cortex-m0plus): no Thumb-2 long
  * branches, no DWT_PCSR. */
 int tgt_is_armv6m(const tgt *t);
+
+/* 1 when GNU ld's Thumb long-branch stub for the core is the Thumb-2 one,
+ * "ldr.w pc, [pc]" and a literal (8 bytes, one instruction): ARMv7-M and
+ * ARMv8-M Mainline. 0 for ARMv6-M and ARMv8-M Baseline (cortex-m23), which
+ * have no ldr.w pc: their stub is push {r0}; ldr r0, [pc]; mov ip, r0;
+ * pop {r0}; bx ip, a nop and a literal (16 bytes, five instructions). */
+int tgt_stub_thumb2(const tgt *t);
+/* The bytes of one such stub. */
+unsigned tgt_stub_bytes(const tgt *t);
 
 /* Sets: size / (ways * line). */
 uint32_t tgt_cache_sets(const tgt_cache *c);

@@ -99,7 +99,7 @@ test_expect_success 'plan --refine-from: the flash stubs where ld put them, pred
     plan rp2040 ram 8K refined --refine-from $W/rp2040-ram.elf \
         --refine-map $W/rp2040-ram.map --json -q -o $W/refined.json &&
     arm-none-eabi-nm $W/rp2040-ram.elf >nm &&
-    python3 $CP_ROOT/tests/cli/veneers.py nm last 10 >ld &&
+    python3 $CP_ROOT/tests/cli/veneers.py nm addrs 10 >ld &&
     sed -n 's/^@stub 0x\(1[0-9a-f]*\) .*/\1/p' $W/refined.layout | sort >ours &&
     test -s ld && test_cmp ld ours &&
     json $W/refined.json \"d['results'][0]['misses_before_refine']\" >/dev/null &&

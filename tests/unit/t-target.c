@@ -1,4 +1,5 @@
 /* tgt: the target file parser, the search path and trace header names. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -224,8 +225,41 @@ static void load_and_as(void)
     tgt_unload_all();
 }
 
+/* The linker stub each core gets (tgt_stub_thumb2): what GNU ld 2.40
+ * made for each -mcpu (tests/cli/t0625 links a cortex-m23 image). */
+static void stub_kinds(void)
+{
+    static const struct {
+        const char *cpu;
+        int thumb2;
+    } want[] = {
+        {"cortex-m0", 0},  {"cortex-m0plus", 0}, {"cortex-m23", 0},
+        {"cortex-m3", 1},  {"cortex-m4", 1},     {"cortex-m7", 1},
+        {"cortex-m33", 1},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        char text[sizeof good + 32];
+        const char *at = strstr(good, "cpu    cortex-m33\n");
+        size_t head = (size_t)(at - good);
+        snprintf(text, sizeof text, "%.*scpu    %s\n%s", (int)head, good,
+                 want[i].cpu, at + strlen("cpu    cortex-m33\n"));
+        cp_err e;
+        tgt *t = tgt_parse("s.target", text, strlen(text), &e);
+        if (!t)
+            T_FAIL("%s: %s", want[i].cpu, e.msg);
+        T_ASSERT(t);
+        if (!t)
+            continue;
+        T_EQ(tgt_stub_thumb2(t), want[i].thumb2);
+        T_EQ(tgt_stub_bytes(t), want[i].thumb2 ? 8u : 16u);
+        tgt_free(t);
+    }
+    T_EQ(tgt_stub_thumb2(NULL), 0);
+}
+
 static const t_case cases[] = {
     {"parse_good", parse_good},
+    {"stub_kinds", stub_kinds},
     {"parse_errors", parse_errors},
     {"header_names", header_names},
     {"load_and_as", load_and_as},
