@@ -292,16 +292,29 @@ static int cmp_cand(const void *a, const void *b)
 /* Greedy: move the unit whose re-simulated saving per byte is largest,
  * until nothing fits the budget or saves anything. Candidates are tried in
  * the order of their own misses per byte: the first dozen, and more when
- * none of those saves anything (a move also shifts code and adds stubs). */
-static double select_fast(plan_search *r, double cur, vstate *vs)
+ * none of those saves anything (a move also shifts code and adds stubs).
+ * share: the part of the time left to the deadline it may use; when that
+ * is used it stops picking, keeping what it chose (r->fast_cut counts
+ * it). */
+static double select_fast(plan_search *r, double cur, vstate *vs, double share)
 {
     plan_model *m = r->m;
     enum { FIRST = 12, MAX = 48 };
     cand *c = malloc((r->nhot ? r->nhot : 1) * sizeof *c);
-    double last_note = cp_now_s();
+    double t0 = cp_now_s(), last_note = t0, t_end = 0;
+    unsigned picks = 0;
+    int cut = 0;
     if (!c)
         return cur;
+    if (r->deadline > 0) {
+        double left = r->deadline - t0;
+        t_end = t0 + (left > 0 ? left : 0) * share;
+    }
     for (;;) {
+        if (t_end > 0 && cp_now_s() >= t_end) {
+            cut = 1;
+            break;
+        }
         cur = plan_cost(r, 1);
         uint32_t left = r->o->budget - fast_used(r, vs);
         size_t nc = 0;
@@ -321,6 +334,10 @@ static double select_fast(plan_search *r, double cur, vstate *vs)
         for (size_t i = 0; i < nc && i < MAX; i++) {
             if ((i >= FIRST && pick != NONE) || (r->o->stop && *r->o->stop))
                 break;
+            if (t_end > 0 && cp_now_s() >= t_end) {
+                cut = 1; /* this round unfinished: its pick is not taken */
+                break;
+            }
             if (cp_now_s() - last_note >= 0.5) {
                 last_note = cp_now_s();
                 plan_note(r, "fast memory: trying candidate %zu of %zu (%u bytes "
@@ -340,13 +357,22 @@ static double select_fast(plan_search *r, double cur, vstate *vs)
                 pick_val = v;
             }
         }
-        if (pick == NONE)
+        if (cut || pick == NONE)
             break;
         take_fast(r, pick, vs);
+        picks++;
         plan_note(r, "fast memory: %s (%u bytes), %.1f misses/iteration",
              m->units[pick].name, m->units[pick].size, pick_val);
     }
     free(c);
+    if (cut) {
+        r->fast_cut++;
+        plan_say(r, "fast memory: stopped by --time after %u sections (%u "
+                 "bytes) in %.1f s", picks, fast_used(r, vs), cp_now_s() - t0);
+    } else {
+        plan_note(r, "fast memory: %u sections (%u bytes) in %.1f s", picks,
+                  fast_used(r, vs), cp_now_s() - t0);
+    }
     return plan_cost(r, 0);
 }
 
@@ -565,6 +591,7 @@ static plan_result *make_result(plan_search *r, plan_strategy s, double stock,
     res->insns = plan_model_insns(m) + out.stub_calls * m->veneer_insns;
     res->moves = r->moves;
     res->time_cut = r->time_cut;
+    res->fast_cut = r->fast_cut;
     res->nchains = r->nchains;
     memcpy(res->chains, r->chains, sizeof res->chains);
     return res;
@@ -597,17 +624,48 @@ double plan_result_eval(plan_model *m, const plan_result *res)
     return rc < 0 ? -1 : out.misses;
 }
 
-/* The part of a time limit each strategy's search gets when several run
- * (auto, --compare): colour one part, combined (three searches) three. */
+/* The parts of a time limit (docs/plan.md): a search one part, a RAM
+ * selection half a part (most need less, and what one leaves goes to
+ * what follows). Colour runs one search, ram one selection, combined
+ * three searches and two selections. */
+#define SEARCH_PART 1.0
+#define SELECT_PART 0.5
+
 static double time_part(plan_strategy s)
 {
-    return s == PLAN_COLOUR ? 1 : s == PLAN_COMBINED ? 3 : 0;
+    return s == PLAN_COLOUR ? SEARCH_PART
+         : s == PLAN_RAM ? SELECT_PART
+         : s == PLAN_COMBINED ? 3 * SEARCH_PART + 2 * SELECT_PART : 0;
+}
+
+static int needs_budget(int k)
+{
+    return k == PLAN_RAM || k == PLAN_COMBINED || k == PLAN_RANK ||
+           k == PLAN_DENSITY;
 }
 
 double plan_time_share(plan_strategy s, uint32_t budget)
 {
-    double total = time_part(PLAN_COLOUR) + (budget ? time_part(PLAN_COMBINED) : 0);
-    return total > 0 ? time_part(s) / total : 0;
+    if ((unsigned)s >= PLAN_AUTO || (needs_budget(s) && !budget))
+        return 0;
+    double rest = 0;
+    for (int k = s; k < PLAN_AUTO; k++)
+        if (budget || !needs_budget(k))
+            rest += time_part((plan_strategy)k);
+    return rest > 0 ? time_part(s) / rest : 0;
+}
+
+double plan_time_for(plan_strategy s, uint32_t budget, double left)
+{
+    double share = plan_time_share(s, budget);
+    double v = (left > 0 ? left : 0) * (share > 0 ? share : 1);
+    return v > 1e-3 ? v : 1e-3;
+}
+
+/* The part of what is left a phase gets, with `rest` parts after it. */
+static double phase_share(double part, double rest)
+{
+    return part / (part + rest);
 }
 
 plan_result *plan_run(plan_model *m, plan_strategy s, const plan_opts *o,
@@ -619,13 +677,17 @@ plan_result *plan_run(plan_model *m, plan_strategy s, const plan_opts *o,
     }
     if (s == PLAN_AUTO) {
         plan_result *best = NULL;
+        double t0 = o->t_start > 0 ? o->t_start : cp_now_s();
         for (int k = 0; k < PLAN_AUTO; k++) {
-            if ((k == PLAN_RAM || k == PLAN_COMBINED || k == PLAN_RANK ||
-                 k == PLAN_DENSITY) && o->budget == 0)
+            if (needs_budget(k) && o->budget == 0)
                 continue;
             plan_opts ok = *o;
-            ok.time_limit = o->time_limit * plan_time_share((plan_strategy)k,
-                                                            o->budget);
+            if (o->time_limit > 0) {
+                double now = cp_now_s();
+                ok.t_start = now;
+                ok.time_limit = plan_time_for((plan_strategy)k, o->budget,
+                                              t0 + o->time_limit - now);
+            }
             plan_result *c = plan_run(m, (plan_strategy)k, &ok, err);
             if (!c) {
                 plan_result_free(best);
@@ -649,7 +711,7 @@ plan_result *plan_run(plan_model *m, plan_strategy s, const plan_opts *o,
     r.hot_base = plan_hot_base(m);
     r.rng = o->seed ? o->seed : 1;
     if (o->time_limit > 0)
-        r.deadline = cp_now_s() + o->time_limit;
+        r.deadline = (o->t_start > 0 ? o->t_start : cp_now_s()) + o->time_limit;
     r.umiss = calloc(m->nunits ? m->nunits : 1, sizeof *r.umiss);
     r.off = malloc((m->nunits ? m->nunits : 1) * sizeof *r.off);
     r.fast = calloc(m->nunits ? m->nunits : 1, 1);
@@ -664,7 +726,22 @@ plan_result *plan_run(plan_model *m, plan_strategy s, const plan_opts *o,
     }
     for (size_t i = 0; i < m->nunits; i++)
         r.off[i] = NONE;
+    double t_eval = cp_now_s();
     double stock = plan_cost(&r, 1);
+    if (r.deadline > 0) {
+        /* What follows the last search (the checks on every iteration and
+         * the result's figures, about eight evaluations of every
+         * iteration) comes out of the limit too: the searches and
+         * selections end that much earlier (at most half of what is
+         * left). */
+        unsigned planned = 0;
+        for (unsigned k = 0; k < m->nwork; k++)
+            planned += plan_work_iters(m, k, r.iters);
+        double all = (double)m->niters / (planned ? planned : 1);
+        double tail = 8 * (cp_now_s() - t_eval) * all,
+               left = r.deadline - cp_now_s();
+        r.deadline -= tail < left / 2 ? tail : left > 0 ? left / 2 : 0;
+    }
     memcpy(stock_umiss, r.umiss, m->nunits * sizeof *stock_umiss);
     plan_note(&r, "%s: stock %.1f misses/iteration, %zu hot sections",
          plan_strategy_name(s), stock, r.nhot);
@@ -680,7 +757,7 @@ plan_result *plan_run(plan_model *m, plan_strategy s, const plan_opts *o,
     case PLAN_RAM:
         if (snap_take(&r, &vs, &start) < 0)
             goto oom;
-        select_fast(&r, stock, &vs);
+        select_fast(&r, stock, &vs, 1.0);
         keep_better(&r, &vs, &start, "ram");
         break;
     case PLAN_RANK:
@@ -695,12 +772,15 @@ plan_result *plan_run(plan_model *m, plan_strategy s, const plan_opts *o,
          * where it is. And, when colouring first leaves too little for fast
          * memory to find, fast memory chosen on the stock layout first,
          * then coloured. The better of the two, and never worse than the
-         * annealed flash-only layout both start from. */
-        double c = do_colour(&r, 0, 1.0 / 3);
+         * annealed flash-only layout both start from. Under --time each
+         * phase gets its part of what is left (a search one part, a
+         * selection SELECT_PART), so what one leaves goes to the rest. */
+        const double S = SEARCH_PART, F = SELECT_PART;
+        double c = do_colour(&r, 0, phase_share(S, 2 * S + 2 * F));
         if (snap_take(&r, &vs, &start) < 0)
             goto oom;
-        select_fast(&r, c, &vs);
-        double a = do_colour(&r, 1, 0.5);
+        select_fast(&r, c, &vs, phase_share(F, 2 * S + F));
+        double a = do_colour(&r, 1, phase_share(S, S + F));
         snap first = {0};
         if (snap_take(&r, &vs, &first) < 0) {
             snap_free(&first);
@@ -712,7 +792,7 @@ plan_result *plan_run(plan_model *m, plan_strategy s, const plan_opts *o,
         }
         r.block_end = 0;
         count_targets(&r, &vs);
-        select_fast(&r, plan_cost(&r, 0), &vs);
+        select_fast(&r, plan_cost(&r, 0), &vs, phase_share(F, S));
         double b = do_colour(&r, 0, 1.0);
         plan_note(&r, "combined: colour first %.1f, fast memory first %.1f", a, b);
         if (a <= b)
