@@ -4,6 +4,8 @@
  */
 #include "plan/search.h"
 
+#include "plan/incr.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -290,32 +292,61 @@ static int cmp_cand(const void *a, const void *b)
 }
 
 /* Greedy: move the unit whose re-simulated saving per byte is largest,
- * until nothing fits the budget or saves anything. Candidates are tried in
- * the order of their own misses per byte: the first dozen, and more when
- * none of those saves anything (a move also shifts code and adds stubs).
+ * until nothing fits the budget or saves anything. Each step ranks the
+ * candidates by their own misses per byte; the first SCREEN (48) of them are
+ * screened by the incremental evaluation (src/plan/incr.c: the misses
+ * saved when only the candidate's own accesses leave the cache, a few
+ * sets re-simulated each), and the CONFIRM (6) best of those by that saving
+ * per byte are evaluated in full (what the move really does: stubs, code
+ * and data it shifts); the one that saves most per byte, in full, is
+ * taken. When none of them saves anything, the others follow in the
+ * ranking's order, up to MAX. The screen only orders what is evaluated in
+ * full: every figure compared and reported is a full evaluation.
  * share: the part of the time left to the deadline it may use; when that
  * is used it stops picking, keeping what it chose (r->fast_cut counts
  * it). */
 static double select_fast(plan_search *r, double cur, vstate *vs, double share)
 {
     plan_model *m = r->m;
-    enum { FIRST = 12, MAX = 48 };
-    cand *c = malloc((r->nhot ? r->nhot : 1) * sizeof *c);
+    enum { SCREEN = 48, CONFIRM = 6, MAX = 48 };
+    size_t nh = r->nhot ? r->nhot : 1;
+    cand *c = malloc(nh * sizeof *c);
+    size_t *hk = malloc(nh * sizeof *hk), nk = 0;
+    uint32_t *kof = malloc((m->nunits ? m->nunits : 1) * sizeof *kof);
     double t0 = cp_now_s(), last_note = t0, t_end = 0;
     unsigned picks = 0;
+    unsigned long full = 0, screened = 0;
     int cut = 0;
-    if (!c)
-        return cur;
+    plan_incr *x = NULL;
+    if (!c || !hk || !kof) {
+        free(c);
+        free(hk);
+        free(kof);
+        r->failed = 1;
+        cp_seterr(r->err, "out of memory");
+        return HUGE_VAL;
+    }
     if (r->deadline > 0) {
         double left = r->deadline - t0;
         t_end = t0 + (left > 0 ? left : 0) * share;
     }
-    for (;;) {
+    for (size_t i = 0; i < m->nunits; i++)
+        kof[i] = UINT32_MAX;
+    for (size_t k = 0; k < r->nhot; k++)
+        if (!r->fast[r->hot[k]]) {
+            kof[r->hot[k]] = (uint32_t)nk;
+            hk[nk++] = r->hot[k];
+        }
+    plan_build(r);
+    if (nk && !(x = plan_incr_new(m, &r->L, hk, nk, r->iters, r->err)))
+        r->failed = 1;
+    while (!r->failed) {
         if (t_end > 0 && cp_now_s() >= t_end) {
             cut = 1;
             break;
         }
         cur = plan_cost(r, 1);
+        full++;
         uint32_t left = r->o->budget - fast_used(r, vs);
         size_t nc = 0;
         for (size_t k = 0; k < r->nhot; k++) {
@@ -329,10 +360,28 @@ static double select_fast(plan_search *r, double cur, vstate *vs, double share)
         if (nc == 0)
             break;
         qsort(c, nc, sizeof *c, cmp_cand);
+        /* The screen reorders the first SCREEN. */
+        size_t ns = nc < SCREEN ? nc : SCREEN;
+        double base = x ? plan_incr_total(x) : 0;
+        for (size_t i = 0; x && i < ns; i++) {
+            double v = plan_incr_remove(x, kof[c[i].u]);
+            if (v < 0) {
+                r->failed = 1;
+                cp_seterr(r->err, "out of memory (incremental evaluation)");
+                break;
+            }
+            plan_incr_undo(x);
+            screened++;
+            c[i].score = (base - v) / fast_cost(r, c[i].u, vs);
+        }
+        if (r->failed)
+            break;
+        if (x)
+            qsort(c, ns, sizeof *c, cmp_cand);
         size_t pick = NONE;
         double pick_score = 0, pick_val = cur;
         for (size_t i = 0; i < nc && i < MAX; i++) {
-            if ((i >= FIRST && pick != NONE) || (r->o->stop && *r->o->stop))
+            if ((i >= CONFIRM && pick != NONE) || (r->o->stop && *r->o->stop))
                 break;
             if (t_end > 0 && cp_now_s() >= t_end) {
                 cut = 1; /* this round unfinished: its pick is not taken */
@@ -348,6 +397,7 @@ static double select_fast(plan_search *r, double cur, vstate *vs, double share)
             uint32_t old = r->off[u];
             r->fast[u] = 1;
             double v = plan_cost(r, 0);
+            full++;
             r->fast[u] = 0;
             r->off[u] = old;
             double sc = (cur - v) / fast_cost(r, u, vs);
@@ -360,18 +410,31 @@ static double select_fast(plan_search *r, double cur, vstate *vs, double share)
         if (cut || pick == NONE)
             break;
         take_fast(r, pick, vs);
+        /* Its accesses leave the screen's stream too (what else the move
+         * shifted stays as it was there: the screen only orders). */
+        if (x && plan_incr_remove(x, kof[pick]) < 0) {
+            r->failed = 1;
+            cp_seterr(r->err, "out of memory (incremental evaluation)");
+            break;
+        }
         picks++;
         plan_note(r, "fast memory: %s (%u bytes), %.1f misses/iteration",
              m->units[pick].name, m->units[pick].size, pick_val);
     }
+    plan_incr_free(x);
     free(c);
+    free(hk);
+    free(kof);
+    if (r->failed)
+        return HUGE_VAL;
     if (cut) {
         r->fast_cut++;
         plan_say(r, "fast memory: stopped by --time after %u sections (%u "
                  "bytes) in %.1f s", picks, fast_used(r, vs), cp_now_s() - t0);
     } else {
-        plan_note(r, "fast memory: %u sections (%u bytes) in %.1f s", picks,
-                  fast_used(r, vs), cp_now_s() - t0);
+        plan_note(r, "fast memory: %u sections (%u bytes) in %.1f s: %lu full "
+                  "evaluations, %lu screened", picks, fast_used(r, vs),
+                  cp_now_s() - t0, full, screened);
     }
     return plan_cost(r, 0);
 }
@@ -625,11 +688,12 @@ double plan_result_eval(plan_model *m, const plan_result *res)
 }
 
 /* The parts of a time limit (docs/plan.md): a search one part, a RAM
- * selection half a part (most need less, and what one leaves goes to
- * what follows). Colour runs one search, ram one selection, combined
- * three searches and two selections. */
+ * selection one part too (it gains more than the moves that time buys,
+ * and most need less: what one leaves goes to what follows). Colour runs
+ * one search, ram one selection, combined three searches and two
+ * selections. */
 #define SEARCH_PART 1.0
-#define SELECT_PART 0.5
+#define SELECT_PART 1.0
 
 static double time_part(plan_strategy s)
 {
@@ -660,6 +724,18 @@ double plan_time_for(plan_strategy s, uint32_t budget, double left)
     double share = plan_time_share(s, budget);
     double v = (left > 0 ? left : 0) * (share > 0 ? share : 1);
     return v > 1e-3 ? v : 1e-3;
+}
+
+/* Whether the deadline has passed after the phase `after` (said so, and
+ * counted as a search the limit stopped). */
+static int time_up(plan_search *r, const char *after)
+{
+    if (r->failed || !(r->deadline > 0) || cp_now_s() < r->deadline)
+        return 0;
+    r->time_cut = 1;
+    plan_say(r, "--time used up after %s: the phases after it are left out",
+             after);
+    return 1;
 }
 
 /* The part of what is left a phase gets, with `rest` parts after it. */
@@ -726,6 +802,8 @@ plan_result *plan_run(plan_model *m, plan_strategy s, const plan_opts *o,
     }
     for (size_t i = 0; i < m->nunits; i++)
         r.off[i] = NONE;
+    if (plan_model_compress(m) < 0) /* before the evaluation timed below */
+        goto oom;
     double t_eval = cp_now_s();
     double stock = plan_cost(&r, 1);
     if (r.deadline > 0) {
@@ -779,8 +857,20 @@ plan_result *plan_run(plan_model *m, plan_strategy s, const plan_opts *o,
         double c = do_colour(&r, 0, phase_share(S, 2 * S + 2 * F));
         if (snap_take(&r, &vs, &start) < 0)
             goto oom;
+        /* A phase that would start with the limit used is left out: the
+         * placement so far is the plan. */
+        if (time_up(&r, "the first search"))
+            break;
         select_fast(&r, c, &vs, phase_share(F, 2 * S + F));
+        if (time_up(&r, "the first RAM selection")) {
+            keep_better(&r, &vs, &start, "combined");
+            break;
+        }
         double a = do_colour(&r, 1, phase_share(S, S + F));
+        if (time_up(&r, "the second search")) {
+            keep_better(&r, &vs, &start, "combined");
+            break;
+        }
         snap first = {0};
         if (snap_take(&r, &vs, &first) < 0) {
             snap_free(&first);
@@ -793,7 +883,8 @@ plan_result *plan_run(plan_model *m, plan_strategy s, const plan_opts *o,
         r.block_end = 0;
         count_targets(&r, &vs);
         select_fast(&r, plan_cost(&r, 0), &vs, phase_share(F, S));
-        double b = do_colour(&r, 0, 1.0);
+        double b = time_up(&r, "the RAM selection on the stock layout")
+                       ? HUGE_VAL : do_colour(&r, 0, 1.0);
         plan_note(&r, "combined: colour first %.1f, fast memory first %.1f", a, b);
         if (a <= b)
             snap_put(&r, &vs, &first);
