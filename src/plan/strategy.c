@@ -560,6 +560,38 @@ static void keep_better(plan_search *r, vstate *vs, const snap *start, const cha
     snap_free(&cur);
 }
 
+/* When --time stopped a RAM selection: the density ranking's plan (fast
+ * memory by the stock layout's misses per byte, the rest as linked; one
+ * evaluation) is the result if it is better on every iteration, so that a
+ * selection cut short never leaves a plan worse than that baseline. */
+static void density_net(plan_search *r, vstate *vs, const double *stock_umiss)
+{
+    double now = plan_cost_all(r);
+    snap cur = {0};
+    if (snap_take(r, vs, &cur) < 0) {
+        snap_free(&cur);
+        r->failed = 1;
+        cp_seterr(r->err, "out of memory");
+        return;
+    }
+    for (size_t i = 0; i < r->m->nunits; i++) {
+        r->off[i] = NONE;
+        r->fast[i] = 0;
+    }
+    r->block_end = 0;
+    count_targets(r, vs);
+    select_density(r, vs, stock_umiss);
+    double d = plan_cost_all(r);
+    if (now <= d) {
+        snap_put(r, vs, &cur);
+    } else {
+        plan_say(r, "fast memory: --time stopped the selection; the density "
+                 "ranking's plan is better (%.1f against %.1f "
+                 "misses/iteration) and is the plan", d, now);
+    }
+    snap_free(&cur);
+}
+
 /* ---- results ----------------------------------------------------------- */
 
 static int cmp_items(const void *a, const void *b)
@@ -900,6 +932,8 @@ plan_result *plan_run(plan_model *m, plan_strategy s, const plan_opts *o,
         cp_seterr(err, "strategy %d is not a single strategy", (int)s);
         goto out;
     }
+    if (!r.failed && r.fast_cut && (s == PLAN_RAM || s == PLAN_COMBINED))
+        density_net(&r, &vs, stock_umiss);
     if (r.failed)
         goto out; /* err says why */
     res = make_result(&r, s, stock, stock_umiss, &vs);
