@@ -128,9 +128,54 @@ void plan_place_hotblock(plan_search *r)
     (void)n;
     free(ord);
 }
+/* The lines of each hot unit the planning iterations touch: tl[k] points
+ * at nl bytes (1: touched) for hot unit k, into one allocation (*buf). */
+static unsigned char **touched_lines(plan_search *r, const size_t *idx_of,
+                                     size_t n, unsigned char **buf,
+                                     uint32_t *ntouched)
+{
+    plan_model *m = r->m;
+    unsigned char **tl = malloc((n ? n : 1) * sizeof *tl);
+    size_t total = 0;
+    for (size_t k = 0; k < n; k++)
+        total += (align8(m->units[r->hot[k]].size) + m->cache.line - 1) >>
+                 m->line_shift;
+    *buf = calloc(total ? total : 1, 1);
+    if (!tl || !*buf) {
+        free(tl);
+        free(*buf);
+        *buf = NULL;
+        return NULL;
+    }
+    total = 0;
+    for (size_t k = 0; k < n; k++) {
+        tl[k] = *buf + total;
+        ntouched[k] = 0;
+        total += (align8(m->units[r->hot[k]].size) + m->cache.line - 1) >>
+                 m->line_shift;
+    }
+    unsigned it = r->iters && r->iters < m->niters ? r->iters : m->niters;
+    for (size_t q = m->iter_start[0]; q < m->iter_start[it]; q++) {
+        const plan_acc *a = &m->acc[q];
+        if (a->unit >= m->nunits || idx_of[a->unit] == NONE || !a->len)
+            continue;
+        size_t k = idx_of[a->unit];
+        uint32_t nl = (align8(m->units[a->unit].size) + m->cache.line - 1) >>
+                      m->line_shift;
+        for (uint32_t l = a->off >> m->line_shift;
+             l <= (a->off + a->len - 1) >> m->line_shift && l < nl; l++)
+            if (!tl[k][l]) {
+                tl[k][l] = 1;
+                ntouched[k]++;
+            }
+    }
+    return tl;
+}
+
 /* Temporal relationship graph over hot units: w[a * n + b] counts how
  * often b ran between two runs of a within a window of twice the cache. */
-static float *build_trg(plan_search *r, const size_t *idx_of, size_t n)
+static float *build_trg(plan_search *r, const size_t *idx_of, size_t n,
+                        const uint32_t *ntouched)
 {
     plan_model *m = r->m;
     float *w = calloc(n ? n * n : 1, sizeof *w);
@@ -160,7 +205,7 @@ static float *build_trg(plan_search *r, const size_t *idx_of, size_t n)
         for (; j < depth && stack[j] != a; j++) {
             if (bytes <= window)
                 w[a * n + stack[j]] += sc;
-            bytes += m->units[r->hot[stack[j]]].size;
+            bytes += (uint64_t)ntouched[stack[j]] << m->line_shift;
         }
         if (j == depth)
             depth++;
@@ -204,15 +249,20 @@ int plan_place_colour(plan_search *r)
     double *sc = malloc(m->sets * sizeof *sc);
     costsort *cs = malloc(m->sets * sizeof *cs);
     size_t *ord = malloc((n ? n : 1) * sizeof *ord);
+    uint32_t *ntouched = malloc((n ? n : 1) * sizeof *ntouched);
+    unsigned char **tl = NULL, *tlbuf = NULL;
     float *w = NULL;
     int rc = -1;
-    if (!idx_of || !occ || !nocc || !sc || !cs || !ord)
+    if (!idx_of || !occ || !nocc || !sc || !cs || !ord || !ntouched)
         goto out;
     for (size_t i = 0; i < m->nunits; i++)
         idx_of[i] = NONE;
     for (size_t k = 0; k < n; k++)
         idx_of[r->hot[k]] = k;
-    w = build_trg(r, idx_of, n);
+    tl = touched_lines(r, idx_of, n, &tlbuf, ntouched);
+    if (!tl)
+        goto out;
+    w = build_trg(r, idx_of, n, ntouched);
     if (!w)
         goto out;
     /* Hottest first: by fetched bytes. */
@@ -256,14 +306,15 @@ int plan_place_colour(plan_search *r)
                 sum -= top[t];
             sc[s] = sum;
         }
-        /* Sliding sum over nl consecutive sets for each start colour. */
-        double win = 0;
-        for (uint32_t i = 0; i < nl; i++)
-            win += sc[i & mask];
+        /* For each start colour, the sum over the sets the unit's touched
+         * lines would fall in. */
         for (uint32_t c = 0; c < m->sets; c++) {
+            double win = 0;
+            for (uint32_t i = 0; i < nl; i++)
+                if (tl[a][i])
+                    win += sc[(c + i) & mask];
             cs[c].c = c;
             cs[c].cost = win;
-            win += sc[(c + nl) & mask] - sc[c];
         }
         qsort(cs, m->sets, sizeof *cs, cmp_costsort);
         uint32_t p = NONE;
@@ -285,7 +336,7 @@ int plan_place_colour(plan_search *r)
         uint32_t c0 = colour_of(r, p);
         for (uint32_t i = 0; i < nl; i++) {
             uint32_t s = (c0 + i) & mask;
-            if (nocc[s] < MAXOCC)
+            if (tl[a][i] && nocc[s] < MAXOCC)
                 occ[(size_t)s * MAXOCC + nocc[s]++] = a;
         }
     }
@@ -298,6 +349,9 @@ out:
     free(cs);
     free(ord);
     free(w);
+    free(ntouched);
+    free(tl);
+    free(tlbuf);
     return rc;
 }
 /* The end of the placed hot units (offset in the block). */

@@ -5,6 +5,7 @@
 #include "plan/emit.h"
 #include "plan/plan_int.h"
 #include "plan/incr.h"
+#include "plan/search.h"
 
 #include <math.h>
 
@@ -186,8 +187,19 @@ static void strategies_fix_a_three_way_conflict(void)
     T_ASSERT(r);
     T_EQ((long)r->misses, 0);
     T_EQ(r->nitems, 3);
-    T_ASSERT(r->items[0].colour != r->items[1].colour ||
-             r->items[1].colour != r->items[2].colour);
+    /* The three hot lines no longer share one set. */
+    {
+        uint32_t hs[3];
+        unsigned sets = tgt_cache_sets(&c);
+        for (size_t k = 0; k < 3; k++) {
+            const plan_item *it = &r->items[k];
+            size_t j = it->unit == tri[0] ? 0 : it->unit == tri[1] ? 1 : 2;
+            T_EQ(it->unit, tri[j]);
+            hs[k] = (it->colour + (at[j] - plan_model_unit(m, tri[j])->addr) /
+                                  c.line) % sets;
+        }
+        T_ASSERT(hs[0] != hs[1] || hs[1] != hs[2]);
+    }
     T_ASSERT(fabs(plan_result_eval(m, r) - r->misses) < 1e-9);
     plan_result_free(r);
 
@@ -821,7 +833,69 @@ static void closing_way_gaps_keeps_every_policy(void)
     img_free(im);
 }
 
+/* Five sections longer than a cache way, each running only its first
+ * line, in turn: the relationship graph's colouring must see that only
+ * those lines compete, and give no set of the 2-way cache more than two of
+ * them. Counting every line a section spans, each section covers every
+ * set, every start costs the same, and all five start at one set. */
+static void colouring_counts_touched_lines(void)
+{
+    img *im = open_m0();
+    T_ASSERT(im);
+    const tgt *t = tgt_find("rp2040");
+    tgt_cache c = t->cache;
+    cp_err e;
+    T_EQ(tgt_parse_cache("512,2,8", &c, &e), 0);
+    plan_model *m = plan_model_new(im, t, &c, &e);
+    T_ASSERT(m);
+    uint32_t way = c.size / c.ways;
+    size_t nu = plan_model_nunits(m), pick[5], np = 0;
+    for (size_t i = 0; i < nu && np < 5; i++) {
+        const plan_unit *u = plan_model_unit(m, i);
+        if (!(u->flags & PLAN_U_NOMOVE) && u->size >= way && u->size < 2 * way)
+            pick[np++] = i;
+    }
+    T_EQ(np, 5);
+    for (int it = 0; it < 4; it++) {
+        T_EQ(plan_model_begin_iteration(m), 0);
+        for (int k = 0; k < 20; k++)
+            for (size_t j = 0; j < np; j++)
+                T_EQ(plan_model_add_access(m, plan_model_unit(m, pick[j])->addr,
+                                           4, 2, 0), 0);
+    }
+    plan_opts o = plan_opts_default(t);
+    plan_search r;
+    memset(&r, 0, sizeof r);
+    r.m = m;
+    r.o = &o;
+    r.err = &e;
+    r.hot_base = plan_hot_base(m);
+    r.off = malloc(nu * sizeof *r.off);
+    r.fast = calloc(nu, 1);
+    T_ASSERT(r.off && r.fast);
+    for (size_t i = 0; i < nu; i++)
+        r.off[i] = PLAN_NONE;
+    T_EQ(plan_find_hot(&r), 0);
+    T_EQ(r.nhot, 5);
+    T_EQ(plan_place_colour(&r), 0);
+    unsigned per_set[64] = {0};
+    for (size_t j = 0; j < np; j++) {
+        T_ASSERT(r.off[pick[j]] != PLAN_NONE);
+        uint32_t s = colour_of(&r, r.off[pick[j]]);
+        T_ASSERT(s < 64);
+        if (++per_set[s] > c.ways)
+            T_FAIL("%u of the sections' hot lines in set %u of a %u-way cache",
+                   per_set[s], s, c.ways);
+    }
+    free(r.off);
+    free(r.fast);
+    free(r.hot);
+    plan_model_free(m);
+    img_free(im);
+}
+
 static const t_case cases[] = {
+    {"colouring_counts_touched_lines", colouring_counts_touched_lines},
     {"incr_matches_full_every_policy", incr_matches_full_every_policy},
     {"closing_way_gaps_keeps_every_policy", closing_way_gaps_keeps_every_policy},
     {"failed_evaluation_is_an_error", failed_evaluation_is_an_error},
