@@ -55,10 +55,11 @@ static const cli_opt opts[] = {
     [O_MOVES] = {"search-moves", 0, "N", "annealing moves per search (default "
                  CLI_PLAN_STR(PLAN_SEARCH_MOVES) "; each re-simulates the "
                  "sets it changes)"},
-    [O_TIME] = {"time", 0, "SECONDS", "wall-clock limit of the searches "
+    [O_TIME] = {"time", 0, "SECONDS", "wall-clock limit of the whole plan "
+                "from the command's start, reading the evidence included "
                 "(default 60; 0: none); a search that would not make its "
-                "moves in it cools with the clock, stops early, and is "
-                "reported"},
+                "moves in it cools with the clock and stops early, a RAM "
+                "selection stops picking, and both are reported"},
     [O_SEED] = {"seed", 0, "N", "seed of the search (default 1): the same "
                 "inputs and seed give the same plan"},
     [O_THREADS] = {"threads", 0, "N", "annealing chains per search, each in "
@@ -227,6 +228,8 @@ static void result_json(jw *w, const plan_model *m, const tgt *t,
     jw_uint(w, r->moves);
     jw_key(w, "stopped_by_time");
     jw_bool(w, r->time_cut);
+    jw_key(w, "fast_selections_stopped_by_time");
+    jw_uint(w, r->fast_cut);
     /* The annealing chains of its searches (--threads). */
     jw_key(w, "chains");
     jw_arr_begin(w);
@@ -396,6 +399,7 @@ typedef struct plan_args {
     uint32_t threads; /* 0: the default (one chain) */
     uint64_t seed, cache_seed;
     double time_limit;
+    double t_start;       /* when the command started (cp_now_s) */
 } plan_args;
 
 /* What a run made (run_plan fills it; plan_state_free frees it). */
@@ -615,6 +619,7 @@ static int run_strategies(cli_ctx *ctx, const plan_args *a, plan_state *st)
     o.pad_limit = a->pad;
     o.search_moves = a->moves;
     o.time_limit = a->time_limit;
+    o.t_start = a->t_start; /* set-up counts */
     o.seed = a->seed;
     o.threads = a->threads ? a->threads : 1;
     o.progress = progress;
@@ -630,8 +635,13 @@ static int run_strategies(cli_ctx *ctx, const plan_args *a, plan_state *st)
                  k == PLAN_DENSITY) && a->budget == 0)
                 continue;
             cli_info(ctx, "plan: %s ...", plan_strategy_name((plan_strategy)k));
-            ok.time_limit = a->time_limit *
-                            plan_time_share((plan_strategy)k, a->budget);
+            if (a->time_limit > 0) {
+                /* Its part of what is left of the whole run's limit. */
+                double now = cp_now_s();
+                ok.t_start = now;
+                ok.time_limit = plan_time_for((plan_strategy)k, a->budget,
+                                              a->t_start + a->time_limit - now);
+            }
         }
         st->res[k] = plan_run(m, (plan_strategy)k, &ok, &err);
         if (stopped())
@@ -646,6 +656,14 @@ static int run_strategies(cli_ctx *ctx, const plan_args *a, plan_state *st)
     }
     for (int k = 0; k < PLAN_AUTO; k++) {
         const plan_result *r = st->res[k];
+        if (r && r->fast_cut)
+            cli_warn("%s: --time %g stopped %s before %s done (%s the "
+                     "sections chosen): the plan may differ from run to run "
+                     "(--time 0 makes it repeatable)",
+                     plan_strategy_name((plan_strategy)k), a->time_limit,
+                     r->fast_cut > 1 ? "both RAM selections" : "the RAM selection",
+                     r->fast_cut > 1 ? "they were" : "it was",
+                     r->fast_cut > 1 ? "each keeps" : "it keeps");
         if (!r || !r->time_cut)
             continue;
         char who[160] = "";
@@ -879,6 +897,7 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
                    .strategy = PLAN_AUTO, .pad = PLAN_PAD_LIMIT, .iters = 32,
                    .plan_iters = 3, .moves = PLAN_SEARCH_MOVES, .time_limit = 60,
                    .seed = 1, .cache_seed = 1};
+    a.t_start = cp_now_s(); /* --time counts from here */
     int rc = parse_args(ctx, argc, argv, pos, &a);
     if (rc >= 0)
         return rc;

@@ -120,7 +120,7 @@ double plan_anneal(plan_search *r, uint64_t seed, unsigned long moves,
     while (tries < moves) {
         if (r->o->stop && *r->o->stop)
             break;
-        if (t_end > 0 && (tries & 127) == 0 && tries) {
+        if (t_end > 0 && (tries & 15) == 0) {
             double now = cp_now_s();
             if (now > t_end) {
                 r->time_cut = stopped = 1;

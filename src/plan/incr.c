@@ -441,6 +441,30 @@ double plan_incr_move2(plan_incr *x, size_t k, uint32_t addr, size_t k2,
     return plan_incr_total(x);
 }
 
+double plan_incr_remove(plan_incr *x, size_t k)
+{
+    for (size_t i = 0; i < x->ntouched; i++)
+        x->mark[x->touched[i]] = 0;
+    x->ntouched = 0;
+    x->undo_k[0] = k;
+    x->undo_base[0] = x->base[k];
+    x->nundo = 1;
+    for (uint32_t l = 0; l < x->nlines[k]; l++)
+        if (line_used(x, k, l))
+            touch(x, (x->base[k] + l) & x->mask);
+    for (size_t i = 0; i < x->ntouched; i++)
+        occ_del(x, x->touched[i], (uint32_t)k);
+    for (size_t i = 0; i < x->ntouched; i++) {
+        uint32_t s = x->touched[i];
+        double v = sim_set(x, s);
+        if (v < 0)
+            return -1;
+        x->total += v - x->miss[s];
+        x->miss[s] = v;
+    }
+    return plan_incr_total(x);
+}
+
 double plan_incr_move(plan_incr *x, size_t k, uint32_t addr)
 {
     return plan_incr_move2(x, k, addr, SIZE_MAX, 0);

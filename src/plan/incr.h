@@ -33,6 +33,12 @@ double plan_incr_move(plan_incr *x, size_t k, uint32_t addr);
 double plan_incr_move2(plan_incr *x, size_t k, uint32_t addr, size_t k2,
                        uint32_t addr2);
 void plan_incr_undo(plan_incr *x);
+/* Takes unit k out of the stream (it goes where the cache does not see
+ * it: fast memory), re-simulating the sets its used lines leave; returns
+ * the new total, or -1 (out of memory). plan_incr_undo() puts it back.
+ * Only that unit's accesses change: what else such a move shifts (linker
+ * stubs, code and data after it) is not in this figure. */
+double plan_incr_remove(plan_incr *x, size_t k);
 /* A set with many misses, drawn with probability growing with them from a
  * uniform r in [0, 1); and a hot unit (index into hot[]) with a line in
  * that set, or SIZE_MAX. */

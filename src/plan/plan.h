@@ -156,9 +156,14 @@ typedef struct plan_opts {
     uint32_t veneer_bytes;  /* bytes one long-call veneer costs */
     unsigned search_moves;  /* annealing moves per search (a plan runs up to
                                three searches) */
-    double time_limit;      /* seconds the searches of one plan_run may take
-                               (0: no limit); they stop early when it is
-                               reached, and the result says so */
+    double time_limit;      /* seconds one plan_run may take, counted from
+                               t_start (0: no limit): its searches share it
+                               and stop early, the RAM selection stops
+                               picking, and the result says so */
+    double t_start;         /* monotonic seconds (cp_now_s) the limit counts
+                               from, e.g. when the command started so that
+                               reading the evidence counts (0: the call of
+                               plan_run) */
     uint64_t seed;
     /* Annealing chains per search, each in its own thread (1 or 0: one
      * chain, in the calling thread; at most PLAN_MAX_THREADS): every chain
@@ -233,6 +238,8 @@ typedef struct plan_result {
     int time_cut;         /* the time limit stopped a search before its
                              moves were done: the plan may differ between
                              runs */
+    unsigned fast_cut;    /* RAM selections the time limit stopped before
+                             they were done (they keep what they chose) */
     unsigned nchains;     /* chains per search (0: no search ran) */
     plan_chain chains[PLAN_MAX_THREADS];
     plan_item *items;     /* placed units: fast first, then hot by offset */
@@ -243,9 +250,15 @@ plan_result *plan_run(plan_model *m, plan_strategy s, const plan_opts *o,
                       cp_err *err);
 void plan_result_free(plan_result *r);
 
-/* The part of a plan's time limit strategy s gets when every strategy
- * runs (auto, compare) with this budget. */
+/* When every strategy runs in turn (auto, compare) with this budget under
+ * one time limit: the part of the time left when s starts that s gets
+ * (those after it get theirs of what it leaves). 0 for the strategies
+ * without a search or a RAM selection: they take no time of their own. */
 double plan_time_share(plan_strategy s, uint32_t budget);
+/* The time limit (seconds) s gets when it starts with `left` seconds to
+ * the deadline of the whole run: its share of them, or all of them when
+ * its share is 0, and never 0 (which would mean no limit). */
+double plan_time_for(plan_strategy s, uint32_t budget, double left);
 
 /* Estimated cycles per iteration: instructions times the target's cycles
  * per instruction, plus misses times its miss cost. What strategies and

@@ -33,6 +33,7 @@ typedef struct plan_search {
     double deadline;      /* monotonic seconds the search stops at (0: none) */
     unsigned long moves;  /* annealing moves made */
     int time_cut;         /* the deadline stopped a search */
+    unsigned fast_cut;    /* RAM selections the deadline stopped */
     double last_misses;   /* misses of the last evaluation (without the
                              stubs' instructions) */
     double search_best;   /* the last search's best, as the incremental

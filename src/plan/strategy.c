@@ -4,6 +4,8 @@
  */
 #include "plan/search.h"
 
+#include "plan/incr.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -290,19 +292,61 @@ static int cmp_cand(const void *a, const void *b)
 }
 
 /* Greedy: move the unit whose re-simulated saving per byte is largest,
- * until nothing fits the budget or saves anything. Candidates are tried in
- * the order of their own misses per byte: the first dozen, and more when
- * none of those saves anything (a move also shifts code and adds stubs). */
-static double select_fast(plan_search *r, double cur, vstate *vs)
+ * until nothing fits the budget or saves anything. Each step ranks the
+ * candidates by their own misses per byte; the first SCREEN (48) of them are
+ * screened by the incremental evaluation (src/plan/incr.c: the misses
+ * saved when only the candidate's own accesses leave the cache, a few
+ * sets re-simulated each), and the CONFIRM (6) best of those by that saving
+ * per byte are evaluated in full (what the move really does: stubs, code
+ * and data it shifts); the one that saves most per byte, in full, is
+ * taken. When none of them saves anything, the others follow in the
+ * ranking's order, up to MAX. The screen only orders what is evaluated in
+ * full: every figure compared and reported is a full evaluation.
+ * share: the part of the time left to the deadline it may use; when that
+ * is used it stops picking, keeping what it chose (r->fast_cut counts
+ * it). */
+static double select_fast(plan_search *r, double cur, vstate *vs, double share)
 {
     plan_model *m = r->m;
-    enum { FIRST = 12, MAX = 48 };
-    cand *c = malloc((r->nhot ? r->nhot : 1) * sizeof *c);
-    double last_note = cp_now_s();
-    if (!c)
-        return cur;
-    for (;;) {
+    enum { SCREEN = 48, CONFIRM = 6, MAX = 48 };
+    size_t nh = r->nhot ? r->nhot : 1;
+    cand *c = malloc(nh * sizeof *c);
+    size_t *hk = malloc(nh * sizeof *hk), nk = 0;
+    uint32_t *kof = malloc((m->nunits ? m->nunits : 1) * sizeof *kof);
+    double t0 = cp_now_s(), last_note = t0, t_end = 0;
+    unsigned picks = 0;
+    unsigned long full = 0, screened = 0;
+    int cut = 0;
+    plan_incr *x = NULL;
+    if (!c || !hk || !kof) {
+        free(c);
+        free(hk);
+        free(kof);
+        r->failed = 1;
+        cp_seterr(r->err, "out of memory");
+        return HUGE_VAL;
+    }
+    if (r->deadline > 0) {
+        double left = r->deadline - t0;
+        t_end = t0 + (left > 0 ? left : 0) * share;
+    }
+    for (size_t i = 0; i < m->nunits; i++)
+        kof[i] = UINT32_MAX;
+    for (size_t k = 0; k < r->nhot; k++)
+        if (!r->fast[r->hot[k]]) {
+            kof[r->hot[k]] = (uint32_t)nk;
+            hk[nk++] = r->hot[k];
+        }
+    plan_build(r);
+    if (nk && !(x = plan_incr_new(m, &r->L, hk, nk, r->iters, r->err)))
+        r->failed = 1;
+    while (!r->failed) {
+        if (t_end > 0 && cp_now_s() >= t_end) {
+            cut = 1;
+            break;
+        }
         cur = plan_cost(r, 1);
+        full++;
         uint32_t left = r->o->budget - fast_used(r, vs);
         size_t nc = 0;
         for (size_t k = 0; k < r->nhot; k++) {
@@ -316,11 +360,33 @@ static double select_fast(plan_search *r, double cur, vstate *vs)
         if (nc == 0)
             break;
         qsort(c, nc, sizeof *c, cmp_cand);
+        /* The screen reorders the first SCREEN. */
+        size_t ns = nc < SCREEN ? nc : SCREEN;
+        double base = x ? plan_incr_total(x) : 0;
+        for (size_t i = 0; x && i < ns; i++) {
+            double v = plan_incr_remove(x, kof[c[i].u]);
+            if (v < 0) {
+                r->failed = 1;
+                cp_seterr(r->err, "out of memory (incremental evaluation)");
+                break;
+            }
+            plan_incr_undo(x);
+            screened++;
+            c[i].score = (base - v) / fast_cost(r, c[i].u, vs);
+        }
+        if (r->failed)
+            break;
+        if (x)
+            qsort(c, ns, sizeof *c, cmp_cand);
         size_t pick = NONE;
         double pick_score = 0, pick_val = cur;
         for (size_t i = 0; i < nc && i < MAX; i++) {
-            if ((i >= FIRST && pick != NONE) || (r->o->stop && *r->o->stop))
+            if ((i >= CONFIRM && pick != NONE) || (r->o->stop && *r->o->stop))
                 break;
+            if (t_end > 0 && cp_now_s() >= t_end) {
+                cut = 1; /* this round unfinished: its pick is not taken */
+                break;
+            }
             if (cp_now_s() - last_note >= 0.5) {
                 last_note = cp_now_s();
                 plan_note(r, "fast memory: trying candidate %zu of %zu (%u bytes "
@@ -331,6 +397,7 @@ static double select_fast(plan_search *r, double cur, vstate *vs)
             uint32_t old = r->off[u];
             r->fast[u] = 1;
             double v = plan_cost(r, 0);
+            full++;
             r->fast[u] = 0;
             r->off[u] = old;
             double sc = (cur - v) / fast_cost(r, u, vs);
@@ -340,11 +407,35 @@ static double select_fast(plan_search *r, double cur, vstate *vs)
                 pick_val = v;
             }
         }
-        if (pick == NONE)
+        if (cut || pick == NONE)
             break;
         take_fast(r, pick, vs);
+        /* Its accesses leave the screen's stream too (what else the move
+         * shifted stays as it was there: the screen only orders). */
+        if (x && plan_incr_remove(x, kof[pick]) < 0) {
+            r->failed = 1;
+            cp_seterr(r->err, "out of memory (incremental evaluation)");
+            break;
+        }
+        picks++;
         plan_note(r, "fast memory: %s (%u bytes), %.1f misses/iteration",
              m->units[pick].name, m->units[pick].size, pick_val);
+    }
+    plan_incr_free(x);
+    free(hk);
+    free(kof);
+    if (r->failed) {
+        free(c);
+        return HUGE_VAL;
+    }
+    if (cut) {
+        r->fast_cut++;
+        plan_say(r, "fast memory: stopped by --time after %u sections (%u "
+                 "bytes) in %.1f s", picks, fast_used(r, vs), cp_now_s() - t0);
+    } else {
+        plan_note(r, "fast memory: %u sections (%u bytes) in %.1f s: %lu full "
+                  "evaluations, %lu screened", picks, fast_used(r, vs),
+                  cp_now_s() - t0, full, screened);
     }
     free(c);
     return plan_cost(r, 0);
@@ -469,6 +560,38 @@ static void keep_better(plan_search *r, vstate *vs, const snap *start, const cha
     snap_free(&cur);
 }
 
+/* When --time stopped a RAM selection: the density ranking's plan (fast
+ * memory by the stock layout's misses per byte, the rest as linked; one
+ * evaluation) is the result if it is better on every iteration, so that a
+ * selection cut short never leaves a plan worse than that baseline. */
+static void density_net(plan_search *r, vstate *vs, const double *stock_umiss)
+{
+    double now = plan_cost_all(r);
+    snap cur = {0};
+    if (snap_take(r, vs, &cur) < 0) {
+        snap_free(&cur);
+        r->failed = 1;
+        cp_seterr(r->err, "out of memory");
+        return;
+    }
+    for (size_t i = 0; i < r->m->nunits; i++) {
+        r->off[i] = NONE;
+        r->fast[i] = 0;
+    }
+    r->block_end = 0;
+    count_targets(r, vs);
+    select_density(r, vs, stock_umiss);
+    double d = plan_cost_all(r);
+    if (now <= d) {
+        snap_put(r, vs, &cur);
+    } else {
+        plan_say(r, "fast memory: --time stopped the selection; the density "
+                 "ranking's plan is better (%.1f against %.1f "
+                 "misses/iteration) and is the plan", d, now);
+    }
+    snap_free(&cur);
+}
+
 /* ---- results ----------------------------------------------------------- */
 
 static int cmp_items(const void *a, const void *b)
@@ -565,6 +688,7 @@ static plan_result *make_result(plan_search *r, plan_strategy s, double stock,
     res->insns = plan_model_insns(m) + out.stub_calls * m->veneer_insns;
     res->moves = r->moves;
     res->time_cut = r->time_cut;
+    res->fast_cut = r->fast_cut;
     res->nchains = r->nchains;
     memcpy(res->chains, r->chains, sizeof res->chains);
     return res;
@@ -597,17 +721,63 @@ double plan_result_eval(plan_model *m, const plan_result *res)
     return rc < 0 ? -1 : out.misses;
 }
 
-/* The part of a time limit each strategy's search gets when several run
- * (auto, --compare): colour one part, combined (three searches) three. */
+/* The parts of a time limit (docs/plan.md): a search one part, a RAM
+ * selection two (a selection stopped early loses more than a search
+ * paced harder: on the demo at --time 60 on a machine at load 8, combined
+ * 16K with a selection part of one kept 8 KiB of fast memory and 2,437.7
+ * misses, with two 10-16 KiB and 1,140.7-2,084.5; what a selection does
+ * not use goes to what follows). Colour runs one search, ram one
+ * selection, combined three searches and two selections. */
+#define SEARCH_PART 1.0
+#define SELECT_PART 2.0
+
 static double time_part(plan_strategy s)
 {
-    return s == PLAN_COLOUR ? 1 : s == PLAN_COMBINED ? 3 : 0;
+    return s == PLAN_COLOUR ? SEARCH_PART
+         : s == PLAN_RAM ? SELECT_PART
+         : s == PLAN_COMBINED ? 3 * SEARCH_PART + 2 * SELECT_PART : 0;
+}
+
+static int needs_budget(int k)
+{
+    return k == PLAN_RAM || k == PLAN_COMBINED || k == PLAN_RANK ||
+           k == PLAN_DENSITY;
 }
 
 double plan_time_share(plan_strategy s, uint32_t budget)
 {
-    double total = time_part(PLAN_COLOUR) + (budget ? time_part(PLAN_COMBINED) : 0);
-    return total > 0 ? time_part(s) / total : 0;
+    if ((unsigned)s >= PLAN_AUTO || (needs_budget(s) && !budget))
+        return 0;
+    double rest = 0;
+    for (int k = s; k < PLAN_AUTO; k++)
+        if (budget || !needs_budget(k))
+            rest += time_part((plan_strategy)k);
+    return rest > 0 ? time_part(s) / rest : 0;
+}
+
+double plan_time_for(plan_strategy s, uint32_t budget, double left)
+{
+    double share = plan_time_share(s, budget);
+    double v = (left > 0 ? left : 0) * (share > 0 ? share : 1);
+    return v > 1e-3 ? v : 1e-3;
+}
+
+/* Whether the deadline has passed after the phase `after` (said so, and
+ * counted as a search the limit stopped). */
+static int time_up(plan_search *r, const char *after)
+{
+    if (r->failed || !(r->deadline > 0) || cp_now_s() < r->deadline)
+        return 0;
+    r->time_cut = 1;
+    plan_say(r, "--time used up after %s: the phases after it are left out",
+             after);
+    return 1;
+}
+
+/* The part of what is left a phase gets, with `rest` parts after it. */
+static double phase_share(double part, double rest)
+{
+    return part / (part + rest);
 }
 
 plan_result *plan_run(plan_model *m, plan_strategy s, const plan_opts *o,
@@ -619,13 +789,17 @@ plan_result *plan_run(plan_model *m, plan_strategy s, const plan_opts *o,
     }
     if (s == PLAN_AUTO) {
         plan_result *best = NULL;
+        double t0 = o->t_start > 0 ? o->t_start : cp_now_s();
         for (int k = 0; k < PLAN_AUTO; k++) {
-            if ((k == PLAN_RAM || k == PLAN_COMBINED || k == PLAN_RANK ||
-                 k == PLAN_DENSITY) && o->budget == 0)
+            if (needs_budget(k) && o->budget == 0)
                 continue;
             plan_opts ok = *o;
-            ok.time_limit = o->time_limit * plan_time_share((plan_strategy)k,
-                                                            o->budget);
+            if (o->time_limit > 0) {
+                double now = cp_now_s();
+                ok.t_start = now;
+                ok.time_limit = plan_time_for((plan_strategy)k, o->budget,
+                                              t0 + o->time_limit - now);
+            }
             plan_result *c = plan_run(m, (plan_strategy)k, &ok, err);
             if (!c) {
                 plan_result_free(best);
@@ -649,7 +823,7 @@ plan_result *plan_run(plan_model *m, plan_strategy s, const plan_opts *o,
     r.hot_base = plan_hot_base(m);
     r.rng = o->seed ? o->seed : 1;
     if (o->time_limit > 0)
-        r.deadline = cp_now_s() + o->time_limit;
+        r.deadline = (o->t_start > 0 ? o->t_start : cp_now_s()) + o->time_limit;
     r.umiss = calloc(m->nunits ? m->nunits : 1, sizeof *r.umiss);
     r.off = malloc((m->nunits ? m->nunits : 1) * sizeof *r.off);
     r.fast = calloc(m->nunits ? m->nunits : 1, 1);
@@ -664,7 +838,24 @@ plan_result *plan_run(plan_model *m, plan_strategy s, const plan_opts *o,
     }
     for (size_t i = 0; i < m->nunits; i++)
         r.off[i] = NONE;
+    if (plan_model_compress(m) < 0) /* before the evaluation timed below */
+        goto oom;
+    double t_eval = cp_now_s();
     double stock = plan_cost(&r, 1);
+    if (r.deadline > 0) {
+        /* What follows the last search (the checks on every iteration and
+         * the result's figures, about eight evaluations of every
+         * iteration) comes out of the limit too: the searches and
+         * selections end that much earlier (at most half of what is
+         * left). */
+        unsigned planned = 0;
+        for (unsigned k = 0; k < m->nwork; k++)
+            planned += plan_work_iters(m, k, r.iters);
+        double all = (double)m->niters / (planned ? planned : 1);
+        double tail = 8 * (cp_now_s() - t_eval) * all,
+               left = r.deadline - cp_now_s();
+        r.deadline -= tail < left / 2 ? tail : left > 0 ? left / 2 : 0;
+    }
     memcpy(stock_umiss, r.umiss, m->nunits * sizeof *stock_umiss);
     plan_note(&r, "%s: stock %.1f misses/iteration, %zu hot sections",
          plan_strategy_name(s), stock, r.nhot);
@@ -680,7 +871,7 @@ plan_result *plan_run(plan_model *m, plan_strategy s, const plan_opts *o,
     case PLAN_RAM:
         if (snap_take(&r, &vs, &start) < 0)
             goto oom;
-        select_fast(&r, stock, &vs);
+        select_fast(&r, stock, &vs, 1.0);
         keep_better(&r, &vs, &start, "ram");
         break;
     case PLAN_RANK:
@@ -695,12 +886,27 @@ plan_result *plan_run(plan_model *m, plan_strategy s, const plan_opts *o,
          * where it is. And, when colouring first leaves too little for fast
          * memory to find, fast memory chosen on the stock layout first,
          * then coloured. The better of the two, and never worse than the
-         * annealed flash-only layout both start from. */
-        double c = do_colour(&r, 0, 1.0 / 3);
+         * annealed flash-only layout both start from. Under --time each
+         * phase gets its part of what is left (a search one part, a
+         * selection SELECT_PART), so what one leaves goes to the rest. */
+        const double S = SEARCH_PART, F = SELECT_PART;
+        double c = do_colour(&r, 0, phase_share(S, 2 * S + 2 * F));
         if (snap_take(&r, &vs, &start) < 0)
             goto oom;
-        select_fast(&r, c, &vs);
-        double a = do_colour(&r, 1, 0.5);
+        /* A phase that would start with the limit used is left out: the
+         * placement so far is the plan. */
+        if (time_up(&r, "the first search"))
+            break;
+        select_fast(&r, c, &vs, phase_share(F, 2 * S + F));
+        if (time_up(&r, "the first RAM selection")) {
+            keep_better(&r, &vs, &start, "combined");
+            break;
+        }
+        double a = do_colour(&r, 1, phase_share(S, S + F));
+        if (time_up(&r, "the second search")) {
+            keep_better(&r, &vs, &start, "combined");
+            break;
+        }
         snap first = {0};
         if (snap_take(&r, &vs, &first) < 0) {
             snap_free(&first);
@@ -712,8 +918,9 @@ plan_result *plan_run(plan_model *m, plan_strategy s, const plan_opts *o,
         }
         r.block_end = 0;
         count_targets(&r, &vs);
-        select_fast(&r, plan_cost(&r, 0), &vs);
-        double b = do_colour(&r, 0, 1.0);
+        select_fast(&r, plan_cost(&r, 0), &vs, phase_share(F, S));
+        double b = time_up(&r, "the RAM selection on the stock layout")
+                       ? HUGE_VAL : do_colour(&r, 0, 1.0);
         plan_note(&r, "combined: colour first %.1f, fast memory first %.1f", a, b);
         if (a <= b)
             snap_put(&r, &vs, &first);
@@ -725,6 +932,8 @@ plan_result *plan_run(plan_model *m, plan_strategy s, const plan_opts *o,
         cp_seterr(err, "strategy %d is not a single strategy", (int)s);
         goto out;
     }
+    if (!r.failed && r.fast_cut && (s == PLAN_RAM || s == PLAN_COMBINED))
+        density_net(&r, &vs, stock_umiss);
     if (r.failed)
         goto out; /* err says why */
     res = make_result(&r, s, stock, stock_umiss, &vs);

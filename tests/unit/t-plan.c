@@ -446,6 +446,33 @@ static void incr_matches_full_every_policy(void)
                 break;
             }
         }
+        /* A unit taken out (to fast memory: no calls in this model, so no
+         * stubs, and the block keeps its end): the full evaluation of the
+         * layout without it; undone, the placement before; two taken out
+         * one after the other. */
+        for (size_t k = 0; k < nhot; k++) {
+            int keep = k >= nhot - 2;
+            double v = plan_incr_remove(x, k);
+            uint32_t old = off[hot[k]];
+            off[hot[k]] = PLAN_NONE;
+            fast[hot[k]] = 1;
+            plan_layout_make(m, off, fast, base, end, &L);
+            plan_eval_out ro = {0};
+            T_EQ(plan_eval(m, &L, 3, &ro, &e), 0);
+            if (fabs(v - ro.misses) > 1e-6)
+                T_FAIL("%s: unit %zu taken out: incremental %.4f, full %.4f",
+                       specs[sp], k, v, ro.misses);
+            if (keep)
+                continue;
+            plan_incr_undo(x);
+            off[hot[k]] = old;
+            fast[hot[k]] = 0;
+            plan_layout_make(m, off, fast, base, end, &L);
+            T_EQ(plan_eval(m, &L, 3, &ro, &e), 0);
+            if (fabs(plan_incr_total(x) - ro.misses) > 1e-6)
+                T_FAIL("%s: unit %zu put back: incremental %.4f, full %.4f",
+                       specs[sp], k, plan_incr_total(x), ro.misses);
+        }
         /* Each workload's figure; the total is their weighted mean. */
         plan_eval_out out = {0};
         T_EQ(plan_eval(m, &L, 0, &out, &e), 0);
