@@ -1,5 +1,5 @@
 # ThreadSanitizer build: plan --threads runs its annealing chains in
-# pthreads (src/plan/chains.c); tests/cli/t0627-plan-tsan.sh runs the
+# pthreads (src/plan/chains.c); tests/cli/t0628-plan-tsan.sh runs the
 # planner's threads under this binary and fails on any report.
 #   build/tsan/codeplace   -fsanitize=thread, -O1, the whole program
 TSAN := -fsanitize=thread -fno-omit-frame-pointer
