@@ -393,6 +393,29 @@ static void touch(plan_incr *x, uint32_t s)
     x->touched[x->ntouched++] = s;
 }
 
+/* A change starts with no set marked. */
+static void untouch_all(plan_incr *x)
+{
+    for (size_t i = 0; i < x->ntouched; i++)
+        x->mark[x->touched[i]] = 0;
+    x->ntouched = 0;
+}
+
+/* Re-simulates the sets a change marked; the new total, or -1 (out of
+ * memory). */
+static double resim_touched(plan_incr *x)
+{
+    for (size_t i = 0; i < x->ntouched; i++) {
+        uint32_t s = x->touched[i];
+        double v = sim_set(x, s);
+        if (v < 0)
+            return -1;
+        x->total += v - x->miss[s];
+        x->miss[s] = v;
+    }
+    return plan_incr_total(x);
+}
+
 /* Takes unit k out of the sets of its used lines (marking them) and puts
  * it in at line nb (marking those). */
 static int relocate(plan_incr *x, size_t k, uint32_t nb)
@@ -419,9 +442,7 @@ double plan_incr_move2(plan_incr *x, size_t k, uint32_t addr, size_t k2,
     unsigned nm = k2 == SIZE_MAX ? 1 : 2;
     size_t ks[2] = {k, k2};
     uint32_t as[2] = {addr, addr2};
-    for (size_t i = 0; i < x->ntouched; i++)
-        x->mark[x->touched[i]] = 0;
-    x->ntouched = 0;
+    untouch_all(x);
     x->nundo = 0;
     for (unsigned q = 0; q < nm; q++) {
         x->undo_k[q] = ks[q];
@@ -430,22 +451,12 @@ double plan_incr_move2(plan_incr *x, size_t k, uint32_t addr, size_t k2,
         if (relocate(x, ks[q], as[q] >> x->ls) < 0)
             return -1;
     }
-    for (size_t i = 0; i < x->ntouched; i++) {
-        uint32_t s = x->touched[i];
-        double v = sim_set(x, s);
-        if (v < 0)
-            return -1;
-        x->total += v - x->miss[s];
-        x->miss[s] = v;
-    }
-    return plan_incr_total(x);
+    return resim_touched(x);
 }
 
 double plan_incr_remove(plan_incr *x, size_t k)
 {
-    for (size_t i = 0; i < x->ntouched; i++)
-        x->mark[x->touched[i]] = 0;
-    x->ntouched = 0;
+    untouch_all(x);
     x->undo_k[0] = k;
     x->undo_base[0] = x->base[k];
     x->nundo = 1;
@@ -454,15 +465,7 @@ double plan_incr_remove(plan_incr *x, size_t k)
             touch(x, (x->base[k] + l) & x->mask);
     for (size_t i = 0; i < x->ntouched; i++)
         occ_del(x, x->touched[i], (uint32_t)k);
-    for (size_t i = 0; i < x->ntouched; i++) {
-        uint32_t s = x->touched[i];
-        double v = sim_set(x, s);
-        if (v < 0)
-            return -1;
-        x->total += v - x->miss[s];
-        x->miss[s] = v;
-    }
-    return plan_incr_total(x);
+    return resim_touched(x);
 }
 
 double plan_incr_move(plan_incr *x, size_t k, uint32_t addr)

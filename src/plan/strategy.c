@@ -556,8 +556,20 @@ static void keep_better(plan_search *r, vstate *vs, const snap *start, const cha
         snap_put(r, vs, &cur);
     else
         plan_note(r, "%s: the flash-only layout it started from is better (%.1f "
-             "against %.1f misses/iteration)", what, then, now);
+             "against %.1f misses per iteration, counting the stubs' "
+             "instructions as misses)", what, then, now);
     snap_free(&cur);
+}
+
+/* Every unit back where the linker put it, no stub counted. */
+static void reset_to_stock(plan_search *r, vstate *vs)
+{
+    for (size_t i = 0; i < r->m->nunits; i++) {
+        r->off[i] = NONE;
+        r->fast[i] = 0;
+    }
+    r->block_end = 0;
+    count_targets(r, vs);
 }
 
 /* The baselines' net under ram and combined: the density ranking's plan
@@ -569,7 +581,9 @@ static void keep_better(plan_search *r, vstate *vs, const snap *start, const cha
  * neither then leaves a plan worse than these. */
 static void baseline_net(plan_search *r, vstate *vs, const double *stock_umiss)
 {
-    double best = plan_cost_all(r);
+    static const char *const name[] = {"density ranking's", "rank"};
+    double own = plan_cost_all(r), best = own;
+    int won = -1;
     snap keep = {0};
     if (snap_take(r, vs, &keep) < 0) {
         snap_free(&keep);
@@ -577,37 +591,30 @@ static void baseline_net(plan_search *r, vstate *vs, const double *stock_umiss)
         cp_seterr(r->err, "out of memory");
         return;
     }
-    const char *won = NULL;
     for (int b = 0; b < 2 && !r->failed; b++) {
-        for (size_t i = 0; i < r->m->nunits; i++) {
-            r->off[i] = NONE;
-            r->fast[i] = 0;
-        }
-        r->block_end = 0;
-        count_targets(r, vs);
+        reset_to_stock(r, vs);
         if (b == 0)
             select_density(r, vs, stock_umiss);
         else
             select_rank(r, vs);
         double d = plan_cost_all(r);
         if (d < best) {
-            plan_say(r, "fast memory: the %s plan is better (%.1f against "
-                     "%.1f misses/iteration)%s", b ? "rank" : "density ranking's",
-                     d, best, r->fast_cut ? "; --time stopped the selection" : "");
             best = d;
-            won = b ? "rank" : "density";
-            snap_free(&keep);
-            if (snap_take(r, vs, &keep) < 0) {
-                snap_free(&keep);
-                r->failed = 1;
-                cp_seterr(r->err, "out of memory");
-                return;
-            }
+            won = b;
         }
     }
-    snap_put(r, vs, &keep);
-    if (won)
-        plan_say(r, "fast memory: the %s plan is the plan", won);
+    if (won < 0) {
+        snap_put(r, vs, &keep);
+    } else {
+        if (won == 0) { /* the rank plan is in place: the density one again */
+            reset_to_stock(r, vs);
+            select_density(r, vs, stock_umiss);
+        }
+        plan_say(r, "fast memory: the %s plan is better and is the plan "
+                 "(%.1f against %.1f misses per iteration, counting the "
+                 "stubs' instructions as misses)%s", name[won], best, own,
+                 r->fast_cut ? "; --time stopped the selection" : "");
+    }
     snap_free(&keep);
 }
 
@@ -931,12 +938,7 @@ plan_result *plan_run(plan_model *m, plan_strategy s, const plan_opts *o,
             snap_free(&first);
             goto oom;
         }
-        for (size_t i = 0; i < m->nunits; i++) {
-            r.off[i] = NONE;
-            r.fast[i] = 0;
-        }
-        r.block_end = 0;
-        count_targets(&r, &vs);
+        reset_to_stock(&r, &vs);
         select_fast(&r, plan_cost(&r, 0), &vs, phase_share(F, S));
         double b = time_up(&r, "the RAM selection on the stock layout")
                        ? HUGE_VAL : do_colour(&r, 0, 1.0);
