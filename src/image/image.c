@@ -426,16 +426,21 @@ const img_func *img_lookup(const img *im, uint32_t addr)
     return NULL;
 }
 
+int img_func_named(const img_func *f, const char *name)
+{
+    if (!strcmp(f->name, name))
+        return 1;
+    for (unsigned k = 0; k < f->nalias; k++)
+        if (!strcmp(f->alias[k], name))
+            return 1;
+    return 0;
+}
+
 const img_func *img_find(const img *im, const char *name)
 {
-    for (size_t i = 0; i < im->nfuncs; i++) {
-        const img_func *f = &im->funcs[i];
-        if (!strcmp(f->name, name))
-            return f;
-        for (unsigned k = 0; k < f->nalias; k++)
-            if (!strcmp(f->alias[k], name))
-                return f;
-    }
+    for (size_t i = 0; i < im->nfuncs; i++)
+        if (img_func_named(&im->funcs[i], name))
+            return &im->funcs[i];
     return NULL;
 }
 

@@ -100,6 +100,8 @@ size_t img_nfuncs(const img *im);
 const img_func *img_func_at(const img *im, size_t i); /* sorted by address */
 /* The function whose [addr, addr+size) holds addr, or NULL. O(log n). */
 const img_func *img_lookup(const img *im, uint32_t addr);
+/* 1 when name is f's primary name or one of its aliases. */
+int img_func_named(const img_func *f, const char *name);
 /* By primary name or alias, or NULL. Static functions may share a name:
  * the first by address is returned. */
 const img_func *img_find(const img *im, const char *name);

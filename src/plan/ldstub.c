@@ -583,9 +583,7 @@ static void match_rel(const plan_ldstub_rel *r, void *p)
         hit = r->local && !strcmp(r->sym_sec, m->units[tg->unit].isec) &&
               m->units[tg->unit].addr == tg->addr;
     } else {
-        hit = !strcmp(f->name, r->sym);
-        for (unsigned k = 0; !hit && k < f->nalias; k++)
-            hit = !strcmp(f->alias[k], r->sym);
+        hit = img_func_named(f, r->sym);
     }
     if (!hit)
         return; /* the site stays unnamed: the order is a guess */

@@ -693,15 +693,8 @@ long plan_model_refine_stubs(plan_model *m, const img *relinked, cp_err *err)
             /* ld names the stub after the symbol the call refers to,
              * which may be an alias (__aeabi_dadd of __adddf3): one stub
              * per name when the relocations are known */
-            int hit;
-            if (m->targets[t].sym) {
-                hit = !strcmp(m->targets[t].sym, name);
-            } else {
-                hit = !strcmp(f->name, name);
-                for (unsigned k = 0; !hit && k < f->nalias; k++)
-                    hit = !strcmp(f->alias[k], name);
-            }
-            if (hit) {
+            if (m->targets[t].sym ? !strcmp(m->targets[t].sym, name)
+                                  : img_func_named(f, name)) {
                 m->stub_fixed[t] = v->addr & ~1u;
                 found++;
                 break;

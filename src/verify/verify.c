@@ -76,10 +76,7 @@ static const img_func *find_at(const img *im, const char *name, uint32_t want,
     *found_at = 0;
     for (size_t i = 0; i < img_nfuncs(im); i++) {
         const img_func *f = img_func_at(im, i);
-        int hit = !strcmp(f->name, name);
-        for (unsigned k = 0; !hit && k < f->nalias; k++)
-            hit = !strcmp(f->alias[k], name);
-        if (!hit)
+        if (!img_func_named(f, name))
             continue;
         if (f->addr == want) {
             *found_at = 1;
