@@ -72,6 +72,18 @@ have() {
     command -v "$1" >/dev/null 2>&1
 }
 
+# JSON-FILE EXPR: prints EXPR over the document d.
+jget() {
+    python3 -c 'import json,sys
+d=json.load(open(sys.argv[1]))
+print(eval(sys.argv[2], {"d": d}))' "$@"
+}
+
+# A B: the two figures are equal (to the rounding of the JSON).
+same() {
+    python3 -c 'import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); print(a, b); sys.exit(0 if abs(a - b) <= 1e-6 * max(1, b) else 1)' "$1" "$2"
+}
+
 test_done() {
     echo "# $((test_count - test_failures)) passed, $test_failures failed"
     [ "$test_failures" -eq 0 ]

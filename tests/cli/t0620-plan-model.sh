@@ -16,18 +16,6 @@ if ! [ -f "$ELF" ]; then
     exit 0
 fi
 
-# JSON-FILE EXPR: prints EXPR over the document d.
-jget() {
-    python3 -c 'import json,sys
-d=json.load(open(sys.argv[1]))
-print(eval(sys.argv[2], {"d": d}))' "$@"
-}
-
-# A B: the two figures are equal (to the rounding of the JSON).
-same() {
-    python3 -c 'import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); print(a, b); sys.exit(0 if abs(a - b) <= 1e-6 * max(1, b) else 1)' "$1" "$2"
-}
-
 test_expect_success 'trace two different workloads of the demo' '
     $CODEPLACE trace $ELF --target rp2040 --init codeplace_init \
         --iter codeplace_iteration -n 4 -q -o $TEST_TMP/udp.trace >/dev/null &&

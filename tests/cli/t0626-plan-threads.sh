@@ -15,13 +15,6 @@ if ! [ -f "$ELF" ]; then
     exit 0
 fi
 
-# JSON-FILE EXPR: prints EXPR over the document d.
-jget() {
-    python3 -c 'import json,sys
-d=json.load(open(sys.argv[1]))
-print(eval(sys.argv[2], {"d": d}))' "$@"
-}
-
 test_expect_success 'trace the demo' '
     $CODEPLACE trace $ELF --target rp2040 --init codeplace_init \
         --iter codeplace_iteration -n 3 -q -o $TEST_TMP/run.trace >/dev/null

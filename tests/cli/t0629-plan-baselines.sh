@@ -15,10 +15,7 @@ if ! [ -f "$ELF" ]; then
     exit 0
 fi
 
-jm() {
-    python3 -c 'import json,sys
-print(json.load(open(sys.argv[1]))["results"][0]["est_cycles_per_iteration"])' "$1"
-}
+C='d["results"][0]["est_cycles_per_iteration"]'
 
 test_expect_success 'trace the i.MX RT demo' '
     $CODEPLACE trace $ELF --target imxrt1062 --init codeplace_init \
@@ -37,7 +34,7 @@ for s in ram combined; do
         python3 -c 'import sys
 a, r, d = (float(x) for x in sys.argv[1:])
 print(a, r, d)
-sys.exit(0 if a <= r + 1e-6 and a <= d + 1e-6 else 1)' \$(jm \$TEST_TMP/$s.json) \$(jm \$TEST_TMP/rank.json) \$(jm \$TEST_TMP/density.json)
+sys.exit(0 if a <= r + 1e-6 and a <= d + 1e-6 else 1)' \$(jget \$TEST_TMP/$s.json \"\$C\") \$(jget \$TEST_TMP/rank.json \"\$C\") \$(jget \$TEST_TMP/density.json \"\$C\")
     "
 done
 
