@@ -128,8 +128,9 @@ void plan_place_hotblock(plan_search *r)
     (void)n;
     free(ord);
 }
-/* The lines of each hot unit the planning iterations touch: tl[k] points
- * at nl bytes (1: touched) for hot unit k, into one allocation (*buf). */
+/* The lines of each hot unit the planning iterations of every workload
+ * touch: tl[k] points at nl bytes (1: touched) for hot unit k, into one
+ * allocation (*buf). */
 static unsigned char **touched_lines(plan_search *r, const size_t *idx_of,
                                      size_t n, unsigned char **buf,
                                      uint32_t *ntouched)
@@ -138,8 +139,7 @@ static unsigned char **touched_lines(plan_search *r, const size_t *idx_of,
     unsigned char **tl = malloc((n ? n : 1) * sizeof *tl);
     size_t total = 0;
     for (size_t k = 0; k < n; k++)
-        total += (align8(m->units[r->hot[k]].size) + m->cache.line - 1) >>
-                 m->line_shift;
+        total += unit_lines(r, r->hot[k]);
     *buf = calloc(total ? total : 1, 1);
     if (!tl || !*buf) {
         free(tl);
@@ -151,23 +151,26 @@ static unsigned char **touched_lines(plan_search *r, const size_t *idx_of,
     for (size_t k = 0; k < n; k++) {
         tl[k] = *buf + total;
         ntouched[k] = 0;
-        total += (align8(m->units[r->hot[k]].size) + m->cache.line - 1) >>
-                 m->line_shift;
+        total += unit_lines(r, r->hot[k]);
     }
-    unsigned it = r->iters && r->iters < m->niters ? r->iters : m->niters;
-    for (size_t q = m->iter_start[0]; q < m->iter_start[it]; q++) {
+    for (unsigned wk = 0; wk < m->nwork; wk++) {
+      /* Each workload's planning iterations. */
+      const plan_work *wo = &m->work[wk];
+      size_t q0 = m->iter_start[wo->first];
+      size_t q1 = m->iter_start[wo->first + plan_work_iters(m, wk, r->iters)];
+      for (size_t q = q0; q < q1; q++) {
         const plan_acc *a = &m->acc[q];
         if (a->unit >= m->nunits || idx_of[a->unit] == NONE || !a->len)
             continue;
         size_t k = idx_of[a->unit];
-        uint32_t nl = (align8(m->units[a->unit].size) + m->cache.line - 1) >>
-                      m->line_shift;
+        uint32_t nl = unit_lines(r, a->unit);
         for (uint32_t l = a->off >> m->line_shift;
              l <= (a->off + a->len - 1) >> m->line_shift && l < nl; l++)
             if (!tl[k][l]) {
                 tl[k][l] = 1;
                 ntouched[k]++;
             }
+      }
     }
     return tl;
 }
@@ -284,7 +287,7 @@ int plan_place_colour(plan_search *r)
     uint32_t limit = plan_block_limit(r), mask = m->sets - 1, ways = m->cache.ways;
     for (size_t q = 0; q < no; q++) {
         size_t a = ord[q], u = r->hot[a];
-        uint32_t nl = (align8(m->units[u].size) + m->cache.line - 1) >> m->line_shift;
+        uint32_t nl = unit_lines(r, u);
         if (nl > m->sets)
             nl = m->sets;
         for (uint32_t s = 0; s < m->sets; s++) {

@@ -59,6 +59,13 @@ static inline uint32_t unit_align(const plan_search *r, size_t u)
     return r->m->units[u].align > al ? r->m->units[u].align : al;
 }
 
+/* The cache lines unit u spans in the hot block (it starts on a line). */
+static inline uint32_t unit_lines(const plan_search *r, size_t u)
+{
+    return (align8(r->m->units[u].size) + r->m->cache.line - 1) >>
+           r->m->line_shift;
+}
+
 /* The first offset at or after p where hot_base + offset is al-aligned. */
 static inline uint32_t align_at(const plan_search *r, uint32_t p, uint32_t al)
 {

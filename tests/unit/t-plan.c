@@ -837,7 +837,9 @@ static void closing_way_gaps_keeps_every_policy(void)
  * line, in turn: the relationship graph's colouring must see that only
  * those lines compete, and give no set of the 2-way cache more than two of
  * them. Counting every line a section spans, each section covers every
- * set, every start costs the same, and all five start at one set. */
+ * set, every start costs the same, and all five start at one set. The
+ * touched lines are every workload's: the five run in the second of two
+ * workloads too. */
 static void colouring_counts_touched_lines(void)
 {
     img *im = open_m0();
@@ -846,51 +848,71 @@ static void colouring_counts_touched_lines(void)
     tgt_cache c = t->cache;
     cp_err e;
     T_EQ(tgt_parse_cache("512,2,8", &c, &e), 0);
-    plan_model *m = plan_model_new(im, t, &c, &e);
-    T_ASSERT(m);
     uint32_t way = c.size / c.ways;
-    size_t nu = plan_model_nunits(m), pick[5], np = 0;
-    for (size_t i = 0; i < nu && np < 5; i++) {
-        const plan_unit *u = plan_model_unit(m, i);
-        if (!(u->flags & PLAN_U_NOMOVE) && u->size >= way && u->size < 2 * way)
-            pick[np++] = i;
-    }
-    T_EQ(np, 5);
-    for (int it = 0; it < 4; it++) {
-        T_EQ(plan_model_begin_iteration(m), 0);
-        for (int k = 0; k < 20; k++)
-            for (size_t j = 0; j < np; j++)
-                T_EQ(plan_model_add_access(m, plan_model_unit(m, pick[j])->addr,
+    /* Alone, and as the second of two workloads (the first runs another
+     * section), planned on 3 iterations of each. */
+    for (int two = 0; two < 2; two++) {
+        plan_model *m = plan_model_new(im, t, &c, &e);
+        T_ASSERT(m);
+        size_t nu = plan_model_nunits(m), pick[5], np = 0, other = SIZE_MAX;
+        for (size_t i = 0; i < nu; i++) {
+            const plan_unit *u = plan_model_unit(m, i);
+            if (u->flags & PLAN_U_NOMOVE)
+                continue;
+            if (u->size >= way && u->size < 2 * way && np < 5)
+                pick[np++] = i;
+            else if (u->size >= 8 && u->size < way && other == SIZE_MAX)
+                other = i;
+        }
+        T_EQ(np, 5);
+        T_ASSERT(other != SIZE_MAX);
+        if (two) {
+            T_EQ(plan_model_new_workload(m, "other", 1, &e), 0);
+            for (int it = 0; it < 4; it++) {
+                T_EQ(plan_model_begin_iteration(m), 0);
+                T_EQ(plan_model_add_access(m, plan_model_unit(m, other)->addr,
                                            4, 2, 0), 0);
+            }
+            T_EQ(plan_model_new_workload(m, "five", 1, &e), 0);
+        }
+        for (int it = 0; it < 4; it++) {
+            T_EQ(plan_model_begin_iteration(m), 0);
+            for (int k = 0; k < 20; k++)
+                for (size_t j = 0; j < np; j++)
+                    T_EQ(plan_model_add_access(m, plan_model_unit(m, pick[j])->addr,
+                                               4, 2, 0), 0);
+        }
+        plan_opts o = plan_opts_default(t);
+        plan_search r;
+        memset(&r, 0, sizeof r);
+        r.m = m;
+        r.o = &o;
+        r.err = &e;
+        r.iters = 3;
+        r.hot_base = plan_hot_base(m);
+        r.off = malloc(nu * sizeof *r.off);
+        r.fast = calloc(nu, 1);
+        T_ASSERT(r.off && r.fast);
+        for (size_t i = 0; i < nu; i++)
+            r.off[i] = PLAN_NONE;
+        T_EQ(plan_find_hot(&r), 0);
+        T_EQ(r.nhot, 5 + (size_t)two);
+        T_EQ(plan_place_colour(&r), 0);
+        unsigned per_set[64] = {0};
+        for (size_t j = 0; j < np; j++) {
+            T_ASSERT(r.off[pick[j]] != PLAN_NONE);
+            uint32_t s = colour_of(&r, r.off[pick[j]]);
+            T_ASSERT(s < 64);
+            if (++per_set[s] > c.ways)
+                T_FAIL("%s: %u of the sections' hot lines in set %u of a "
+                       "%u-way cache", two ? "second workload" : "alone",
+                       per_set[s], s, c.ways);
+        }
+        free(r.off);
+        free(r.fast);
+        free(r.hot);
+        plan_model_free(m);
     }
-    plan_opts o = plan_opts_default(t);
-    plan_search r;
-    memset(&r, 0, sizeof r);
-    r.m = m;
-    r.o = &o;
-    r.err = &e;
-    r.hot_base = plan_hot_base(m);
-    r.off = malloc(nu * sizeof *r.off);
-    r.fast = calloc(nu, 1);
-    T_ASSERT(r.off && r.fast);
-    for (size_t i = 0; i < nu; i++)
-        r.off[i] = PLAN_NONE;
-    T_EQ(plan_find_hot(&r), 0);
-    T_EQ(r.nhot, 5);
-    T_EQ(plan_place_colour(&r), 0);
-    unsigned per_set[64] = {0};
-    for (size_t j = 0; j < np; j++) {
-        T_ASSERT(r.off[pick[j]] != PLAN_NONE);
-        uint32_t s = colour_of(&r, r.off[pick[j]]);
-        T_ASSERT(s < 64);
-        if (++per_set[s] > c.ways)
-            T_FAIL("%u of the sections' hot lines in set %u of a %u-way cache",
-                   per_set[s], s, c.ways);
-    }
-    free(r.off);
-    free(r.fast);
-    free(r.hot);
-    plan_model_free(m);
     img_free(im);
 }
 
