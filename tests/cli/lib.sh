@@ -72,6 +72,11 @@ have() {
     command -v "$1" >/dev/null 2>&1
 }
 
+# A free UDP port on 127.0.0.1, picked by the kernel.
+udp_port() {
+    python3 -c 'import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
 # JSON-FILE EXPR: prints EXPR over the document d.
 jget() {
     python3 -c 'import json,sys

@@ -7,25 +7,10 @@
 # help, a peer that never answers and Ctrl-C are t0801 (in parallel).
 . "$(dirname "$0")/lib.sh"
 # Free UDP ports on loopback, one per peer (the kernel picks them).
-udp_port() {
-    python3 -c 'import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 PORT=$(udp_port) PORT1=$(udp_port) PORT2=$(udp_port) PORT5=$(udp_port) PORT6=$(udp_port)
 
-# Checks a bench udp CSV: invariants every step must satisfy, printed as
-# "rate requested sent skipped answered lost late dup reord" per step.
-cat >"$TEST_TMP/csvsum.py" <<'PY'
-import csv, sys
-rows = [r for r in csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith('#'))]
-for r in rows:
-    n = {k: int(r[k]) for k in ('requested', 'sent', 'skipped', 'answered', 'lost', 'late',
-                                'duplicated', 'reordered', 'send_errors')}
-    assert n['sent'] + n['skipped'] + n['send_errors'] == n['requested'], r
-    assert n['answered'] + n['late'] + n['lost'] == n['sent'], r
-    print(int(float(r['rate'])), n['requested'], n['sent'], n['skipped'], n['answered'],
-          n['lost'], n['late'], n['duplicated'], n['reordered'])
-PY
-CSVSUM="python3 $TEST_TMP/csvsum.py"
+# bench udp CSV checks and per-step figures (tests/cli/csvsum.py).
+CSVSUM="python3 $CP_ROOT/tests/cli/csvsum.py"
 
 if have socat; then
 test_expect_success 'loopback, socat UDP-LISTEN PIPE: every request answered' '

@@ -8,25 +8,10 @@
 
 # Free UDP ports on loopback (the kernel picks them): one for socat, one
 # that nobody listens on.
-udp_port() {
-    python3 -c 'import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 NOPEER=$(udp_port) PORT4=$(udp_port)
 
-# Checks a bench udp CSV: invariants every step must satisfy, printed as
-# "rate requested sent skipped answered lost late dup reord" per step.
-cat >"$TEST_TMP/csvsum.py" <<'PY'
-import csv, sys
-rows = [r for r in csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith('#'))]
-for r in rows:
-    n = {k: int(r[k]) for k in ('requested', 'sent', 'skipped', 'answered', 'lost', 'late',
-                                'duplicated', 'reordered', 'send_errors')}
-    assert n['sent'] + n['skipped'] + n['send_errors'] == n['requested'], r
-    assert n['answered'] + n['late'] + n['lost'] == n['sent'], r
-    print(int(float(r['rate'])), n['requested'], n['sent'], n['skipped'], n['answered'],
-          n['lost'], n['late'], n['duplicated'], n['reordered'])
-PY
-CSVSUM="python3 $TEST_TMP/csvsum.py"
+# bench udp CSV checks and per-step figures (tests/cli/csvsum.py).
+CSVSUM="python3 $CP_ROOT/tests/cli/csvsum.py"
 
 test_expect_success 'usage errors exit 2 and say what is wrong' '
     test_exit 2 $CODEPLACE bench udp 2>err &&
