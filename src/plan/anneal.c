@@ -157,6 +157,15 @@ double plan_anneal(plan_search *r, uint64_t seed, unsigned long moves,
         uint32_t old = r->off[u];
         unsigned kind = (unsigned)(rnd(&rs) % 8);
         double v, dice = (double)(rnd(&rs) >> 11) / 9007199254740992.0;
+        /* The total above which this move is refused whatever it is
+         * exactly: the evaluation may stop there (plan_incr_try2). Not
+         * while calibrating, which measures the uphill steps; a margin
+         * keeps rounding from refusing a move the test below takes. */
+        double lim = HUGE_VAL;
+        if (tries >= calib) {
+            double thr = temp > 0 ? -temp * log(dice) : 0;
+            lim = cur + thr + 1e-9 * (fabs(cur) + thr) + 1e-9;
+        }
         size_t k2 = 0, w = 0;
         uint32_t ow = 0;
         if (n > 1 && kind < 2) {
@@ -177,8 +186,8 @@ double plan_anneal(plan_search *r, uint64_t seed, unsigned long moves,
             r->off[w] = ow;
             if (!ok)
                 continue;
-            if ((v = plan_incr_move2(x, k, r->hot_base + ow, k2,
-                                     r->hot_base + old)) < 0) {
+            if ((v = plan_incr_try2(x, k, r->hot_base + ow, k2,
+                                    r->hot_base + old, lim)) < 0) {
                 failed = 1;
                 break;
             }
@@ -222,7 +231,8 @@ double plan_anneal(plan_search *r, uint64_t seed, unsigned long moves,
             r->off[u] = p;
             own_put(r, u, old, 0);
             own_put(r, u, p, 1);
-            if ((v = plan_incr_move(x, k, r->hot_base + p)) < 0) {
+            if ((v = plan_incr_try2(x, k, r->hot_base + p, SIZE_MAX, 0,
+                                    lim)) < 0) {
                 failed = 1;
                 break;
             }

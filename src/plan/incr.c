@@ -2,8 +2,21 @@
 
 #include "cache/cache.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The most ways the LRU shortcut of sim_set handles (more: every access
+ * is simulated). */
+#define PLAN_INCR_MAXWAYS 16
+
+/* A line the LRU shortcut may leave in a set: its last access time, the
+ * merge's order among accesses of the same time, the line. */
+typedef struct skip_cand {
+    uint32_t t;
+    int64_t pri;
+    uint32_t line;
+} skip_cand;
 
 typedef struct occ {
     uint32_t k;   /* hot unit */
@@ -13,6 +26,8 @@ typedef struct occ {
 struct plan_incr {
     const plan_model *m;
     uint32_t sets, mask, ls;
+    unsigned ways;        /* the cache's ways */
+    int lru;              /* LRU: a set's cold part is skipped (lru_skip_to) */
     csim_cache *c;        /* the target's cache; one set simulated at a time */
     /* Workloads, in stream time (indices into the model's zacc): each
      * starts with its set empty, counts misses from wwarm[k] on, each
@@ -24,6 +39,7 @@ struct plan_incr {
     const uint32_t **tm, **te;
     uint32_t *ln;
     uint32_t *hv;         /* each cursor's next time (UINT32_MAX: none) */
+    skip_cand *cand;      /* lru_skip_to's: one per cursor and way */
     size_t nscratch;
     uint32_t *buf;        /* one set's lines in time order */
     size_t cbuf;
@@ -47,6 +63,11 @@ struct plan_incr {
     unsigned nundo;
     uint32_t *touched;    /* sets re-simulated by the last move */
     double *touched_old;
+    double *tval;         /* their new figures */
+    /* Per set: the distinct lines of its static list, sorted (sdl from
+     * sdstart[s]), for telling whether a line entering it is new there. */
+    uint32_t *sdl;
+    size_t *sdstart;
     unsigned char *mark;  /* per set: in touched[] */
     size_t ntouched;
 };
@@ -81,6 +102,156 @@ static void occ_del(plan_incr *x, uint32_t s, uint32_t k)
             i++;
 }
 
+/* The merge of one set's lists (the static one and nl hot-line cursors,
+ * tm/te/hv/ln): appends to buf[nb..] every access before time lim, in time
+ * order, and returns the new end. A line again right after itself in its
+ * set is a hit that changes nothing under every policy (LRU: already most
+ * recent; FIFO and random: hits leave the set alone; tree-PLRU: the same
+ * bits set again), so it is left out; never across a call (a workload's
+ * or a warm part's start). A hot line's stretch is one line: one entry. */
+static size_t merge_to(plan_incr *x, unsigned nl, size_t *spp, size_t se,
+                       uint32_t lim, size_t nb)
+{
+    const uint32_t **tm = x->tm, **te = x->te;
+    const uint32_t *ln = x->ln;
+    uint32_t *hv = x->hv;
+    size_t sp = *spp;
+    uint32_t last = UINT32_MAX;
+    for (;;) {
+        /* The earliest next access among the lists (the static one first
+         * on a tie, then the lowest index), and the next one after it in
+         * another list. */
+        uint32_t best = UINT32_MAX, sec = UINT32_MAX, line = 0;
+        int who = -1;
+        if (sp < se) {
+            best = x->stime[sp];
+            line = x->sline[sp];
+        }
+        for (unsigned i = 0; i < nl; i++) {
+            uint32_t v = hv[i];
+            if (v < best) {
+                sec = best;
+                best = v;
+                line = ln[i];
+                who = (int)i;
+            } else if (v < sec) {
+                sec = v;
+            }
+        }
+        if (best >= lim)
+            break;
+        /* That list's accesses before the other lists' next one (and lim)
+         * go in one stretch. */
+        uint32_t stop = sec < lim ? sec : lim;
+        if (who < 0) {
+            do {
+                uint32_t l = x->sline[sp++];
+                if (l != last)
+                    x->buf[nb++] = l;
+                last = l;
+            } while (sp < se && x->stime[sp] < stop);
+        } else {
+            if (line != last)
+                x->buf[nb++] = line;
+            last = line;
+            /* Gallop to the first access at or after stop. */
+            const uint32_t *p = tm[who] + 1, *e = te[who];
+            size_t step = 1;
+            while (p + step <= e && p[step - 1] < stop) {
+                p += step;
+                step *= 2;
+            }
+            const uint32_t *hi = p + step <= e ? p + step - 1 : e;
+            while (p < hi) {
+                const uint32_t *mid = p + (hi - p) / 2;
+                if (*mid < stop)
+                    p = mid + 1;
+                else
+                    hi = mid;
+            }
+            tm[who] = p;
+            hv[who] = p < e ? *p : UINT32_MAX;
+        }
+    }
+    *spp = sp;
+    return nb;
+}
+
+/* Under LRU a set's state is its ways' most recently used distinct lines
+ * in their order, whatever came before them: instead of merging a cold
+ * part, the last x->ways distinct lines before lim (among the static
+ * list and the hot cursors) go to buf[nb..], oldest first, and every
+ * cursor moves to lim. The set then holds what the whole part would have
+ * left in it, in the same order. Returns the new end of buf. */
+static size_t lru_skip_to(plan_incr *x, unsigned nl, size_t *spp, size_t se,
+                          uint32_t lim, size_t nb)
+{
+    const uint32_t **tm = x->tm, **te = x->te;
+    uint32_t *hv = x->hv;
+    unsigned w = x->ways;
+    size_t nc = 0;
+    skip_cand *c = x->cand;
+    /* The static list: its last w distinct lines before lim, newest
+     * first (an earlier place in the list on the same time is older). */
+    size_t lo = *spp, hi = se;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (x->stime[mid] < lim)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t q = lo; q > *spp && nc < w; q--) {
+        uint32_t l = x->sline[q - 1];
+        size_t j = 0;
+        while (j < nc && c[j].line != l)
+            j++;
+        if (j == nc)
+            c[nc++] = (skip_cand){x->stime[q - 1], -(int64_t)nc, l};
+    }
+    *spp = lo;
+    /* Each hot line's last access before lim (the merge takes hot lines
+     * after the static list on the same time, in index order). */
+    for (unsigned i = 0; i < nl; i++) {
+        if (hv[i] >= lim)
+            continue;
+        const uint32_t *p = tm[i], *e = te[i], *h = e;
+        while (p < h) {
+            const uint32_t *mid = p + (h - p) / 2;
+            if (*mid < lim)
+                p = mid + 1;
+            else
+                h = mid;
+        }
+        c[nc++] = (skip_cand){p[-1], (int64_t)i + 1, x->ln[i]};
+        tm[i] = p;
+        hv[i] = p < e ? *p : UINT32_MAX;
+    }
+    /* Newest first; the w newest distinct lines stay (a line in two
+     * lists counts once, at its newest access). */
+    for (size_t i = 1; i < nc; i++) {
+        skip_cand v = c[i];
+        size_t j = i;
+        while (j > 0 && (c[j - 1].t < v.t ||
+                         (c[j - 1].t == v.t && c[j - 1].pri < v.pri))) {
+            c[j] = c[j - 1];
+            j--;
+        }
+        c[j] = v;
+    }
+    size_t nk = 0;
+    for (size_t i = 0; i < nc && nk < w; i++) {
+        size_t j = 0;
+        while (j < nk && c[j].line != c[i].line)
+            j++;
+        if (j == nk)
+            c[nk++] = c[i];
+    }
+    while (nk)
+        x->buf[nb++] = c[--nk].line;
+    return nb;
+}
+
 /* Simulates one set: a merge by time of its static list and the lists of
  * the hot lines in it into one list of lines, then that list through the
  * target's cache model (csim_cache_run on the set alone: sets are
@@ -109,93 +280,20 @@ static double sim_set(plan_incr *x, uint32_t s)
         x->buf = b;
         x->cbuf = need;
     }
-    /* cut[2k]: where workload k starts in buf; cut[2k+1]: its first
-     * counted access. */
-    size_t cut[2 * PLAN_MAX_WORK + 1];
-    unsigned wk = 0, ph = 0; /* next boundary: wstart or wwarm of wk */
-    size_t sp = x->sstart[s], se = x->sstart[s + 1], nb = 0;
-    uint32_t last = UINT32_MAX;
-    for (;;) {
-        /* The earliest next access among the lists (the static one first
-         * on a tie, then the lowest index), and the next one after it in
-         * another list. */
-        uint32_t best = UINT32_MAX, sec = UINT32_MAX, line = 0;
-        int who = -1;
-        if (sp < se) {
-            best = x->stime[sp];
-            line = x->sline[sp];
-        }
-        for (unsigned i = 0; i < nl; i++) {
-            uint32_t v = hv[i];
-            if (v < best) {
-                sec = best;
-                best = v;
-                line = ln[i];
-                who = (int)i;
-            } else if (v < sec) {
-                sec = v;
-            }
-        }
-        if (best == UINT32_MAX)
-            break;
-        while (wk < x->nwork &&
-               best >= (ph ? x->wwarm[wk] : x->wstart[wk])) {
-            cut[2 * wk + ph] = nb;
-            if (ph)
-                wk++;
-            ph ^= 1;
-            last = UINT32_MAX;
-        }
-        /* That list's accesses before the other lists' next one and the
-         * next workload or warm part go in one stretch. A line again right
-         * after itself in its set is a hit that changes nothing under every
-         * policy (LRU: already most recent; FIFO and random: hits leave the
-         * set alone; tree-PLRU: the same bits set again), so it is left
-         * out; never across a workload's or a warm part's start. A hot
-         * line's stretch is one line: one entry. */
-        size_t bound = wk < x->nwork ? (ph ? x->wwarm[wk] : x->wstart[wk])
-                                     : SIZE_MAX;
-        size_t lim = sec < bound ? sec : bound;
-        if (who < 0) {
-            do {
-                uint32_t l = x->sline[sp++];
-                if (l != last)
-                    x->buf[nb++] = l;
-                last = l;
-            } while (sp < se && x->stime[sp] < lim);
-        } else {
-            if (line != last)
-                x->buf[nb++] = line;
-            last = line;
-            /* Gallop to the first access at or after lim. */
-            const uint32_t *p = tm[who] + 1, *e = te[who];
-            size_t step = 1;
-            while (p + step <= e && p[step - 1] < lim) {
-                p += step;
-                step *= 2;
-            }
-            const uint32_t *hi = p + step <= e ? p + step - 1 : e;
-            while (p < hi) {
-                const uint32_t *mid = p + (hi - p) / 2;
-                if (*mid < lim)
-                    p = mid + 1;
-                else
-                    hi = mid;
-            }
-            tm[who] = p;
-            hv[who] = p < e ? *p : UINT32_MAX;
-        }
-    }
-    while (wk < x->nwork) {
-        cut[2 * wk + ph] = nb;
-        if (ph)
-            wk++;
-        ph ^= 1;
-    }
-    cut[2 * x->nwork] = nb;
+    size_t sp = x->sstart[s], se = x->sstart[s + 1];
     double miss = 0;
     for (unsigned k = 0; k < x->nwork; k++) {
-        size_t a = cut[2 * k], b = cut[2 * k + 1], e = cut[2 * k + 2];
+        /* Accesses before the workload's start are none: the lists hold
+         * the planning iterations of each workload only. */
+        size_t a = 0, b;
+        uint32_t warm = (uint32_t)x->wwarm[k];
+        uint32_t end = x->wstart[k + 1] == SIZE_MAX ? UINT32_MAX
+                                                     : (uint32_t)x->wstart[k + 1];
+        if (x->lru)
+            b = lru_skip_to(x, nl, &sp, se, warm, a);
+        else
+            b = merge_to(x, nl, &sp, se, warm, a);
+        size_t e = merge_to(x, nl, &sp, se, end, b);
         if (a == e)
             continue;
         csim_cache_flush_set(x->c, s);
@@ -228,14 +326,71 @@ void plan_incr_free(plan_incr *x)
     free(x->miss);
     free(x->touched);
     free(x->touched_old);
+    free(x->tval);
+    free(x->sdl);
+    free(x->sdstart);
     free(x->mark);
     free(x->tm);
     free(x->te);
     free(x->ln);
     free(x->hv);
+    free(x->cand);
     free(x->buf);
     csim_cache_free(x->c);
     free(x);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Each set's distinct static lines, sorted. */
+static int static_lines(plan_incr *x)
+{
+    size_t n = x->sstart[x->sets];
+    x->sdl = malloc((n ? n : 1) * sizeof *x->sdl);
+    x->sdstart = malloc((x->sets + 1) * sizeof *x->sdstart);
+    if (!x->sdl || !x->sdstart)
+        return -1;
+    size_t o = 0;
+    for (uint32_t s = 0; s < x->sets; s++) {
+        x->sdstart[s] = o;
+        size_t a = x->sstart[s], e = x->sstart[s + 1];
+        memcpy(x->sdl + o, x->sline + a, (e - a) * sizeof *x->sdl);
+        qsort(x->sdl + o, e - a, sizeof *x->sdl, cmp_u32);
+        size_t w = o;
+        for (size_t i = o; i < o + (e - a); i++)
+            if (w == o || x->sdl[w - 1] != x->sdl[i])
+                x->sdl[w++] = x->sdl[i];
+        o = w;
+    }
+    x->sdstart[x->sets] = o;
+    return 0;
+}
+
+/* Is line (in set s) already in that set's stream: a static line or
+ * another hot unit's line at the same address than hot unit k's? */
+static int line_present(const plan_incr *x, uint32_t s, uint32_t line,
+                        size_t k)
+{
+    const uint32_t *p = x->sdl + x->sdstart[s], *e = x->sdl + x->sdstart[s + 1];
+    while (p < e) {
+        const uint32_t *mid = p + (e - p) / 2;
+        if (*mid < line)
+            p = mid + 1;
+        else
+            e = mid;
+    }
+    if (p < x->sdl + x->sdstart[s + 1] && *p == line)
+        return 1;
+    for (uint32_t i = 0; i < x->nocc[s]; i++) {
+        const occ *o = &x->occ[s][i];
+        if (o->k != k && x->base[o->k] + o->l == line)
+            return 1;
+    }
+    return 0;
 }
 
 plan_incr *plan_incr_new(const plan_model *m, const plan_layout *L,
@@ -253,6 +408,8 @@ plan_incr *plan_incr_new(const plan_model *m, const plan_layout *L,
     x->sets = m->sets;
     x->mask = m->sets - 1;
     x->ls = m->line_shift;
+    x->ways = m->cache.ways;
+    x->lru = m->cache.repl == TGT_REPL_LRU && x->ways <= PLAN_INCR_MAXWAYS;
     x->nhot = nhot;
     if (!(x->c = csim_cache_new(&m->cache, m->cache_seed, err))) {
         free(x);
@@ -278,6 +435,7 @@ plan_incr *plan_incr_new(const plan_model *m, const plan_layout *L,
     x->miss = calloc(x->sets, sizeof *x->miss);
     x->touched = malloc(2 * x->sets * sizeof *x->touched);
     x->touched_old = malloc(2 * x->sets * sizeof *x->touched_old);
+    x->tval = malloc(2 * x->sets * sizeof *x->tval);
     x->mark = calloc(x->sets, 1);
     size_t nall = 0;
     for (size_t k = 0; k < nhot; k++)
@@ -287,9 +445,10 @@ plan_incr *plan_incr_new(const plan_model *m, const plan_layout *L,
     x->te = malloc(x->nscratch * sizeof *x->te);
     x->ln = malloc(x->nscratch * sizeof *x->ln);
     x->hv = malloc(x->nscratch * sizeof *x->hv);
-    if (!x->tm || !x->te || !x->ln || !x->hv || !kof || !x->nlines || !x->lstart || !x->ltime || !x->base ||
+    x->cand = malloc((x->nscratch + PLAN_INCR_MAXWAYS) * sizeof *x->cand);
+    if (!x->tm || !x->te || !x->ln || !x->hv || !x->cand || !kof || !x->nlines || !x->lstart || !x->ltime || !x->base ||
         !x->sstart || !x->occ || !x->nocc || !x->cocc || !x->miss ||
-        !x->touched || !x->touched_old || !x->mark)
+        !x->touched || !x->touched_old || !x->tval || !x->mark)
         goto fail;
     for (size_t i = 0; i < m->nunits; i++)
         kof[i] = UINT32_MAX;
@@ -360,6 +519,8 @@ plan_incr *plan_incr_new(const plan_model *m, const plan_layout *L,
             }
         }
     }
+    if (static_lines(x) < 0)
+        goto fail;
     for (size_t k = 0; k < nhot; k++)
         for (uint32_t l = 0; l < x->nlines[k]; l++)
             if (line_used(x, k, l) &&
@@ -384,11 +545,15 @@ double plan_incr_total(const plan_incr *x)
     return x->total;
 }
 
-static void touch(plan_incr *x, uint32_t s)
+/* Marks set s as changed: 1 lines enter it, 2 a line leaves it. */
+static void touch(plan_incr *x, uint32_t s, unsigned char kind)
 {
-    if (x->mark[s])
+    if (x->mark[s]) {
+        if (kind > x->mark[s])
+            x->mark[s] = kind;
         return;
-    x->mark[s] = 1;
+    }
+    x->mark[s] = kind;
     x->touched_old[x->ntouched] = x->miss[s];
     x->touched[x->ntouched++] = s;
 }
@@ -402,16 +567,34 @@ static void untouch_all(plan_incr *x)
 }
 
 /* Re-simulates the sets a change marked; the new total, or -1 (out of
- * memory). */
-static double resim_touched(plan_incr *x)
+ * memory). The sets a line left go first, then the ones lines only
+ * entered: under LRU adding a line's accesses to a set never turns another
+ * access into a hit (a stack algorithm: it only lengthens reuse
+ * distances), so each of those can only add misses, and once the total so
+ * far passes limit the change is given up there, returning that partial
+ * total (above limit, below the true one; undo the change). The sets'
+ * figures are taken in the order they were marked, so a change that is
+ * not given up adds up exactly as one pass would. */
+static double resim_touched(plan_incr *x, double limit)
 {
+    double part = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < x->ntouched; i++) {
+            uint32_t s = x->touched[i];
+            if ((x->mark[s] == 2) != (pass == 0))
+                continue;
+            double v = sim_set(x, s);
+            if (v < 0)
+                return -1;
+            x->tval[i] = v;
+            part += v - x->miss[s];
+            if (pass && x->lru && x->total + part > limit)
+                return x->total + part;
+        }
     for (size_t i = 0; i < x->ntouched; i++) {
         uint32_t s = x->touched[i];
-        double v = sim_set(x, s);
-        if (v < 0)
-            return -1;
-        x->total += v - x->miss[s];
-        x->miss[s] = v;
+        x->total += x->tval[i] - x->miss[s];
+        x->miss[s] = x->tval[i];
     }
     return plan_incr_total(x);
 }
@@ -423,21 +606,27 @@ static int relocate(plan_incr *x, size_t k, uint32_t nb)
     uint32_t ob = x->base[k];
     for (uint32_t l = 0; l < x->nlines[k]; l++)
         if (line_used(x, k, l)) {
-            touch(x, (ob + l) & x->mask);
-            touch(x, (nb + l) & x->mask);
+            touch(x, (ob + l) & x->mask, 2);
+            touch(x, (nb + l) & x->mask, 1);
         }
     for (size_t i = 0; i < x->ntouched; i++)
         occ_del(x, x->touched[i], (uint32_t)k);
     x->base[k] = nb;
     for (uint32_t l = 0; l < x->nlines[k]; l++)
-        if (line_used(x, k, l) &&
-            occ_add(x, (nb + l) & x->mask, (uint32_t)k, l) < 0)
-            return -1;
+        if (line_used(x, k, l)) {
+            uint32_t s = (nb + l) & x->mask;
+            /* A line already in the set's stream can turn misses into
+             * hits: that set is simulated in full (resim_touched). */
+            if (x->mark[s] == 1 && line_present(x, s, nb + l, k))
+                x->mark[s] = 2;
+            if (occ_add(x, s, (uint32_t)k, l) < 0)
+                return -1;
+        }
     return 0;
 }
 
-double plan_incr_move2(plan_incr *x, size_t k, uint32_t addr, size_t k2,
-                       uint32_t addr2)
+double plan_incr_try2(plan_incr *x, size_t k, uint32_t addr, size_t k2,
+                      uint32_t addr2, double limit)
 {
     unsigned nm = k2 == SIZE_MAX ? 1 : 2;
     size_t ks[2] = {k, k2};
@@ -451,7 +640,13 @@ double plan_incr_move2(plan_incr *x, size_t k, uint32_t addr, size_t k2,
         if (relocate(x, ks[q], as[q] >> x->ls) < 0)
             return -1;
     }
-    return resim_touched(x);
+    return resim_touched(x, limit);
+}
+
+double plan_incr_move2(plan_incr *x, size_t k, uint32_t addr, size_t k2,
+                       uint32_t addr2)
+{
+    return plan_incr_try2(x, k, addr, k2, addr2, HUGE_VAL);
 }
 
 double plan_incr_remove(plan_incr *x, size_t k)
@@ -462,10 +657,10 @@ double plan_incr_remove(plan_incr *x, size_t k)
     x->nundo = 1;
     for (uint32_t l = 0; l < x->nlines[k]; l++)
         if (line_used(x, k, l))
-            touch(x, (x->base[k] + l) & x->mask);
+            touch(x, (x->base[k] + l) & x->mask, 2);
     for (size_t i = 0; i < x->ntouched; i++)
         occ_del(x, x->touched[i], (uint32_t)k);
-    return resim_touched(x);
+    return resim_touched(x, HUGE_VAL);
 }
 
 double plan_incr_move(plan_incr *x, size_t k, uint32_t addr)

@@ -32,6 +32,11 @@ double plan_incr_move(plan_incr *x, size_t k, uint32_t addr);
  * together. */
 double plan_incr_move2(plan_incr *x, size_t k, uint32_t addr, size_t k2,
                        uint32_t addr2);
+/* The same, given up once the total is sure to pass limit: then the
+ * figure returned is above limit but not the total (undo the change).
+ * Only under LRU (other policies: always the total); HUGE_VAL: never. */
+double plan_incr_try2(plan_incr *x, size_t k, uint32_t addr, size_t k2,
+                      uint32_t addr2, double limit);
 void plan_incr_undo(plan_incr *x);
 /* Takes unit k out of the stream (it goes where the cache does not see
  * it: fast memory), re-simulating the sets its used lines leave; returns

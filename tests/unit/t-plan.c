@@ -446,6 +446,53 @@ static void incr_matches_full_every_policy(void)
                 break;
             }
         }
+        /* A move given a limit (plan_incr_try2): the exact total when that
+         * is at most the limit (and under every policy but LRU, always);
+         * under LRU it may stop above the limit, with a figure that is no
+         * more than the total, and undone it leaves the total before. */
+        int lru = c.repl == TGT_REPL_LRU, stopped = 0;
+        for (int mv = 0; mv < 60; mv++) {
+            double before = plan_incr_total(x);
+            size_t k = rnd() % nhot, k2 = SIZE_MAX;
+            uint32_t old = off[hot[k]], old2 = 0;
+            uint32_t q = (rnd() % ((end - 256) / c.line)) * c.line, q2 = 0;
+            off[hot[k]] = q;
+            if (mv % 3 == 0) {
+                k2 = (k + 1 + rnd() % (nhot - 1)) % nhot;
+                old2 = off[hot[k2]];
+                q2 = (rnd() % ((end - 256) / c.line)) * c.line;
+                off[hot[k2]] = q2;
+            }
+            double limit = before + (double)(rnd() % 7) - 3;
+            double v = plan_incr_try2(x, k, base + q, k2, base + q2, limit);
+            plan_layout_make(m, off, fast, base, end, &L);
+            plan_eval_out out = {0};
+            T_EQ(plan_eval(m, &L, 3, &out, &e), 0);
+            int exact = fabs(v - out.misses) <= 1e-6, above = v > limit;
+            if (!exact && (!lru || !above || v > out.misses + 1e-6)) {
+                T_FAIL("%s limited move %d: %.4f with limit %.4f, full %.4f",
+                       specs[sp], mv, v, limit, out.misses);
+                break;
+            }
+            stopped += !exact;
+            /* Above the limit the change is undone (it may be counted only
+             * in part). */
+            if (above || mv % 2) {
+                plan_incr_undo(x);
+                off[hot[k]] = old;
+                if (k2 != SIZE_MAX)
+                    off[hot[k2]] = old2;
+                if (fabs(plan_incr_total(x) - before) > 1e-6) {
+                    T_FAIL("%s limited move %d undone: %.4f, before %.4f",
+                           specs[sp], mv, plan_incr_total(x), before);
+                    break;
+                }
+            }
+        }
+        /* The limits above stop some LRU moves early (else the case tests
+         * nothing of the stop). */
+        if (lru)
+            T_ASSERT(stopped > 0);
         /* A unit taken out (to fast memory: no calls in this model, so no
          * stubs, and the block keeps its end): the full evaluation of the
          * layout without it; undone, the placement before; two taken out
