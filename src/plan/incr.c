@@ -64,11 +64,12 @@ struct plan_incr {
     uint32_t *touched;    /* sets re-simulated by the last move */
     double *touched_old;
     double *tval;         /* their new figures */
-    /* Per set: the distinct lines of its static list, sorted (sdl from
-     * sdstart[s]), for telling whether a line entering it is new there. */
+    /* Under LRU, per set: the distinct lines of its static list, sorted
+     * (sdl from sdstart[s]), for telling whether a line entering it is new
+     * there. */
     uint32_t *sdl;
     size_t *sdstart;
-    unsigned char *mark;  /* per set: in touched[] */
+    unsigned char *mark;  /* per set: in touched[] (touch's kind) */
     size_t ntouched;
 };
 
@@ -100,6 +101,20 @@ static void occ_del(plan_incr *x, uint32_t s, uint32_t k)
             x->occ[s][i] = x->occ[s][--x->nocc[s]];
         else
             i++;
+}
+
+/* The first of the sorted p[0..e) at or after v (e if none). */
+static const uint32_t *first_from(const uint32_t *p, const uint32_t *e,
+                                  uint32_t v)
+{
+    while (p < e) {
+        const uint32_t *mid = p + (e - p) / 2;
+        if (*mid < v)
+            p = mid + 1;
+        else
+            e = mid;
+    }
+    return p;
 }
 
 /* The merge of one set's lists (the static one and nl hot-line cursors,
@@ -161,14 +176,7 @@ static size_t merge_to(plan_incr *x, unsigned nl, size_t *spp, size_t se,
                 p += step;
                 step *= 2;
             }
-            const uint32_t *hi = p + step <= e ? p + step - 1 : e;
-            while (p < hi) {
-                const uint32_t *mid = p + (hi - p) / 2;
-                if (*mid < stop)
-                    p = mid + 1;
-                else
-                    hi = mid;
-            }
+            p = first_from(p, p + step <= e ? p + step - 1 : e, stop);
             tm[who] = p;
             hv[who] = p < e ? *p : UINT32_MAX;
         }
@@ -193,14 +201,8 @@ static size_t lru_skip_to(plan_incr *x, unsigned nl, size_t *spp, size_t se,
     skip_cand *c = x->cand;
     /* The static list: its last w distinct lines before lim, newest
      * first (an earlier place in the list on the same time is older). */
-    size_t lo = *spp, hi = se;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (x->stime[mid] < lim)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = (size_t)(first_from(x->stime + *spp, x->stime + se, lim) -
+                         x->stime);
     for (size_t q = lo; q > *spp && nc < w; q--) {
         uint32_t l = x->sline[q - 1];
         size_t j = 0;
@@ -215,14 +217,7 @@ static size_t lru_skip_to(plan_incr *x, unsigned nl, size_t *spp, size_t se,
     for (unsigned i = 0; i < nl; i++) {
         if (hv[i] >= lim)
             continue;
-        const uint32_t *p = tm[i], *e = te[i], *h = e;
-        while (p < h) {
-            const uint32_t *mid = p + (h - p) / 2;
-            if (*mid < lim)
-                p = mid + 1;
-            else
-                h = mid;
-        }
+        const uint32_t *e = te[i], *p = first_from(tm[i], e, lim);
         c[nc++] = (skip_cand){p[-1], (int64_t)i + 1, x->ln[i]};
         tm[i] = p;
         hv[i] = p < e ? *p : UINT32_MAX;
@@ -283,21 +278,22 @@ static double sim_set(plan_incr *x, uint32_t s)
     size_t sp = x->sstart[s], se = x->sstart[s + 1];
     double miss = 0;
     for (unsigned k = 0; k < x->nwork; k++) {
-        /* Accesses before the workload's start are none: the lists hold
-         * the planning iterations of each workload only. */
-        size_t a = 0, b;
+        /* The workload's lines from buf[0]: its cold part to b, its warm
+         * part to e (the lists hold each workload's planning iterations
+         * only, one after the other). */
+        size_t b;
         uint32_t warm = (uint32_t)x->wwarm[k];
         uint32_t end = x->wstart[k + 1] == SIZE_MAX ? UINT32_MAX
                                                      : (uint32_t)x->wstart[k + 1];
         if (x->lru)
-            b = lru_skip_to(x, nl, &sp, se, warm, a);
+            b = lru_skip_to(x, nl, &sp, se, warm, 0);
         else
-            b = merge_to(x, nl, &sp, se, warm, a);
+            b = merge_to(x, nl, &sp, se, warm, 0);
         size_t e = merge_to(x, nl, &sp, se, end, b);
-        if (a == e)
+        if (!e)
             continue;
         csim_cache_flush_set(x->c, s);
-        csim_cache_run(x->c, x->buf + a, b - a);
+        csim_cache_run(x->c, x->buf, b);
         miss += (double)csim_cache_run(x->c, x->buf + b, e - b) * x->wscale[k];
     }
     return miss;
@@ -375,15 +371,9 @@ static int static_lines(plan_incr *x)
 static int line_present(const plan_incr *x, uint32_t s, uint32_t line,
                         size_t k)
 {
-    const uint32_t *p = x->sdl + x->sdstart[s], *e = x->sdl + x->sdstart[s + 1];
-    while (p < e) {
-        const uint32_t *mid = p + (e - p) / 2;
-        if (*mid < line)
-            p = mid + 1;
-        else
-            e = mid;
-    }
-    if (p < x->sdl + x->sdstart[s + 1] && *p == line)
+    const uint32_t *e = x->sdl + x->sdstart[s + 1],
+                   *p = first_from(x->sdl + x->sdstart[s], e, line);
+    if (p < e && *p == line)
         return 1;
     for (uint32_t i = 0; i < x->nocc[s]; i++) {
         const occ *o = &x->occ[s][i];
@@ -519,7 +509,7 @@ plan_incr *plan_incr_new(const plan_model *m, const plan_layout *L,
             }
         }
     }
-    if (static_lines(x) < 0)
+    if (x->lru && static_lines(x) < 0)
         goto fail;
     for (size_t k = 0; k < nhot; k++)
         for (uint32_t l = 0; l < x->nlines[k]; l++)
@@ -617,7 +607,7 @@ static int relocate(plan_incr *x, size_t k, uint32_t nb)
             uint32_t s = (nb + l) & x->mask;
             /* A line already in the set's stream can turn misses into
              * hits: that set is simulated in full (resim_touched). */
-            if (x->mark[s] == 1 && line_present(x, s, nb + l, k))
+            if (x->lru && x->mark[s] == 1 && line_present(x, s, nb + l, k))
                 x->mark[s] = 2;
             if (occ_add(x, s, (uint32_t)k, l) < 0)
                 return -1;
