@@ -1,6 +1,6 @@
 /* Private to src/plan: the state one strategy run shares between the
- * strategies (strategy.c), the hot block and colouring (colour.c) and the
- * annealing search (anneal.c). */
+ * strategies (strategy.c), the RAM selection (select.c), the hot block and
+ * colouring (colour.c) and the annealing search (anneal.c). */
 #ifndef CP_PLAN_SEARCH_H
 #define CP_PLAN_SEARCH_H
 
@@ -99,6 +99,44 @@ uint32_t plan_block_limit(const plan_search *r);
 uint32_t plan_placed_end(const plan_search *r);
 void plan_place_hotblock(plan_search *r);
 int plan_place_colour(plan_search *r);
+
+/* select.c: the RAM selection. */
+typedef struct plan_vstate {
+    unsigned char *target; /* per target: a stub in fast memory */
+} plan_vstate;
+
+/* Placement state, to keep the better of two. */
+typedef struct plan_snap {
+    uint32_t *off;
+    unsigned char *fast, *target;
+    uint32_t block_end;
+} plan_snap;
+
+/* Bytes of fast memory used: the units there and their stubs. */
+uint32_t plan_fast_used(plan_search *r, const plan_vstate *vs);
+/* Greedy by re-simulated misses saved per byte, starting at cost cur,
+ * within share of the time left; returns the cost on the planning
+ * iterations (HUGE_VAL once an evaluation failed). */
+double plan_select_fast(plan_search *r, double cur, plan_vstate *vs,
+                        double share);
+/* The baselines: by instructions per byte; by the stock layout's misses
+ * per byte (stock_umiss). */
+double plan_select_rank(plan_search *r, plan_vstate *vs);
+double plan_select_density(plan_search *r, plan_vstate *vs,
+                           const double *stock_umiss);
+int plan_snap_take(const plan_search *r, const plan_vstate *vs, plan_snap *sn);
+void plan_snap_put(plan_search *r, plan_vstate *vs, const plan_snap *sn);
+void plan_snap_free(plan_snap *sn);
+/* Keeps the current placement if no worse on every iteration than start,
+ * else start (what: the strategy, for the note). */
+void plan_keep_better(plan_search *r, plan_vstate *vs, const plan_snap *start,
+                      const char *what);
+/* Every unit back where the linker put it, no stub counted. */
+void plan_reset_to_stock(plan_search *r, plan_vstate *vs);
+/* The density and rank plans are the result if better on every
+ * iteration. */
+void plan_baseline_net(plan_search *r, plan_vstate *vs,
+                       const double *stock_umiss);
 
 /* anneal.c: simulated annealing of the hot units' start offsets from the
  * placement in r->off (the result goes there too), with the random

@@ -1,6 +1,7 @@
 /* The strategies: hot block, colouring (temporal relationship graph, then a
- * local search with exact evaluation), RAM selection by re-simulated misses
- * saved per byte, their combination, a samples-per-byte baseline, and auto.
+ * local search with exact evaluation), RAM selection (select.c), their
+ * combination, samples-per-byte and misses-per-byte baselines, and auto;
+ * the time limit's parts and the result.
  */
 #include "plan/search.h"
 
@@ -216,408 +217,6 @@ static double do_colour(plan_search *r, int keep, double share)
     return plan_cost(r, 0);
 }
 
-typedef struct vstate {
-    unsigned char *target; /* per target: a stub in fast memory */
-} vstate;
-
-/* Bytes a move of u to fast memory costs: the code and a stub for each
- * new target in flash it branches to. */
-static uint32_t fast_cost(plan_search *r, size_t u, const vstate *vs)
-{
-    plan_model *m = r->m;
-    uint32_t cost = align8(m->units[u].size);
-    for (size_t i = 0; i < m->ncalls; i++) {
-        const plan_call *c = &m->calls[i];
-        uint32_t tu = m->targets[c->target].unit;
-        if (c->caller != u || r->fast[tu] || tu == u || vs->target[c->target])
-            continue;
-        int dup = 0;
-        for (size_t j = 0; j < i && !dup; j++)
-            dup = m->calls[j].caller == u && m->calls[j].target == c->target;
-        if (!dup)
-            cost += r->o->veneer_bytes;
-    }
-    return cost;
-}
-
-/* Recounts the stubs in fast memory: targets in flash that fast code
- * branches to. */
-static void count_targets(plan_search *r, vstate *vs)
-{
-    plan_model *m = r->m;
-    memset(vs->target, 0, m->ntargets ? m->ntargets : 1);
-    for (size_t i = 0; i < m->ncalls; i++) {
-        const plan_call *c = &m->calls[i];
-        if (r->fast[c->caller] && !r->fast[m->targets[c->target].unit])
-            vs->target[c->target] = 1;
-    }
-}
-
-static void take_fast(plan_search *r, size_t u, vstate *vs)
-{
-    r->fast[u] = 1;
-    r->off[u] = NONE;
-    count_targets(r, vs);
-}
-
-static uint32_t fast_used(plan_search *r, const vstate *vs)
-{
-    uint32_t n = 0;
-    for (size_t i = 0; i < r->m->nunits; i++)
-        if (r->fast[i])
-            n += align8(r->m->units[i].size);
-    for (size_t i = 0; i < r->m->ntargets; i++)
-        if (vs->target[i])
-            n += r->o->veneer_bytes;
-    return n;
-}
-
-static int movable_fast(const plan_search *r, size_t u)
-{
-    return !(r->m->units[u].flags & (PLAN_U_NORAM | PLAN_U_NOMOVE)) &&
-           !r->fast[u];
-}
-
-typedef struct cand {
-    size_t u;
-    double score;
-} cand;
-
-static int cmp_cand(const void *a, const void *b)
-{
-    const cand *x = a, *y = b;
-    if (x->score != y->score)
-        return x->score > y->score ? -1 : 1;
-    return x->u < y->u ? -1 : x->u > y->u;
-}
-
-/* Greedy: move the unit whose re-simulated saving per byte is largest,
- * until nothing fits the budget or saves anything. Each step ranks the
- * candidates by their own misses per byte; the first SCREEN (48) of them are
- * screened by the incremental evaluation (src/plan/incr.c: the misses
- * saved when only the candidate's own accesses leave the cache, a few
- * sets re-simulated each), and the CONFIRM (6) best of those by that saving
- * per byte are evaluated in full (what the move really does: stubs, code
- * and data it shifts); the one that saves most per byte, in full, is
- * taken. When none of them saves anything, the others follow in the
- * ranking's order, up to MAX. The screen only orders what is evaluated in
- * full: every figure compared and reported is a full evaluation.
- * share: the part of the time left to the deadline it may use; when that
- * is used it stops picking, keeping what it chose (r->fast_cut counts
- * it). */
-static double select_fast(plan_search *r, double cur, vstate *vs, double share)
-{
-    plan_model *m = r->m;
-    enum { SCREEN = 48, CONFIRM = 6, MAX = 48 };
-    size_t nh = r->nhot ? r->nhot : 1;
-    cand *c = malloc(nh * sizeof *c);
-    size_t *hk = malloc(nh * sizeof *hk), nk = 0;
-    uint32_t *kof = malloc((m->nunits ? m->nunits : 1) * sizeof *kof);
-    double t0 = cp_now_s(), last_note = t0, t_end = 0;
-    unsigned picks = 0;
-    unsigned long full = 0, screened = 0;
-    int cut = 0;
-    plan_incr *x = NULL;
-    if (!c || !hk || !kof) {
-        free(c);
-        free(hk);
-        free(kof);
-        r->failed = 1;
-        cp_seterr(r->err, "out of memory");
-        return HUGE_VAL;
-    }
-    if (r->deadline > 0) {
-        double left = r->deadline - t0;
-        t_end = t0 + (left > 0 ? left : 0) * share;
-    }
-    for (size_t i = 0; i < m->nunits; i++)
-        kof[i] = UINT32_MAX;
-    for (size_t k = 0; k < r->nhot; k++)
-        if (!r->fast[r->hot[k]]) {
-            kof[r->hot[k]] = (uint32_t)nk;
-            hk[nk++] = r->hot[k];
-        }
-    plan_build(r);
-    if (nk && !(x = plan_incr_new(m, &r->L, hk, nk, r->iters, r->err)))
-        r->failed = 1;
-    while (!r->failed) {
-        if (t_end > 0 && cp_now_s() >= t_end) {
-            cut = 1;
-            break;
-        }
-        cur = plan_cost(r, 1);
-        full++;
-        uint32_t left = r->o->budget - fast_used(r, vs);
-        size_t nc = 0;
-        for (size_t k = 0; k < r->nhot; k++) {
-            size_t u = r->hot[k];
-            if (!movable_fast(r, u) || r->umiss[u] <= 0)
-                continue;
-            uint32_t cost = fast_cost(r, u, vs);
-            if (cost <= left)
-                c[nc++] = (cand){u, r->umiss[u] / cost};
-        }
-        if (nc == 0)
-            break;
-        qsort(c, nc, sizeof *c, cmp_cand);
-        /* The screen reorders the first SCREEN. */
-        size_t ns = nc < SCREEN ? nc : SCREEN;
-        double base = x ? plan_incr_total(x) : 0;
-        for (size_t i = 0; x && i < ns; i++) {
-            double v = plan_incr_remove(x, kof[c[i].u]);
-            if (v < 0) {
-                r->failed = 1;
-                cp_seterr(r->err, "out of memory (incremental evaluation)");
-                break;
-            }
-            plan_incr_undo(x);
-            screened++;
-            c[i].score = (base - v) / fast_cost(r, c[i].u, vs);
-        }
-        if (r->failed)
-            break;
-        if (x)
-            qsort(c, ns, sizeof *c, cmp_cand);
-        size_t pick = NONE;
-        double pick_score = 0, pick_val = cur;
-        for (size_t i = 0; i < nc && i < MAX; i++) {
-            if ((i >= CONFIRM && pick != NONE) || (r->o->stop && *r->o->stop))
-                break;
-            if (t_end > 0 && cp_now_s() >= t_end) {
-                cut = 1; /* this round unfinished: its pick is not taken */
-                break;
-            }
-            if (cp_now_s() - last_note >= 0.5) {
-                last_note = cp_now_s();
-                plan_note(r, "fast memory: trying candidate %zu of %zu (%u bytes "
-                     "used), %.1f misses/iteration", i + 1,
-                     nc < MAX ? nc : (size_t)MAX, fast_used(r, vs), cur);
-            }
-            size_t u = c[i].u;
-            uint32_t old = r->off[u];
-            r->fast[u] = 1;
-            double v = plan_cost(r, 0);
-            full++;
-            r->fast[u] = 0;
-            r->off[u] = old;
-            double sc = (cur - v) / fast_cost(r, u, vs);
-            if (cur - v > 0 && sc > pick_score) {
-                pick = u;
-                pick_score = sc;
-                pick_val = v;
-            }
-        }
-        if (cut || pick == NONE)
-            break;
-        take_fast(r, pick, vs);
-        /* Its accesses leave the screen's stream too (what else the move
-         * shifted stays as it was there: the screen only orders). */
-        if (x && plan_incr_remove(x, kof[pick]) < 0) {
-            r->failed = 1;
-            cp_seterr(r->err, "out of memory (incremental evaluation)");
-            break;
-        }
-        picks++;
-        plan_note(r, "fast memory: %s (%u bytes), %.1f misses/iteration",
-             m->units[pick].name, m->units[pick].size, pick_val);
-    }
-    plan_incr_free(x);
-    free(hk);
-    free(kof);
-    if (r->failed) {
-        free(c);
-        return HUGE_VAL;
-    }
-    if (cut) {
-        r->fast_cut++;
-        plan_say(r, "fast memory: stopped by --time after %u sections (%u "
-                 "bytes) in %.1f s", picks, fast_used(r, vs), cp_now_s() - t0);
-    } else {
-        plan_note(r, "fast memory: %u sections (%u bytes) in %.1f s: %lu full "
-                  "evaluations, %lu screened", picks, fast_used(r, vs),
-                  cp_now_s() - t0, full, screened);
-    }
-    free(c);
-    return plan_cost(r, 0);
-}
-
-/* Baseline: fill fast memory by instructions executed per byte (what a PC
- * sample histogram ranks), leaving flash as linked. */
-static double select_rank(plan_search *r, vstate *vs)
-{
-    plan_model *m = r->m;
-    size_t *ord = malloc((r->nhot ? r->nhot : 1) * sizeof *ord), n = 0;
-    if (!ord)
-        return -1;
-    for (size_t k = 0; k < r->nhot; k++)
-        if (movable_fast(r, r->hot[k]))
-            ord[n++] = r->hot[k];
-    for (size_t i = 1; i < n; i++) {
-        size_t v = ord[i], j = i;
-        double dv = (double)m->units[v].insns / m->units[v].size;
-        while (j > 0 && (double)m->units[ord[j - 1]].insns /
-                                m->units[ord[j - 1]].size < dv) {
-            ord[j] = ord[j - 1];
-            j--;
-        }
-        ord[j] = v;
-    }
-    for (size_t i = 0; i < n; i++) {
-        uint32_t left = r->o->budget - fast_used(r, vs);
-        if (fast_cost(r, ord[i], vs) <= left)
-            take_fast(r, ord[i], vs);
-    }
-    free(ord);
-    return plan_cost(r, 0);
-}
-
-/* Baseline: fill fast memory by the stock layout's misses per byte, without
- * re-simulating (a density ranking), leaving flash as linked. */
-static double select_density(plan_search *r, vstate *vs, const double *stock_umiss)
-{
-    plan_model *m = r->m;
-    cand *c = malloc((r->nhot ? r->nhot : 1) * sizeof *c);
-    size_t n = 0;
-    if (!c) {
-        r->failed = 1;
-        cp_seterr(r->err, "out of memory");
-        return HUGE_VAL;
-    }
-    for (size_t k = 0; k < r->nhot; k++) {
-        size_t u = r->hot[k];
-        if (movable_fast(r, u) && stock_umiss[u] > 0)
-            c[n++] = (cand){u, stock_umiss[u] / align8(m->units[u].size)};
-    }
-    qsort(c, n, sizeof *c, cmp_cand);
-    for (size_t i = 0; i < n; i++) {
-        uint32_t left = r->o->budget - fast_used(r, vs);
-        if (fast_cost(r, c[i].u, vs) <= left)
-            take_fast(r, c[i].u, vs);
-    }
-    free(c);
-    return plan_cost(r, 0);
-}
-
-/* Placement state, to keep the better of two. */
-typedef struct snap {
-    uint32_t *off;
-    unsigned char *fast, *target;
-    uint32_t block_end;
-} snap;
-
-static int snap_take(const plan_search *r, const vstate *vs, snap *sn)
-{
-    size_t n = r->m->nunits ? r->m->nunits : 1;
-    sn->off = malloc(n * sizeof *sn->off);
-    sn->fast = malloc(n);
-    sn->target = malloc(r->m->ntargets + 1);
-    if (!sn->off || !sn->fast || !sn->target)
-        return -1;
-    memcpy(sn->off, r->off, n * sizeof *sn->off);
-    memcpy(sn->fast, r->fast, n);
-    memcpy(sn->target, vs->target, r->m->ntargets + 1);
-    sn->block_end = r->block_end;
-    return 0;
-}
-
-static void snap_put(plan_search *r, vstate *vs, const snap *sn)
-{
-    size_t n = r->m->nunits ? r->m->nunits : 1;
-    memcpy(r->off, sn->off, n * sizeof *sn->off);
-    memcpy(r->fast, sn->fast, n);
-    memcpy(vs->target, sn->target, r->m->ntargets + 1);
-    r->block_end = sn->block_end;
-}
-
-static void snap_free(snap *sn)
-{
-    free(sn->off);
-    free(sn->fast);
-    free(sn->target);
-    memset(sn, 0, sizeof *sn);
-}
-
-/* Keeps the current placement if it is no worse on every iteration than
- * the snapshot (the flash-only layout it started from), else the
- * snapshot. */
-static void keep_better(plan_search *r, vstate *vs, const snap *start, const char *what)
-{
-    double now = plan_cost_all(r);
-    snap cur = {0};
-    if (snap_take(r, vs, &cur) < 0) {
-        snap_free(&cur);
-        r->failed = 1;
-        cp_seterr(r->err, "out of memory");
-        return;
-    }
-    snap_put(r, vs, start);
-    double then = plan_cost_all(r);
-    if (now <= then)
-        snap_put(r, vs, &cur);
-    else
-        plan_note(r, "%s: the flash-only layout it started from is better (%.1f "
-             "against %.1f misses per iteration, counting the stubs' "
-             "instructions as misses)", what, then, now);
-    snap_free(&cur);
-}
-
-/* Every unit back where the linker put it, no stub counted. */
-static void reset_to_stock(plan_search *r, vstate *vs)
-{
-    for (size_t i = 0; i < r->m->nunits; i++) {
-        r->off[i] = NONE;
-        r->fast[i] = 0;
-    }
-    r->block_end = 0;
-    count_targets(r, vs);
-}
-
-/* The baselines' net under ram and combined: the density ranking's plan
- * (fast memory by the stock layout's misses per byte) and the rank plan
- * (by instructions per byte), each with the rest as linked and one
- * evaluation, are the result if better on every iteration. A greedy
- * selection can end where every move left makes things worse (each move
- * shifts the code after it), and one cut short by --time stops early;
- * neither then leaves a plan worse than these. */
-static void baseline_net(plan_search *r, vstate *vs, const double *stock_umiss)
-{
-    static const char *const name[] = {"density ranking's", "rank"};
-    double own = plan_cost_all(r), best = own;
-    int won = -1;
-    snap keep = {0};
-    if (snap_take(r, vs, &keep) < 0) {
-        snap_free(&keep);
-        r->failed = 1;
-        cp_seterr(r->err, "out of memory");
-        return;
-    }
-    for (int b = 0; b < 2 && !r->failed; b++) {
-        reset_to_stock(r, vs);
-        if (b == 0)
-            select_density(r, vs, stock_umiss);
-        else
-            select_rank(r, vs);
-        double d = plan_cost_all(r);
-        if (d < best) {
-            best = d;
-            won = b;
-        }
-    }
-    if (won < 0) {
-        snap_put(r, vs, &keep);
-    } else {
-        if (won == 0) { /* the rank plan is in place: the density one again */
-            reset_to_stock(r, vs);
-            select_density(r, vs, stock_umiss);
-        }
-        plan_say(r, "fast memory: the %s plan is better and is the plan "
-                 "(%.1f against %.1f misses per iteration, counting the "
-                 "stubs' instructions as misses)%s", name[won], best, own,
-                 r->fast_cut ? "; --time stopped the selection" : "");
-    }
-    snap_free(&keep);
-}
-
 /* ---- results ----------------------------------------------------------- */
 
 static int cmp_items(const void *a, const void *b)
@@ -629,7 +228,8 @@ static int cmp_items(const void *a, const void *b)
 }
 
 static plan_result *make_result(plan_search *r, plan_strategy s, double stock,
-                                const double *stock_umiss, const vstate *vs)
+                                const double *stock_umiss,
+                                const plan_vstate *vs)
 {
     plan_model *m = r->m;
     plan_result *res = calloc(1, sizeof *res);
@@ -673,7 +273,7 @@ static plan_result *make_result(plan_search *r, plan_strategy s, double stock,
     /* What --pad-limit bounds: the block's bytes beyond its sections'
      * sizes rounded up to 8. */
     res->pad_bytes = hot_end > hot_sum ? hot_end - hot_sum : 0;
-    res->fast_bytes = vs ? fast_used(r, vs) : fast_off;
+    res->fast_bytes = vs ? plan_fast_used(r, vs) : fast_off;
     res->veneers = 0;
     if (vs)
         for (size_t i = 0; i < m->ntargets; i++)
@@ -854,8 +454,8 @@ plan_result *plan_run(plan_model *m, plan_strategy s, const plan_opts *o,
     r.off = malloc((m->nunits ? m->nunits : 1) * sizeof *r.off);
     r.fast = calloc(m->nunits ? m->nunits : 1, 1);
     double *stock_umiss = calloc(m->nunits ? m->nunits : 1, sizeof *stock_umiss);
-    vstate vs = {calloc(m->ntargets + 1, 1)};
-    snap start = {0};
+    plan_vstate vs = {calloc(m->ntargets + 1, 1)};
+    plan_snap start = {0};
     plan_result *res = NULL;
     if (!r.umiss || !r.off || !r.fast || !stock_umiss || !vs.target ||
         plan_layout_alloc(m, &r.L) < 0 || plan_find_hot(&r) < 0) {
@@ -895,16 +495,16 @@ plan_result *plan_run(plan_model *m, plan_strategy s, const plan_opts *o,
         do_colour(&r, 0, 1.0);
         break;
     case PLAN_RAM:
-        if (snap_take(&r, &vs, &start) < 0)
+        if (plan_snap_take(&r, &vs, &start) < 0)
             goto oom;
-        select_fast(&r, stock, &vs, 1.0);
-        keep_better(&r, &vs, &start, "ram");
+        plan_select_fast(&r, stock, &vs, 1.0);
+        plan_keep_better(&r, &vs, &start, "ram");
         break;
     case PLAN_RANK:
-        select_rank(&r, &vs);
+        plan_select_rank(&r, &vs);
         break;
     case PLAN_DENSITY:
-        select_density(&r, &vs, stock_umiss);
+        plan_select_density(&r, &vs, stock_umiss);
         break;
     case PLAN_COMBINED: {
         /* Colour and anneal; choose fast memory by re-simulated misses
@@ -917,36 +517,36 @@ plan_result *plan_run(plan_model *m, plan_strategy s, const plan_opts *o,
          * selection SELECT_PART), so what one leaves goes to the rest. */
         const double S = SEARCH_PART, F = SELECT_PART;
         double c = do_colour(&r, 0, phase_share(S, 2 * S + 2 * F));
-        if (snap_take(&r, &vs, &start) < 0)
+        if (plan_snap_take(&r, &vs, &start) < 0)
             goto oom;
         /* A phase that would start with the limit used is left out: the
          * placement so far is the plan. */
         if (time_up(&r, "the first search"))
             break;
-        select_fast(&r, c, &vs, phase_share(F, 2 * S + F));
+        plan_select_fast(&r, c, &vs, phase_share(F, 2 * S + F));
         if (time_up(&r, "the first RAM selection")) {
-            keep_better(&r, &vs, &start, "combined");
+            plan_keep_better(&r, &vs, &start, "combined");
             break;
         }
         double a = do_colour(&r, 1, phase_share(S, S + F));
         if (time_up(&r, "the second search")) {
-            keep_better(&r, &vs, &start, "combined");
+            plan_keep_better(&r, &vs, &start, "combined");
             break;
         }
-        snap first = {0};
-        if (snap_take(&r, &vs, &first) < 0) {
-            snap_free(&first);
+        plan_snap first = {0};
+        if (plan_snap_take(&r, &vs, &first) < 0) {
+            plan_snap_free(&first);
             goto oom;
         }
-        reset_to_stock(&r, &vs);
-        select_fast(&r, plan_cost(&r, 0), &vs, phase_share(F, S));
+        plan_reset_to_stock(&r, &vs);
+        plan_select_fast(&r, plan_cost(&r, 0), &vs, phase_share(F, S));
         double b = time_up(&r, "the RAM selection on the stock layout")
                        ? HUGE_VAL : do_colour(&r, 0, 1.0);
         plan_note(&r, "combined: colour first %.1f, fast memory first %.1f", a, b);
         if (a <= b)
-            snap_put(&r, &vs, &first);
-        snap_free(&first);
-        keep_better(&r, &vs, &start, "combined");
+            plan_snap_put(&r, &vs, &first);
+        plan_snap_free(&first);
+        plan_keep_better(&r, &vs, &start, "combined");
         break;
     }
     default:
@@ -954,7 +554,7 @@ plan_result *plan_run(plan_model *m, plan_strategy s, const plan_opts *o,
         goto out;
     }
     if (!r.failed && (s == PLAN_RAM || s == PLAN_COMBINED))
-        baseline_net(&r, &vs, stock_umiss);
+        plan_baseline_net(&r, &vs, stock_umiss);
     if (r.failed)
         goto out; /* err says why */
     res = make_result(&r, s, stock, stock_umiss, &vs);
@@ -965,7 +565,7 @@ plan_result *plan_run(plan_model *m, plan_strategy s, const plan_opts *o,
 oom:
     cp_seterr(err, "out of memory");
 out:
-    snap_free(&start);
+    plan_snap_free(&start);
     free(r.umiss);
     free(r.off);
     free(r.fast);
