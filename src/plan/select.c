@@ -94,7 +94,7 @@ typedef struct sel {
     uint32_t *old;     /* and their offsets before */
     double t0, t_end, last_note;
     unsigned long full, screened;
-    unsigned picks, groups, removed;
+    unsigned groups, removed;
     int cut;           /* --time stopped it */
 } sel;
 
@@ -307,9 +307,13 @@ static size_t sel_remove(sel *s, double cur, double *val)
         sel_progress(s, "trying to take back section", i++, n, cur);
         r->fast[u] = 0;
         r->off[u] = NONE;
-        double v = plan_cost(r, 0);
-        s->full++;
+        /* Fast code that calls it now needs a stub: over the budget, no. */
+        count_targets(r, s->vs);
+        int fits = plan_fast_used(r, s->vs) <= r->o->budget;
+        double v = fits ? plan_cost(r, 0) : HUGE_VAL;
+        s->full += fits;
         r->fast[u] = 1;
+        count_targets(r, s->vs);
         if (v < cur && (pick == NONE || v < *val)) {
             pick = u;
             *val = v;
@@ -405,22 +409,24 @@ double plan_select_fast(plan_search *r, double cur, plan_vstate *vs,
                 r->failed = 1;
                 cp_seterr(r->err, "out of memory (incremental evaluation)");
             }
-        s.picks += (unsigned)n;
     }
     if (r->failed) {
         sel_free(&s);
         return HUGE_VAL;
     }
+    unsigned nf = 0; /* sections in fast memory now */
+    for (size_t i = 0; i < m->nunits; i++)
+        nf += r->fast[i];
     if (s.cut) {
         r->fast_cut++;
-        plan_say(r, "fast memory: stopped by --time after %u sections (%u "
-                 "bytes) in %.1f s", s.picks, plan_fast_used(r, vs),
+        plan_say(r, "fast memory: stopped by --time with %u sections (%u "
+                 "bytes) in %.1f s", nf, plan_fast_used(r, vs),
                  cp_now_s() - s.t0);
     } else {
         plan_note(r, "fast memory: %u sections (%u bytes) in %.1f s: %lu full "
                   "evaluations, %lu screened, %u groups, %u taken back",
-                  s.picks - s.removed, plan_fast_used(r, vs),
-                  cp_now_s() - s.t0, s.full, s.screened, s.groups, s.removed);
+                  nf, plan_fast_used(r, vs), cp_now_s() - s.t0, s.full,
+                  s.screened, s.groups, s.removed);
     }
     sel_free(&s);
     return plan_cost(r, 0);
@@ -560,6 +566,32 @@ void plan_reset_to_stock(plan_search *r, plan_vstate *vs)
  * selection can end where every move left makes things worse (each move
  * shifts the code after it), and one cut short by --time stops early;
  * neither then leaves a plan worse than these. */
+/* The selection's steps (moves, groups, sections taken back) from a
+ * baseline's plan, while the time allows; the result if better on every
+ * iteration. */
+static void polish(plan_search *r, plan_vstate *vs, const char *what,
+                   double before)
+{
+    if (r->failed || (r->deadline > 0 && cp_now_s() >= r->deadline))
+        return;
+    plan_snap base = {0};
+    if (plan_snap_take(r, vs, &base) < 0) {
+        plan_snap_free(&base);
+        r->failed = 1;
+        cp_seterr(r->err, "out of memory");
+        return;
+    }
+    plan_select_fast(r, plan_cost(r, 0), vs, 1.0);
+    double after = r->failed ? HUGE_VAL : plan_cost_all(r);
+    if (!r->failed && after < before)
+        plan_say(r, "fast memory: the selection's steps from the %s plan: "
+                 "%.1f misses per iteration (stubs' instructions counted)",
+                 what, after);
+    else if (!r->failed)
+        plan_snap_put(r, vs, &base);
+    plan_snap_free(&base);
+}
+
 void plan_baseline_net(plan_search *r, plan_vstate *vs,
                        const double *stock_umiss)
 {
@@ -596,6 +628,7 @@ void plan_baseline_net(plan_search *r, plan_vstate *vs,
                  "(%.1f against %.1f misses per iteration, counting the "
                  "stubs' instructions as misses)%s", name[won], best, own,
                  r->fast_cut ? "; --time stopped the selection" : "");
+        polish(r, vs, name[won], best);
     }
     plan_snap_free(&keep);
 }
