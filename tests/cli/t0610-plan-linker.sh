@@ -39,10 +39,12 @@ test_expect_success 'the stock line shows the stock image (instructions as sim m
     $CODEPLACE sim $W/rp2040.trace --elf $FW/demo-rp2040.elf --map $FW/demo-rp2040.map \
         --json -q -o sim.json &&
     stock=\$(json sim.json \"round(d['warm']['sum']['instructions'] / d['warm']['iterations'])\") &&
-    plan rp2040 ram 8K text -q >out &&
+    plan rp2040 rank 8K text -q >out &&
     grep \"^stock: .*, \$stock instructions\$\" out &&
+    plan rp2040 rank 8K rank8 --json -q -o $W/rank8.json &&
+    test \"\$(json $W/rank8.json \"round(d['results'][0]['stock_instructions_per_iteration'])\")\" = \$stock &&
     test \"\$(json $W/rp2040-ram.json \"round(d['results'][0]['stock_instructions_per_iteration'])\")\" = \$stock &&
-    planned=\$(json $W/rp2040-ram.json \"round(d['results'][0]['instructions_per_iteration'])\") &&
+    planned=\$(json $W/rank8.json \"round(d['results'][0]['instructions_per_iteration'])\") &&
     test \$planned -gt \$stock
 "
 
