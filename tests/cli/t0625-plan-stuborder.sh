@@ -56,7 +56,7 @@ test_expect_success 'imxrt1062 ram 32K: the same with Thumb-2 stubs in flash at 
 
 test_expect_success 'objects that cannot be read: the stub order is a guess, and plan says so' '
     $CODEPLACE plan $FW/demo-rp2040.elf --map $FW/demo-rp2040.map \
-        --trace $TEST_TMP/rp2040/stock.trace --target rp2040 --strategy ram \
+        --trace $TEST_TMP/rp2040/stock.trace --target rp2040 --strategy rank \
         --budget 16K --layout g.layout >out 2>err &&
     grep -q "warning: the order of the [0-9]* linker stubs in flash is a guess (cannot read the section headers of .build/fw/obj/" err &&
     grep -q "relink and plan again with --refine-from for the exact figure" err
