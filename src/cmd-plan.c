@@ -748,6 +748,19 @@ static int run_plan(cli_ctx *ctx, const plan_args *a, plan_state *st)
         return CLI_FAIL;
     plan_model_set_plan_iters(m, a->plan_iters);
     plan_model_set_cache_seed(m, a->cache_seed);
+    plan_unplanned un;
+    if (plan_model_unplanned(m, &un) < 0) {
+        cli_error("out of memory");
+        return CLI_FAIL;
+    }
+    if (un.bytes)
+        cli_info(ctx, "plan: %llu bytes of code in %zu sections run only in "
+                 "iterations the search does not simulate (the first in "
+                 "iteration %u of %s, counting from 0): it places them blind, and the "
+                 "figures count them; --plan-iterations %u takes them in "
+                 "(each move costs more)",
+                 (unsigned long long)un.bytes, un.units, un.first,
+                 a->tpath[un.work], un.cover);
     /* Testing: make evaluations fail after the first N. */
     const char *fail = getenv("CODEPLACE_PLAN_FAIL_AFTER");
     if (fail && *fail)

@@ -598,6 +598,66 @@ size_t plan_model_exclude(plan_model *m, const char *pattern, int ram_only)
 
 void plan_model_set_plan_iters(plan_model *m, unsigned n) { m->plan_iters = n; }
 
+int plan_model_unplanned(const plan_model *m, plan_unplanned *out)
+{
+    memset(out, 0, sizeof *out);
+    size_t *base = malloc((m->nunits + 1) * sizeof *base);
+    if (!base)
+        return -1;
+    base[0] = 0;
+    for (size_t i = 0; i < m->nunits; i++)
+        base[i + 1] = base[i] + (m->units[i].size + 7) / 8;
+    /* Per granule: 1 run by a planning iteration, 2 only later. */
+    unsigned char *g = calloc(base[m->nunits] + 1, 1);
+    unsigned char *late = calloc(m->nunits + 1, 1);
+    if (!g || !late) {
+        free(base);
+        free(g);
+        free(late);
+        return -1;
+    }
+    int found = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (unsigned k = 0; k < m->nwork; k++) {
+            const plan_work *w = &m->work[k];
+            unsigned np = plan_work_iters(m, k, m->plan_iters);
+            unsigned i0 = pass ? np : 0, i1 = pass ? w->n : np;
+            for (unsigned i = i0; i < i1; i++)
+                for (size_t a = m->iter_start[w->first + i];
+                     a < m->iter_start[w->first + i + 1]; a++) {
+                    const plan_acc *x = &m->acc[a];
+                    if (x->unit >= m->nunits || !x->len ||
+                        (m->units[x->unit].flags & PLAN_U_NOMOVE))
+                        continue;
+                    size_t g0 = base[x->unit] + x->off / 8,
+                           g1 = base[x->unit] + (x->off + x->len - 1) / 8;
+                    if (g1 >= base[x->unit + 1])
+                        g1 = base[x->unit + 1] - 1;
+                    for (size_t q = g0; q <= g1; q++) {
+                        if (g[q])
+                            continue;
+                        g[q] = (unsigned char)(1 + pass);
+                        if (!pass)
+                            continue;
+                        out->bytes += 8;
+                        out->units += !late[x->unit];
+                        late[x->unit] = 1;
+                        if (!found) {
+                            found = 1;
+                            out->first = i;
+                            out->work = k;
+                        }
+                        if (i + 1 > out->cover)
+                            out->cover = i + 1;
+                    }
+                }
+        }
+    free(base);
+    free(g);
+    free(late);
+    return 0;
+}
+
 void plan_model_set_cache_seed(plan_model *m, uint64_t seed)
 {
     m->cache_seed = seed;

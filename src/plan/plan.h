@@ -100,6 +100,20 @@ size_t plan_model_exclude(plan_model *m, const char *pattern, int ram_only);
  * results' figures are always over every loaded iteration. */
 void plan_model_set_plan_iters(plan_model *m, unsigned n);
 
+/* Code the strategies do not see: what the iterations after the planning
+ * ones run that the planning ones never do (8-byte granules of sections
+ * that may move), and how many iterations of its workload cover it all. */
+typedef struct plan_unplanned {
+    uint64_t bytes;       /* 0: the planning iterations run it all */
+    size_t units;         /* sections with such bytes */
+    unsigned first;       /* the iteration (in its workload, from 0) that
+                             runs the first of them */
+    unsigned work;        /* that workload */
+    unsigned cover;       /* --plan-iterations that would take them all in */
+} plan_unplanned;
+/* -1: out of memory. */
+int plan_model_unplanned(const plan_model *m, plan_unplanned *out);
+
 size_t plan_model_nunits(const plan_model *m);
 /* Instructions per warm iteration of the stock image as traced (the mean
  * over each workload's iterations after its first, weighted as the

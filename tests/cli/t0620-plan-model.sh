@@ -101,6 +101,22 @@ test_expect_success 'same inputs and seed: the same plan; colour no worse than t
     python3 -c "import sys; sys.exit(0 if $(jget c1.json "d[\"results\"][0][\"misses_per_iteration\"]") <= $(jget h.json "d[\"results\"][0][\"misses_per_iteration\"]") else 1)"
 '
 
+# Code that only later iterations run: said, with the --plan-iterations
+# that takes it in, after which it is not said again; never with all.
+test_expect_success 'code the planning iterations do not run is reported' '
+    $CODEPLACE plan $ELF --map $MAP --trace $PARSE --target rp2040 \
+        --strategy hotblock --plan-iterations 2 --time 0 >/dev/null 2>err &&
+    grep "bytes of code in [0-9]* sections run only in iterations the search does not simulate" err &&
+    n=$(sed -n "s/.*--plan-iterations \([0-9]*\) takes them in.*/\1/p" err) &&
+    test "$n" -gt 2 &&
+    $CODEPLACE plan $ELF --map $MAP --trace $PARSE --target rp2040 \
+        --strategy hotblock --plan-iterations $n --time 0 >/dev/null 2>err2 &&
+    ! grep "the search does not simulate" err2 &&
+    $CODEPLACE plan $ELF --map $MAP --trace $PARSE --target rp2040 \
+        --strategy hotblock --plan-iterations 0 --time 0 >/dev/null 2>err3 &&
+    ! grep "the search does not simulate" err3
+'
+
 test_expect_success 'progress on stderr, not with -q; weights checked' '
     $CODEPLACE plan $ELF --map $MAP --trace $UDP --target rp2040 \
         --strategy colour --search-moves 200 --time 0 >out 2>err &&
