@@ -756,9 +756,9 @@ static int run_plan(cli_ctx *ctx, const plan_args *a, plan_state *st)
     if (un.bytes)
         cli_info(ctx, "plan: %llu bytes of code in %zu sections run only in "
                  "iterations the search does not simulate (the first in "
-                 "iteration %u of %s, counting from 0): it places them blind, and the "
-                 "figures count them; --plan-iterations %u takes them in "
-                 "(each move costs more)",
+                 "iteration %u of %s, counting from 0): it places them "
+                 "blind, and the figures count them; --plan-iterations %u "
+                 "takes them in (each move costs more)",
                  (unsigned long long)un.bytes, un.units, un.first,
                  a->tpath[un.work], un.cover);
     /* Testing: make evaluations fail after the first N. */
