@@ -82,6 +82,28 @@ static int cmp_cand(const void *a, const void *b)
     return x->u < y->u ? -1 : x->u > y->u;
 }
 
+/* Fills fast memory with c[0..n) in their order, each that still fits the
+ * budget with its stubs; the units taken and their offsets before go to
+ * took[] and old[] when given. Returns how many it took. */
+static size_t take_in_order(plan_search *r, plan_vstate *vs, const cand *c,
+                            size_t n, size_t *took, uint32_t *old)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t u = c[i].u;
+        uint32_t left = r->o->budget - plan_fast_used(r, vs);
+        if (r->fast[u] || fast_cost(r, u, vs) > left)
+            continue;
+        if (took) {
+            took[k] = u;
+            old[k] = r->off[u];
+        }
+        k++;
+        take_fast(r, u, vs);
+    }
+    return k;
+}
+
 /* The greedy selection's working state. */
 typedef struct sel {
     plan_search *r;
@@ -212,23 +234,12 @@ static size_t sel_single(sel *s, size_t nc, double cur, double *val)
     return pick;
 }
 
-/* Takes the first k candidates of c[0..nc) that still fit the budget, in
- * their order, into fast memory (as the density ranking fills it); their
- * units and old offsets go to took[] and old[]. Returns how many. */
+/* Takes those of the first k candidates of c[0..nc) that still fit, in
+ * their order (as the density ranking fills fast memory), into took[] and
+ * old[]. Returns how many. */
 static size_t take_prefix(sel *s, size_t nc, size_t k)
 {
-    plan_search *r = s->r;
-    size_t n = 0;
-    for (size_t i = 0; i < nc && i < k; i++) {
-        size_t u = s->c[i].u;
-        uint32_t left = r->o->budget - plan_fast_used(r, s->vs);
-        if (!r->fast[u] && fast_cost(r, u, s->vs) <= left) {
-            s->took[n] = u;
-            s->old[n++] = r->off[u];
-            take_fast(r, u, s->vs);
-        }
-    }
-    return n;
+    return take_in_order(s->r, s->vs, s->c, k < nc ? k : nc, s->took, s->old);
 }
 
 static void undo_prefix(sel *s, size_t n)
@@ -245,8 +256,8 @@ static void undo_prefix(sel *s, size_t n)
  * together save them (on the i.MX RT demo at 32 KiB the greedy stood at
  * 21.7 with 4,320 bytes; the rank plan's 96 sections give 3.8). After the
  * nc candidates with misses of their own come the other hot sections by
- * instructions per byte (the rank plan's order: code that hits still
- * takes lines from the rest); the first 2, 4, 8, ... of them together, up
+ * instructions per byte (of their size rounded up to 8, as fast memory
+ * holds them: code that hits still takes lines from the rest); the first 2, 4, 8, ... of them together, up
  * to all that fit, are each evaluated in full, and the group that saves
  * most per byte is left in place (none if none saves anything). Returns
  * its size (its units in took[]), its cost in *val. */
@@ -437,28 +448,18 @@ double plan_select_fast(plan_search *r, double cur, plan_vstate *vs,
 double plan_select_rank(plan_search *r, plan_vstate *vs)
 {
     plan_model *m = r->m;
-    size_t *ord = malloc((r->nhot ? r->nhot : 1) * sizeof *ord), n = 0;
-    if (!ord)
+    cand *c = malloc((r->nhot ? r->nhot : 1) * sizeof *c);
+    size_t n = 0;
+    if (!c)
         return -1;
-    for (size_t k = 0; k < r->nhot; k++)
-        if (movable_fast(r, r->hot[k]))
-            ord[n++] = r->hot[k];
-    for (size_t i = 1; i < n; i++) {
-        size_t v = ord[i], j = i;
-        double dv = (double)m->units[v].insns / m->units[v].size;
-        while (j > 0 && (double)m->units[ord[j - 1]].insns /
-                                m->units[ord[j - 1]].size < dv) {
-            ord[j] = ord[j - 1];
-            j--;
-        }
-        ord[j] = v;
+    for (size_t k = 0; k < r->nhot; k++) {
+        size_t u = r->hot[k];
+        if (movable_fast(r, u))
+            c[n++] = (cand){u, (double)m->units[u].insns / m->units[u].size};
     }
-    for (size_t i = 0; i < n; i++) {
-        uint32_t left = r->o->budget - plan_fast_used(r, vs);
-        if (fast_cost(r, ord[i], vs) <= left)
-            take_fast(r, ord[i], vs);
-    }
-    free(ord);
+    qsort(c, n, sizeof *c, cmp_cand);
+    take_in_order(r, vs, c, n, NULL, NULL);
+    free(c);
     return plan_cost(r, 0);
 }
 
@@ -481,11 +482,7 @@ double plan_select_density(plan_search *r, plan_vstate *vs,
             c[n++] = (cand){u, stock_umiss[u] / align8(m->units[u].size)};
     }
     qsort(c, n, sizeof *c, cmp_cand);
-    for (size_t i = 0; i < n; i++) {
-        uint32_t left = r->o->budget - plan_fast_used(r, vs);
-        if (fast_cost(r, c[i].u, vs) <= left)
-            take_fast(r, c[i].u, vs);
-    }
+    take_in_order(r, vs, c, n, NULL, NULL);
     free(c);
     return plan_cost(r, 0);
 }
