@@ -435,21 +435,30 @@ int csim_layout_apply_text(const char *path, const char *text, size_t len,
         cp_seterr(err, "%s: empty file, not a layout", path);
         goto out;
     }
+    /* What is read through a non-allocating alias moves with the flash it
+     * aliases (a table in .rodata read at its address + 0x01000000 on the
+     * RP2040): its place in the cached window decides, and it stays in
+     * the alias. */
     for (unsigned k = 0; k < nshift; k++)
-        for (size_t i = 0; i < s->nfns; i++)
-            if (!seen[i] && m->kind[i] == CSIM_CACHED &&
-                !(s->fns[i].flags & CSIM_FN_STUB) &&
-                ((s->fns[i].flags & CSIM_FN_UNKNOWN)
-                     ? (uint64_t)s->fns[i].addr + s->fns[i].size > shift_from[k]
-                     : s->fns[i].addr >= shift_from[k])) {
-                uint32_t to = (uint32_t)((long long)m->base[i] + shift_by[k]);
-                if (check_moved(path, shift_line[k], "@shift", s, i, to,
-                                err) < 0)
-                    goto out;
-                csim_map_move(m, i, to);
-                seen[i] = 1;
-                st->shifted++;
-            }
+        for (size_t i = 0; i < s->nfns; i++) {
+            int nofill = m->kind[i] == CSIM_NOFILL;
+            if (seen[i] || (m->kind[i] != CSIM_CACHED && !nofill) ||
+                (s->fns[i].flags & CSIM_FN_STUB))
+                continue;
+            uint64_t at = m->base[i]; /* its address in the cached window */
+            if (!((s->fns[i].flags & CSIM_FN_UNKNOWN)
+                      ? at + s->fns[i].size > shift_from[k]
+                      : at >= shift_from[k]))
+                continue;
+            uint32_t to = (uint32_t)((long long)at + shift_by[k]);
+            if (check_moved(path, shift_line[k], "@shift", s, i, to, err) < 0)
+                goto out;
+            csim_map_move(m, i, nofill ? (uint32_t)((long long)s->fns[i].addr +
+                                                    shift_by[k])
+                                       : to);
+            seen[i] = 1;
+            st->shifted++;
+        }
     if (ncol) {
         /* Coloured functions go past every function in cached flash, each at
          * the first line-aligned address whose set is its colour. */

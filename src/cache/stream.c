@@ -138,10 +138,10 @@ static int ends_in_branch_to(const csim_stream *s, uint32_t end,
     return end - 4 + 4 + imm == target;
 }
 
-/* Index of the unknown block holding addr, made on first use. */
-static size_t block_fn(csim_stream *s, uint32_t addr, cp_err *err)
+/* Index of the unknown block [base, base + size), made on first use. */
+static size_t block_fn(csim_stream *s, uint32_t base, uint32_t size,
+                       cp_err *err)
 {
-    uint32_t base = addr & ~(BLOCK - 1);
     if (s->nblk * 2 + 2 > s->blk_hs) {
         size_t ns = s->blk_hs ? s->blk_hs * 2 : 64;
         uint32_t *nt = calloc(ns, sizeof *nt);
@@ -174,14 +174,32 @@ static size_t block_fn(csim_stream *s, uint32_t addr, cp_err *err)
     const char *nm = cp_pool_str(s->pool, name);
     if (!nm)
         return cp_seterr(err, "out of memory"), NONE;
-    s->fns[s->nfns] = (csim_fn){nm, base, BLOCK, NULL, CSIM_FN_UNKNOWN};
+    s->fns[s->nfns] = (csim_fn){nm, base, size, NULL, CSIM_FN_UNKNOWN};
     s->blk_ht[h] = (uint32_t)++s->nfns;
     s->nblk++;
     return s->nfns - 1;
 }
 
-/* The function holding addr and how many bytes from addr it still covers
- * (an unknown block stops at the next ELF function). */
+/* The function holding addr and how many bytes from addr it still covers.
+ * Outside the ELF's functions: the unknown block of BLOCK-aligned bytes
+ * holding it, cut at the ELF functions around it, so that what lies before
+ * a function and what lies after it are apart (a layout's @shift moves
+ * what follows the text, .rodata, and not the vectors before it). */
+/* The first ELF function whose end is above addr (functions are sorted
+ * and do not overlap). */
+static size_t fn_above(const csim_stream *s, uint32_t addr)
+{
+    size_t lo = 0, hi = s->nimg;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if ((uint64_t)s->fns[mid].addr + s->fns[mid].size <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 static size_t which_fn(csim_stream *s, uint32_t addr, uint32_t *room,
                        cp_err *err)
 {
@@ -192,27 +210,30 @@ static size_t which_fn(csim_stream *s, uint32_t addr, uint32_t *room,
             return s->last_fn;
         }
     }
-    /* First ELF function whose end is above addr (functions are sorted and
-     * do not overlap). */
-    size_t lo = 0, hi = s->nimg;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if ((uint64_t)s->fns[mid].addr + s->fns[mid].size <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = fn_above(s, addr);
     if (lo < s->nimg && s->fns[lo].addr <= addr) {
         *room = s->fns[lo].addr + s->fns[lo].size - addr;
         s->last_fn = lo;
         return lo;
     }
-    size_t b = block_fn(s, addr, err);
+    /* A read through an alias of the cached window (the RP2040's
+     * non-allocating 0x11000000) is cut where the flash it reads is. */
+    uint64_t alias = 0;
+    const tgt_mem *mem = s->t ? tgt_mem_at(s->t, addr) : NULL;
+    const tgt_mem *fl = s->t ? tgt_cached_window(s->t) : NULL;
+    if (mem && fl && mem->kind == TGT_MEM_FLASH_NOALLOC) {
+        alias = mem->base - fl->base;
+        lo = fn_above(s, (uint32_t)(addr - alias));
+    }
+    uint64_t base = addr & ~(BLOCK - 1), end = base + BLOCK;
+    if (lo > 0 && (uint64_t)s->fns[lo - 1].addr + s->fns[lo - 1].size + alias >
+                      base)
+        base = (uint64_t)s->fns[lo - 1].addr + s->fns[lo - 1].size + alias;
+    if (lo < s->nimg && s->fns[lo].addr + alias < end)
+        end = s->fns[lo].addr + alias;
+    size_t b = block_fn(s, (uint32_t)base, (uint32_t)(end - base), err);
     if (b == NONE)
         return NONE;
-    uint64_t end = (uint64_t)(addr & ~(BLOCK - 1)) + BLOCK;
-    if (lo < s->nimg && s->fns[lo].addr < end)
-        end = s->fns[lo].addr;
     *room = (uint32_t)(end - addr);
     s->last_fn = NONE;
     return b;

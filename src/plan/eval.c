@@ -202,7 +202,7 @@ int plan_eval(const plan_model *m, const plan_layout *L, unsigned iters,
                 uint64_t miss = csim_cache_span(c, l0, l1);
                 if (!count)
                     continue;
-                acc += l1 - l0 + 1;
+                acc += l1 - (l0 & CSIM_LINE_MASK) + 1;
                 misses += miss;
                 if (miss && out->unit_misses && a->unit < m->nunits)
                     out->unit_misses[a->unit] += (double)miss * sc;
@@ -239,8 +239,9 @@ int plan_eval_fa(const plan_model *m, const plan_layout *L, unsigned iters,
                 uint32_t l0, l1;
                 if (!plan_acc_lines(m, L, &m->acc[q], &l0, &l1))
                     continue;
-                for (uint32_t line = l0; line <= l1; line++)
-                    if (!csim_fa_access(f, line))
+                uint32_t nf = l0 & CSIM_NOALLOC;
+                for (uint32_t line = l0 & CSIM_LINE_MASK; line <= l1; line++)
+                    if (!csim_fa_access(f, line | nf))
                         misses += count;
             }
         }

@@ -123,7 +123,8 @@ static const uint32_t *first_from(const uint32_t *p, const uint32_t *e,
  * set is a hit that changes nothing under every policy (LRU: already most
  * recent; FIFO and random: hits leave the set alone; tree-PLRU: the same
  * bits set again), so it is left out; never across a call (a workload's
- * or a warm part's start). A hot line's stretch is one line: one entry. */
+ * or a warm part's start), nor a read that never fills (CSIM_NOALLOC: a
+ * miss stays a miss). A hot line's stretch is one line: one entry. */
 static size_t merge_to(plan_incr *x, unsigned nl, size_t *spp, size_t se,
                        uint32_t lim, size_t nb)
 {
@@ -161,7 +162,7 @@ static size_t merge_to(plan_incr *x, unsigned nl, size_t *spp, size_t se,
         if (who < 0) {
             do {
                 uint32_t l = x->sline[sp++];
-                if (l != last)
+                if (l != last || (l & CSIM_NOALLOC))
                     x->buf[nb++] = l;
                 last = l;
             } while (sp < se && x->stime[sp] < stop);
@@ -399,7 +400,11 @@ plan_incr *plan_incr_new(const plan_model *m, const plan_layout *L,
     x->mask = m->sets - 1;
     x->ls = m->line_shift;
     x->ways = m->cache.ways;
-    x->lru = m->cache.repl == TGT_REPL_LRU && x->ways <= PLAN_INCR_MAXWAYS;
+    /* A read that never fills breaks the shortcut's premise (a set holds
+     * its last distinct lines) and the early stop's (adding lines to a set
+     * never lowers its misses): without them every access is replayed. */
+    x->lru = m->cache.repl == TGT_REPL_LRU && x->ways <= PLAN_INCR_MAXWAYS &&
+             !m->nnofill;
     x->nhot = nhot;
     if (!(x->c = csim_cache_new(&m->cache, m->cache_seed, err))) {
         free(x);
@@ -463,7 +468,8 @@ plan_incr *plan_incr_new(const plan_model *m, const plan_layout *L,
             if (!plan_acc_lines(m, L, a, &l0, &l1))
                 continue;
             uint32_t k = a->unit < m->nunits ? kof[a->unit] : UINT32_MAX;
-            for (uint32_t line = l0; line <= l1; line++) {
+            uint32_t nf = l0 & CSIM_NOALLOC;
+            for (uint32_t line = l0 & CSIM_LINE_MASK; line <= l1; line++) {
                 if (k != UINT32_MAX) {
                     uint32_t l = line - x->base[k];
                     if (pass == 0)
@@ -476,7 +482,7 @@ plan_incr *plan_incr_new(const plan_model *m, const plan_layout *L,
                         x->sstart[s + 1]++;
                     } else {
                         x->stime[x->sstart[s]] = (uint32_t)t;
-                        x->sline[x->sstart[s]++] = line;
+                        x->sline[x->sstart[s]++] = line | nf;
                     }
                 }
             }

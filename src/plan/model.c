@@ -438,6 +438,26 @@ static int push(plan_model *m, uint32_t unit, uint32_t off, uint32_t len)
     return 0;
 }
 
+int plan_model_add_nofill(plan_model *m, uint32_t addr, uint32_t len,
+                          uint32_t ninsn)
+{
+    m->compressed = 0;
+    if (m->niters == 0 || m->work_open)
+        return 0;
+    m->iter_insns[m->niters - 1] += ninsn;
+    if (len == 0)
+        return 0;
+    if (push(m, PLAN_NOFILL, addr, len) < 0)
+        return -1;
+    m->nnofill++;
+    m->last_unit = PLAN_FIXED;
+    if (ninsn) {
+        m->last_fetch_end = addr + len;
+        m->last_fetch_unit = PLAN_FIXED;
+    }
+    return 0;
+}
+
 int plan_model_add_access(plan_model *m, uint32_t addr, uint32_t len,
                           uint32_t ninsn, int uncached)
 {
@@ -537,6 +557,10 @@ int plan_model_add_workload(plan_model *m, const char *path, double weight,
         trc_close(r);
         return -1;
     }
+    const tgt_mem *flash = NULL; /* the window a non-allocating alias reads */
+    for (unsigned i = 0; i < m->t->nmems && !flash; i++)
+        if (m->t->mems[i].kind == TGT_MEM_FLASH)
+            flash = &m->t->mems[i];
     trc_rec rec;
     int rc;
     unsigned seen = 0;
@@ -551,11 +575,20 @@ int plan_model_add_workload(plan_model *m, const char *path, double weight,
                 goto oom;
         } else if (rec.kind == TRC_FETCH ||
                    (rec.kind == TRC_DREAD && !m->t->icache_only)) {
+            uint32_t ni = rec.kind == TRC_FETCH ? rec.ninsn : 0;
+            const tgt_mem *mem = tgt_mem_at(m->t, rec.addr);
+            if (mem && mem->kind == TGT_MEM_FLASH_NOALLOC && flash) {
+                /* Looked up in the lines of the cached window, never
+                 * filled (as codeplace sim replays it). */
+                uint32_t a = rec.kind == TRC_FETCH ? rec.addr & ~1u : rec.addr;
+                if (plan_model_add_nofill(m, a - mem->base + flash->base,
+                                          rec.len ? rec.len : 1, ni) < 0)
+                    goto oom;
+                continue;
+            }
             int unc = (rec.flags & TRC_F_UNCACHED) ||
                       !tgt_is_cached(m->t, rec.addr);
-            if (plan_model_add_access(m, rec.addr, rec.len,
-                                      rec.kind == TRC_FETCH ? rec.ninsn : 0,
-                                      unc) < 0)
+            if (plan_model_add_access(m, rec.addr, rec.len, ni, unc) < 0)
                 goto oom;
         }
     }

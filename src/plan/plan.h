@@ -90,6 +90,12 @@ void plan_model_fail_after(plan_model *m, unsigned long n);
 int plan_model_begin_iteration(plan_model *m);
 int plan_model_add_access(plan_model *m, uint32_t addr, uint32_t len,
                           uint32_t ninsn, int uncached);
+/* An access through an alias that looks the cache up and never fills it
+ * (the RP2040's 0x11000000): addr is its address in the cached window.
+ * It moves with no unit (what follows the text moves with the text's
+ * size, as .rodata does). */
+int plan_model_add_nofill(plan_model *m, uint32_t addr, uint32_t len,
+                          uint32_t ninsn);
 
 /* Marks units that must stay (pattern: glob on function or section name;
  * ram_only: may stay in flash but not go to RAM). Returns how many units

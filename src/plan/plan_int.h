@@ -3,14 +3,18 @@
 #ifndef CP_PLAN_INT_H
 #define CP_PLAN_INT_H
 
+#include "cache/cache.h"
 #include "plan/plan.h"
 
 #define PLAN_FIXED UINT32_MAX      /* access outside every unit */
 #define PLAN_CALL (UINT32_MAX - 1) /* a call: off = target index, len = caller */
+#define PLAN_NOFILL (UINT32_MAX - 2) /* as PLAN_FIXED, through an alias that
+                                        looks the cache up but never fills
+                                        it (off: the cached window's address) */
 #define PLAN_ADDR_FAST UINT32_MAX  /* unit placed in fast memory */
 
 /* One access of the stream: a run of bytes [off, off + len) inside a unit,
- * or, for unit == PLAN_FIXED, at absolute address off. */
+ * or, for unit == PLAN_FIXED or PLAN_NOFILL, at absolute address off. */
 typedef struct plan_acc {
     uint32_t unit;
     uint32_t off;
@@ -70,6 +74,7 @@ struct plan_model {
     size_t *iter_start;   /* iteration i: acc[iter_start[i] .. iter_start[i+1]) */
     unsigned niters;
     unsigned dropped;     /* unfinished iterations left out of the traces */
+    size_t nnofill;       /* PLAN_NOFILL accesses (incr.c: no LRU shortcut) */
     size_t citer;
     double *iter_insns;   /* instructions per iteration */
     uint32_t last_unit;   /* unit of the last access */
@@ -139,8 +144,10 @@ typedef struct plan_layout {
 } plan_layout;
 
 /* Maps an access to its first and last line under the layout; 0 when the
- * access is not cached (fast memory). Shared by the full and the
- * incremental evaluation, so both see the same stream. */
+ * access is not cached (fast memory). A read through a non-allocating
+ * alias has CSIM_NOALLOC in *l0 (as csim_cache_span takes it; mask it off
+ * to count lines). Shared by the full and the incremental evaluation, so
+ * both see the same stream. */
 static inline int plan_acc_lines(const plan_model *m, const plan_layout *L,
                                  const plan_acc *a, uint32_t *l0,
                                  uint32_t *l1)
@@ -156,10 +163,15 @@ static inline int plan_acc_lines(const plan_model *m, const plan_layout *L,
         *l1 = (uint32_t)((base + m->veneer_bytes - 1) >> m->line_shift);
         return 1;
     }
-    if (a->unit == PLAN_FIXED) {
+    if (a->unit == PLAN_FIXED || a->unit == PLAN_NOFILL) {
         base = a->off;
         if (base >= m->text_end && L->text_delta)
             base = (uint64_t)((int64_t)base + L->text_delta);
+        if (a->unit == PLAN_NOFILL) {
+            *l0 = (uint32_t)(base >> m->line_shift) | CSIM_NOALLOC;
+            *l1 = (uint32_t)((base + a->len - 1) >> m->line_shift);
+            return 1;
+        }
     } else {
         uint32_t b = L->addr[a->unit];
         if (b == PLAN_ADDR_FAST)
