@@ -3,7 +3,7 @@
  * that; codeplace plan keeps every input section whole). An experiment on
  * the bound of layout, not a planner:
  *
- *   line-place TRACE TARGET [MOVES [PLAN_ITERS [SEED]]]
+ *   line-place TRACE TARGET [MOVES [PLAN_ITERS [SEED [OUT]]]]
  *
  * TRACE is read as codeplace sim reads it for TARGET (a target name or
  * file; its cache must use LRU): cached flash is looked up and filled, a
@@ -17,7 +17,8 @@
  * linearly from 2 misses), then replays every iteration with the lines
  * where it left them. Prints the stock figure (it is codeplace sim's
  * warm mean), the result, and how many sets hold how many of the lines
- * the planning iterations touch. */
+ * the planning iterations touch; OUT, if given, gets one line per such
+ * line: its address in the image (hex) and the set it ended in. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,7 +120,7 @@ int main(int argc, char **argv)
 {
     if (argc < 3) {
         fprintf(stderr, "usage: line-place TRACE TARGET [MOVES [PLAN_ITERS "
-                        "[SEED]]]\n");
+                        "[SEED [OUT]]]]\n");
         return 2;
     }
     long moves = argc > 3 ? atol(argv[3]) : 1000000;
@@ -309,6 +310,19 @@ int main(int argc, char **argv)
         if (hist[k])
             printf("sets holding %u%s of them: %u\n", k, k == 16 ? "+" : "",
                    hist[k]);
+    if (argc > 6) {
+        FILE *o = fopen(argv[6], "w");
+        if (!o) {
+            perror(argv[6]);
+            return 1;
+        }
+        for (size_t k = 0; k < nh; k++)
+            fprintf(o, "%08x %u\n", lnum[hot[k]] << ls, setof[hot[k]]);
+        if (fclose(o) != 0) {
+            perror(argv[6]);
+            return 1;
+        }
+    }
     return 0;
 oom:
     fprintf(stderr, "line-place: out of memory\n");
