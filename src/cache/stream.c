@@ -180,11 +180,6 @@ static size_t block_fn(csim_stream *s, uint32_t base, uint32_t size,
     return s->nfns - 1;
 }
 
-/* The function holding addr and how many bytes from addr it still covers.
- * Outside the ELF's functions: the unknown block of BLOCK-aligned bytes
- * holding it, cut at the ELF functions around it, so that what lies before
- * a function and what lies after it are apart (a layout's @shift moves
- * what follows the text, .rodata, and not the vectors before it). */
 /* The first ELF function whose end is above addr (functions are sorted
  * and do not overlap). */
 static size_t fn_above(const csim_stream *s, uint32_t addr)
@@ -200,6 +195,11 @@ static size_t fn_above(const csim_stream *s, uint32_t addr)
     return lo;
 }
 
+/* The function holding addr and how many bytes from addr it still covers.
+ * Outside the ELF's functions: the unknown block of BLOCK-aligned bytes
+ * holding it, cut at the ELF functions around it, so that what lies before
+ * a function and what lies after it are apart (a layout's @shift moves
+ * what follows the text, .rodata, and not the vectors before it). */
 static size_t which_fn(csim_stream *s, uint32_t addr, uint32_t *room,
                        cp_err *err)
 {
