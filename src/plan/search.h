@@ -90,6 +90,8 @@ void plan_build(plan_search *r);
  * r->umiss); on every iteration. HUGE_VAL once an evaluation failed. */
 double plan_cost(plan_search *r, int per_unit);
 double plan_cost_all(plan_search *r);
+/* plan_cost_all, filling r->umiss with each unit's misses there. */
+double plan_cost_all_units(plan_search *r);
 
 /* colour.c */
 int plan_find_hot(plan_search *r);
@@ -137,6 +139,9 @@ void plan_reset_to_stock(plan_search *r, plan_vstate *vs);
  * iteration. */
 void plan_baseline_net(plan_search *r, plan_vstate *vs,
                        const double *stock_umiss);
+/* What the budget has left, filled by the misses saved on every
+ * iteration, one section at a time while one lowers that cost. */
+void plan_fill_late(plan_search *r, plan_vstate *vs);
 
 /* anneal.c: simulated annealing of the hot units' start offsets from the
  * placement in r->off (the result goes there too), with the random

@@ -629,3 +629,79 @@ void plan_baseline_net(plan_search *r, plan_vstate *vs,
     }
     plan_snap_free(&keep);
 }
+
+/* The searches and selections compare layouts on the planning iterations
+ * (--plan-iterations): code only later iterations run (a task that runs
+ * every fourth request, a timer) has no misses there, so no selection
+ * takes it, while the plan's figure, on every iteration, counts them. What
+ * the budget has left goes, one section at a time, to the section that
+ * saves most per byte on every iteration: of the CONFIRM with the most
+ * misses there per byte that fit, each evaluated in full on every
+ * iteration; while one lowers that cost, and the time allows. */
+void plan_fill_late(plan_search *r, plan_vstate *vs)
+{
+    plan_model *m = r->m;
+    if (r->failed || !r->o->budget)
+        return;
+    cand *c = malloc((r->nhot ? r->nhot : 1) * sizeof *c);
+    double *umiss = malloc((m->nunits ? m->nunits : 1) * sizeof *umiss);
+    if (!c || !umiss) {
+        free(c);
+        free(umiss);
+        r->failed = 1;
+        cp_seterr(r->err, "out of memory");
+        return;
+    }
+    /* r->umiss is the planning iterations' (what the selections rank by):
+     * kept as it was. */
+    memcpy(umiss, r->umiss, m->nunits * sizeof *umiss);
+    double start = plan_cost_all_units(r), cur = start;
+    uint32_t used0 = plan_fast_used(r, vs);
+    unsigned taken = 0;
+    while (!r->failed && !(r->o->stop && *r->o->stop) &&
+           !(r->deadline > 0 && cp_now_s() >= r->deadline)) {
+        uint32_t left = r->o->budget - plan_fast_used(r, vs);
+        size_t nc = 0;
+        for (size_t k = 0; k < r->nhot; k++) {
+            size_t u = r->hot[k];
+            if (!movable_fast(r, u) || r->umiss[u] <= 0)
+                continue;
+            uint32_t cost = fast_cost(r, u, vs);
+            if (cost <= left)
+                c[nc++] = (cand){u, r->umiss[u] / cost};
+        }
+        qsort(c, nc, sizeof *c, cmp_cand);
+        size_t pick = NONE;
+        double pick_score = 0;
+        for (size_t i = 0; i < nc && i < CONFIRM && !r->failed; i++) {
+            size_t u = c[i].u;
+            uint32_t cost = fast_cost(r, u, vs), old = r->off[u];
+            take_fast(r, u, vs);
+            double v = plan_cost_all(r);
+            r->fast[u] = 0;
+            r->off[u] = old;
+            count_targets(r, vs);
+            if (cur - v > 0 && (cur - v) / cost > pick_score) {
+                pick = u;
+                pick_score = (cur - v) / cost;
+            }
+        }
+        if (pick == NONE)
+            break;
+        take_fast(r, pick, vs);
+        taken++;
+        cur = plan_cost_all_units(r);
+        plan_note(r, "fast memory, by every iteration's misses: %s (%u "
+                  "bytes), %.1f misses/iteration", m->units[pick].name,
+                  m->units[pick].size, cur);
+    }
+    memcpy(r->umiss, umiss, m->nunits * sizeof *umiss);
+    free(c);
+    free(umiss);
+    if (taken && !r->failed)
+        plan_say(r, "fast memory: %u more sections (%u bytes) by their misses "
+                 "on every iteration, code the planning iterations do not run "
+                 "included: %.1f -> %.1f misses per iteration (stubs' "
+                 "instructions counted)", taken,
+                 plan_fast_used(r, vs) - used0, start, cur);
+}

@@ -121,6 +121,11 @@ double plan_cost_all(plan_search *r)
 {
     return cost_on(r, 0, 0);
 }
+
+double plan_cost_all_units(plan_search *r)
+{
+    return cost_on(r, 1, 0);
+}
 /* Colouring: the better start of the hot block and the relationship graph's
  * greedy colouring (and, with keep, the placement the units have now),
  * annealed; never worse than the hot block on every iteration. */
@@ -553,8 +558,10 @@ plan_result *plan_run(plan_model *m, plan_strategy s, const plan_opts *o,
         cp_seterr(err, "strategy %d is not a single strategy", (int)s);
         goto out;
     }
-    if (!r.failed && (s == PLAN_RAM || s == PLAN_COMBINED))
+    if (!r.failed && (s == PLAN_RAM || s == PLAN_COMBINED)) {
         plan_baseline_net(&r, &vs, stock_umiss);
+        plan_fill_late(&r, &vs);
+    }
     if (r.failed)
         goto out; /* err says why */
     res = make_result(&r, s, stock, stock_umiss, &vs);

@@ -117,6 +117,31 @@ test_expect_success 'code the planning iterations do not run is reported' '
     ! grep "the search does not simulate" err3
 '
 
+# Fast memory the selections leave goes by every iteration's misses: what
+# only later iterations run, invisible to them, included. The step says
+# what it took and that the cost fell; the plan is what sim --layout
+# measures, within the budget. (From the project root, where the map's
+# object paths resolve and the stubs' order is ld's.)
+test_expect_success 'fast memory left over goes by every iteration'"'"'s misses' '
+    here=$PWD &&
+    (cd "$CP_ROOT" && $CODEPLACE plan $ELF --map $MAP --trace $UDP --target rp2040 \
+        --strategy ram --budget 1K --plan-iterations 2 --time 0 \
+        --layout $here/f.layout --json -o $here/f.json 2>$here/err) &&
+    line=$(grep "^plan: fast memory: [0-9]* more sections ([0-9]* bytes) by their misses on every iteration" err) &&
+    python3 - "$line" f.json <<-\EOF &&
+	import json, re, sys
+	a, b = (float(x) for x in re.search(r": ([0-9.]+) -> ([0-9.]+) misses", sys.argv[1]).groups())
+	r = json.load(open(sys.argv[2]))["results"][0]
+	print(a, b, r["fast_bytes"])
+	assert b < a and 0 < r["fast_bytes"] <= 1024
+	EOF
+    $CODEPLACE sim $UDP $ELF --map $MAP --target rp2040 --layout f.layout \
+        --json -q -o fs.json &&
+    python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); print(a, b); sys.exit(0 if abs(a - b) < 1e-6 else 1)" \
+        $(jget f.json "d[\"results\"][0][\"misses_per_iteration\"]") \
+        $(jget fs.json "d[\"warm\"][\"misses_mean\"]")
+'
+
 test_expect_success 'progress on stderr, not with -q; weights checked' '
     $CODEPLACE plan $ELF --map $MAP --trace $UDP --target rp2040 \
         --strategy colour --search-moves 200 --time 0 >out 2>err &&
