@@ -557,10 +557,8 @@ int plan_model_add_workload(plan_model *m, const char *path, double weight,
         trc_close(r);
         return -1;
     }
-    const tgt_mem *flash = NULL; /* the window a non-allocating alias reads */
-    for (unsigned i = 0; i < m->t->nmems && !flash; i++)
-        if (m->t->mems[i].kind == TGT_MEM_FLASH)
-            flash = &m->t->mems[i];
+    /* The window a non-allocating alias reads. */
+    const tgt_mem *flash = tgt_cached_window(m->t);
     trc_rec rec;
     int rc;
     unsigned seen = 0;

@@ -90,8 +90,9 @@ void plan_build(plan_search *r);
  * r->umiss); on every iteration. HUGE_VAL once an evaluation failed. */
 double plan_cost(plan_search *r, int per_unit);
 double plan_cost_all(plan_search *r);
-/* plan_cost_all, filling r->umiss with each unit's misses there. */
-double plan_cost_all_units(plan_search *r);
+/* plan_cost_all, filling umiss (one per unit) with each unit's misses
+ * there. */
+double plan_cost_all_units(plan_search *r, double *umiss);
 
 /* colour.c */
 int plan_find_hot(plan_search *r);

@@ -104,6 +104,38 @@ static size_t take_in_order(plan_search *r, plan_vstate *vs, const cand *c,
     return k;
 }
 
+/* The hot units that may move to fast memory, have misses of their own
+ * (umiss, one per unit) and fit what the budget has left, into c, by
+ * those misses per byte. Returns how many. */
+static size_t by_misses(plan_search *r, const plan_vstate *vs,
+                        const double *umiss, cand *c)
+{
+    uint32_t left = r->o->budget - plan_fast_used(r, vs);
+    size_t nc = 0;
+    for (size_t k = 0; k < r->nhot; k++) {
+        size_t u = r->hot[k];
+        if (!movable_fast(r, u) || umiss[u] <= 0)
+            continue;
+        uint32_t cost = fast_cost(r, u, vs);
+        if (cost <= left)
+            c[nc++] = (cand){u, umiss[u] / cost};
+    }
+    qsort(c, nc, sizeof *c, cmp_cand);
+    return nc;
+}
+
+/* The cost with u in fast memory too (on every iteration or on the
+ * planning ones), u put back. */
+static double cost_if_fast(plan_search *r, size_t u, int all)
+{
+    uint32_t old = r->off[u];
+    r->fast[u] = 1;
+    double v = all ? plan_cost_all(r) : plan_cost(r, 0);
+    r->fast[u] = 0;
+    r->off[u] = old;
+    return v;
+}
+
 /* The greedy selection's working state. */
 typedef struct sel {
     plan_search *r;
@@ -175,17 +207,7 @@ static int sel_screen(sel *s)
 static size_t sel_candidates(sel *s)
 {
     plan_search *r = s->r;
-    uint32_t left = r->o->budget - plan_fast_used(r, s->vs);
-    size_t nc = 0;
-    for (size_t k = 0; k < r->nhot; k++) {
-        size_t u = r->hot[k];
-        if (!movable_fast(r, u) || r->umiss[u] <= 0)
-            continue;
-        uint32_t cost = fast_cost(r, u, s->vs);
-        if (cost <= left)
-            s->c[nc++] = (cand){u, r->umiss[u] / cost};
-    }
-    qsort(s->c, nc, sizeof *s->c, cmp_cand);
+    size_t nc = by_misses(r, s->vs, r->umiss, s->c);
     size_t ns = nc < SCREEN ? nc : SCREEN;
     double base = s->x ? plan_incr_total(s->x) : 0;
     for (size_t i = 0; s->x && i < ns; i++) {
@@ -218,12 +240,8 @@ static size_t sel_single(sel *s, size_t nc, double cur, double *val)
         sel_progress(s, "trying candidate", i, nc < MAX ? nc : (size_t)MAX,
                      cur);
         size_t u = s->c[i].u;
-        uint32_t old = r->off[u];
-        r->fast[u] = 1;
-        double v = plan_cost(r, 0);
+        double v = cost_if_fast(r, u, 0);
         s->full++;
-        r->fast[u] = 0;
-        r->off[u] = old;
         double sc = (cur - v) / fast_cost(r, u, s->vs);
         if (cur - v > 0 && sc > pick_score) {
             pick = u;
@@ -652,35 +670,18 @@ void plan_fill_late(plan_search *r, plan_vstate *vs)
         cp_seterr(r->err, "out of memory");
         return;
     }
-    /* r->umiss is the planning iterations' (what the selections rank by):
-     * kept as it was. */
-    memcpy(umiss, r->umiss, m->nunits * sizeof *umiss);
-    double start = plan_cost_all_units(r), cur = start;
+    double start = plan_cost_all_units(r, umiss), cur = start;
     uint32_t used0 = plan_fast_used(r, vs);
     unsigned taken = 0;
     while (!r->failed && !(r->o->stop && *r->o->stop) &&
            !(r->deadline > 0 && cp_now_s() >= r->deadline)) {
-        uint32_t left = r->o->budget - plan_fast_used(r, vs);
-        size_t nc = 0;
-        for (size_t k = 0; k < r->nhot; k++) {
-            size_t u = r->hot[k];
-            if (!movable_fast(r, u) || r->umiss[u] <= 0)
-                continue;
-            uint32_t cost = fast_cost(r, u, vs);
-            if (cost <= left)
-                c[nc++] = (cand){u, r->umiss[u] / cost};
-        }
-        qsort(c, nc, sizeof *c, cmp_cand);
+        size_t nc = by_misses(r, vs, umiss, c);
         size_t pick = NONE;
         double pick_score = 0;
         for (size_t i = 0; i < nc && i < CONFIRM && !r->failed; i++) {
             size_t u = c[i].u;
-            uint32_t cost = fast_cost(r, u, vs), old = r->off[u];
-            take_fast(r, u, vs);
-            double v = plan_cost_all(r);
-            r->fast[u] = 0;
-            r->off[u] = old;
-            count_targets(r, vs);
+            uint32_t cost = fast_cost(r, u, vs);
+            double v = cost_if_fast(r, u, 1);
             if (cur - v > 0 && (cur - v) / cost > pick_score) {
                 pick = u;
                 pick_score = (cur - v) / cost;
@@ -690,12 +691,11 @@ void plan_fill_late(plan_search *r, plan_vstate *vs)
             break;
         take_fast(r, pick, vs);
         taken++;
-        cur = plan_cost_all_units(r);
+        cur = plan_cost_all_units(r, umiss);
         plan_note(r, "fast memory, by every iteration's misses: %s (%u "
                   "bytes), %.1f misses/iteration", m->units[pick].name,
                   m->units[pick].size, cur);
     }
-    memcpy(r->umiss, umiss, m->nunits * sizeof *umiss);
     free(c);
     free(umiss);
     if (taken && !r->failed)

@@ -91,13 +91,13 @@ void plan_build(plan_search *r)
 /* The cost a strategy minimises, in misses: the misses plus the
  * instructions that calls through linker stubs add, weighed by what a miss
  * costs (the estimated cycles per iteration, divided by the miss cost). */
-static double cost_on(plan_search *r, int per_unit, unsigned iters)
+static double cost_on(plan_search *r, double *umiss, unsigned iters)
 {
     if (r->failed)
         return HUGE_VAL;
     plan_build(r);
     plan_eval_out out = {0};
-    out.unit_misses = per_unit ? r->umiss : NULL;
+    out.unit_misses = umiss;
     if (plan_eval(r->m, &r->L, iters, &out, r->err) < 0) {
         r->failed = 1;
         return HUGE_VAL;
@@ -113,18 +113,18 @@ static double cost_on(plan_search *r, int per_unit, unsigned iters)
 /* On the planning iterations (what searches compare). */
 double plan_cost(plan_search *r, int per_unit)
 {
-    return cost_on(r, per_unit, r->iters);
+    return cost_on(r, per_unit ? r->umiss : NULL, r->iters);
 }
 
 /* On every iteration (what the result reports). */
 double plan_cost_all(plan_search *r)
 {
-    return cost_on(r, 0, 0);
+    return cost_on(r, NULL, 0);
 }
 
-double plan_cost_all_units(plan_search *r)
+double plan_cost_all_units(plan_search *r, double *umiss)
 {
-    return cost_on(r, 1, 0);
+    return cost_on(r, umiss, 0);
 }
 /* Colouring: the better start of the hot block and the relationship graph's
  * greedy colouring (and, with keep, the placement the units have now),
