@@ -142,6 +142,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "line-place: %s\n", r ? "no cached flash" : err.msg);
         return 1;
     }
+    const trc_header *h = trc_get_header(r);
+    if (h->target[0] && !tgt_header_matches(t, h->target)) {
+        fprintf(stderr, "line-place: %s was recorded for target '%s', not "
+                "'%s'\n", argv[1], h->target, t->name);
+        return 1;
+    }
     unsigned ls = 0;
     while ((1u << ls) < t->cache.line)
         ls++;
@@ -209,6 +215,11 @@ int main(int argc, char **argv)
         if (!nl || sorted[nl - 1] != sorted[i])
             sorted[nl++] = sorted[i];
     lnum = sorted;
+    if (!nl) {
+        fprintf(stderr, "line-place: %s: no fetch or read in %s's cached "
+                "memory\n", argv[1], t->name);
+        return 1;
+    }
     if (nl >= (CSIM_NOALLOC >> sbits)) {
         fprintf(stderr, "line-place: %zu lines: too many\n", nl);
         return 1;
