@@ -21,7 +21,8 @@
 
 enum {
     O_ELF, O_MAP, O_TRACE, O_TARGET, O_CACHE, O_AS, O_UNCACHED, O_BUDGET, O_STRATEGY,
-    O_PAD, O_EXCLUDE, O_NORAM, O_ITERS, O_PLAN_ITERS, O_MOVES, O_TIME, O_SEED,
+    O_PAD, O_EXCLUDE, O_NORAM, O_ITERS, O_PLAN_ITERS, O_MOVES, O_DESCENT,
+    O_TIME, O_SEED,
     O_THREADS,    O_CACHE_SEED, O_LIST, O_LAYOUT, O_EMIT, O_COMPARE, O_REFINE, O_REFINE_MAP,
     O_UNVERIFIED, O_SAMPLES,
     O_NOPT
@@ -55,6 +56,10 @@ static const cli_opt opts[] = {
     [O_MOVES] = {"search-moves", 0, "N", "annealing moves per search (default "
                  CLI_PLAN_STR(PLAN_SEARCH_MOVES) "; each re-simulates the "
                  "sets it changes)"},
+    [O_DESCENT] = {"descent-passes", 0, "N", "passes of the descent after "
+                   "each annealing search: every hot section tried at every "
+                   "start colour, the best kept (default "
+                   CLI_PLAN_STR(PLAN_DESCENT_PASSES) "; 0: none)"},
     [O_TIME] = {"time", 0, "SECONDS", "wall-clock limit of the whole plan "
                 "from the command's start, reading the evidence included "
                 "(default 60; 0: none); a search that would not make its "
@@ -395,7 +400,7 @@ typedef struct plan_args {
     const tgt *t; /* &to.t once resolved */
     tgt_cache c;
     plan_strategy strategy;
-    uint32_t budget, pad, iters, plan_iters, moves;
+    uint32_t budget, pad, iters, plan_iters, moves, descent;
     uint32_t threads; /* 0: the default (one chain) */
     uint64_t seed, cache_seed;
     double time_limit;
@@ -458,6 +463,10 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, char **pos,
             break;
         case O_MOVES:
             if (cli_arg_u32(ctx, "search-moves", arg, 0, &a->moves) < 0)
+                return CLI_USAGE;
+            break;
+        case O_DESCENT:
+            if (cli_arg_u32(ctx, "descent-passes", arg, 0, &a->descent) < 0)
                 return CLI_USAGE;
             break;
         case O_TIME:
@@ -618,6 +627,7 @@ static int run_strategies(cli_ctx *ctx, const plan_args *a, plan_state *st)
     o.budget = a->budget;
     o.pad_limit = a->pad;
     o.search_moves = a->moves;
+    o.descent_passes = a->descent;
     o.time_limit = a->time_limit;
     o.t_start = a->t_start; /* set-up counts */
     o.seed = a->seed;
@@ -908,7 +918,8 @@ static int cmd_plan_fn(cli_ctx *ctx, int argc, char **argv)
     plan_args a = {.excl = excl, .noram = noram, .traces = traces,
                    .tpath = tpath, .tweight = tweight,
                    .strategy = PLAN_AUTO, .pad = PLAN_PAD_LIMIT, .iters = 32,
-                   .plan_iters = 3, .moves = PLAN_SEARCH_MOVES, .time_limit = 60,
+                   .plan_iters = 3, .moves = PLAN_SEARCH_MOVES,
+                   .descent = PLAN_DESCENT_PASSES, .time_limit = 60,
                    .seed = 1, .cache_seed = 1};
     a.t_start = cp_now_s(); /* --time counts from here */
     int rc = parse_args(ctx, argc, argv, pos, &a);

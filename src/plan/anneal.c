@@ -32,6 +32,85 @@ static void own_put(plan_search *r, size_t u, uint32_t off, int put)
             r->own[g] = 0;
 }
 
+/* Puts the incremental state and r->off where best_off[] has the units;
+ * returns the new total, or -1 (out of memory). */
+static double go_to(plan_search *r, plan_incr *x, const size_t *hk, size_t n,
+                    const uint32_t *best_off, double cur)
+{
+    for (size_t k = 0; k < n; k++)
+        if (r->off[hk[k]] != best_off[k])
+            own_put(r, hk[k], r->off[hk[k]], 0);
+    for (size_t k = 0; k < n; k++) {
+        size_t u = hk[k];
+        if (r->off[u] == best_off[k])
+            continue;
+        r->off[u] = best_off[k];
+        own_put(r, u, best_off[k], 1);
+        if ((cur = plan_incr_try2(x, k, r->hot_base + best_off[k], SIZE_MAX,
+                                  0, HUGE_VAL)) < 0)
+            return -1;
+    }
+    return cur;
+}
+
+/* The descent after the annealing: each hot unit in turn goes to the
+ * start colour, of all of them, that lowers the misses most (each tried
+ * exactly, a try given up once it cannot win); passes repeat, up to
+ * max_passes, while one gains at least 0.01 %. Deterministic. Returns the
+ * units moved, or -1 (out of memory); *cur follows. */
+static long polish(plan_search *r, plan_incr *x, const size_t *hk, size_t n,
+                   uint32_t limit, unsigned max_passes, double *cur,
+                   double t_end, unsigned *passes, int *stopped)
+{
+    plan_model *m = r->m;
+    long moved = 0;
+    for (*passes = 0; *passes < max_passes;) {
+        double start = *cur;
+        ++*passes;
+        for (size_t k = 0; k < n; k++) {
+            if ((r->o->stop && *r->o->stop) || (t_end > 0 && cp_now_s() > t_end)) {
+                *stopped = 1;
+                return moved;
+            }
+            size_t u = hk[k];
+            uint32_t old = r->off[u], bp = NONE;
+            double bv = *cur;
+            for (uint32_t c = 0; c < m->sets; c++) {
+                uint32_t p = plan_find_slot(r, u, c, limit);
+                if (p == NONE || p == old)
+                    continue;
+                r->off[u] = p;
+                own_put(r, u, old, 0);
+                own_put(r, u, p, 1);
+                double v = plan_incr_try2(x, k, r->hot_base + p, SIZE_MAX, 0,
+                                          bv - 1e-9 * (1 + fabs(bv)));
+                plan_incr_undo(x);
+                own_put(r, u, p, 0);
+                own_put(r, u, old, 1);
+                r->off[u] = old;
+                if (v < 0)
+                    return -1;
+                if (v < bv - 1e-9 * (1 + fabs(bv))) {
+                    bv = v;
+                    bp = p;
+                }
+            }
+            if (bp == NONE)
+                continue;
+            own_put(r, u, old, 0);
+            own_put(r, u, bp, 1);
+            r->off[u] = bp;
+            if ((*cur = plan_incr_try2(x, k, r->hot_base + bp, SIZE_MAX, 0,
+                                       HUGE_VAL)) < 0)
+                return -1;
+            moved++;
+        }
+        if (*cur > start - 1e-4 * start)
+            break;
+    }
+    return moved;
+}
+
 /* Simulated annealing on the hot units' start offsets, on the exact
  * incremental re-simulation (src/plan/incr.c): a move puts one unit at
  * another colour, shifts it by a few lines, or swaps two units; a move
@@ -266,6 +345,28 @@ double plan_anneal(plan_search *r, uint64_t seed, unsigned long moves,
             r->off[u] = old;
         }
     }
+    /* Then the descent, from the best placement seen. */
+    long moved = 0;
+    unsigned passes = 0;
+    double before = best;
+    if (!failed && !stopped && r->o->descent_passes &&
+        !(r->o->stop && *r->o->stop)) {
+        cur = go_to(r, x, hk, n, best_off, cur);
+        if (cur >= 0)
+            moved = polish(r, x, hk, n, limit, r->o->descent_passes, &cur,
+                           t_end, &passes, &stopped);
+        if (cur < 0 || moved < 0) {
+            failed = 1;
+        } else {
+            if (stopped)
+                r->time_cut = 1;
+            if (cur < best) {
+                best = cur;
+                for (size_t q = 0; q < n; q++)
+                    best_off[q] = r->off[hk[q]];
+            }
+        }
+    }
     free(r->own);
     r->own = NULL;
     r->nown = 0;
@@ -285,9 +386,10 @@ double plan_anneal(plan_search *r, uint64_t seed, unsigned long moves,
     }
     double full = plan_cost(r, 0);
     plan_say(r, "anneal: %lu moves (%lu simulated, the others found no room; "
-         "%lu accepted) in %.1f s%s: %.1f -> %.1f "
-         "misses/iteration (%.1f on all planning iterations)", tries,
-         simulated, accepted, cp_now_s() - t0, stopped ? ", stopped by --time" : clocked ? ", paced by --time" : "",
-         start, best, full);
+         "%lu accepted) in %.1f s%s: %.1f -> %.1f; descent: %u pass%s, %ld "
+         "sections moved: %.1f misses/iteration (%.1f on all planning "
+         "iterations)", tries, simulated, accepted, cp_now_s() - t0,
+         stopped ? ", stopped by --time" : clocked ? ", paced by --time" : "",
+         start, before, passes, passes == 1 ? "" : "es", moved, best, full);
     return full;
 }

@@ -166,6 +166,11 @@ int plan_strategy_parse(const char *s, plan_strategy *out);
  * on one core (docs/BENCHMARKS.md). */
 #define PLAN_SEARCH_MOVES 20000
 
+/* Passes of the descent after each annealing search unless told
+ * (plan's --descent-passes): each tries every hot unit at every start
+ * colour (docs/plan.md). */
+#define PLAN_DESCENT_PASSES 2
+
 /* At most this many annealing chains per search (plan_opts.threads). */
 #define PLAN_MAX_THREADS 8
 
@@ -176,6 +181,8 @@ typedef struct plan_opts {
     uint32_t veneer_bytes;  /* bytes one long-call veneer costs */
     unsigned search_moves;  /* annealing moves per search (a plan runs up to
                                three searches) */
+    unsigned descent_passes;/* passes of the descent after each search
+                               (0: none) */
     double time_limit;      /* seconds one plan_run may take, counted from
                                t_start (0: no limit): its searches share it
                                and stop early, the RAM selection stops

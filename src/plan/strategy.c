@@ -46,6 +46,7 @@ plan_opts plan_opts_default(const tgt *t)
     /* See plan_model_new and tgt_stub_bytes. */
     o.veneer_bytes = tgt_stub_bytes(t);
     o.search_moves = PLAN_SEARCH_MOVES;
+    o.descent_passes = PLAN_DESCENT_PASSES;
     o.seed = 1;
     o.time_limit = 60;
     o.threads = 1;
