@@ -169,7 +169,7 @@ int plan_strategy_parse(const char *s, plan_strategy *out);
 /* Passes of the descent after each annealing search unless told
  * (plan's --descent-passes): each tries every hot unit at every start
  * colour (docs/plan.md). */
-#define PLAN_DESCENT_PASSES 2
+#define PLAN_DESCENT_PASSES 0
 
 /* At most this many annealing chains per search (plan_opts.threads). */
 #define PLAN_MAX_THREADS 8
