@@ -1,0 +1,51 @@
+#!/bin/sh
+# codeplace plan --descent-passes: after the annealing, every hot section
+# tried at every start colour. The descent only keeps what lowers the
+# misses, so it never ends worse than the search without it; its plan is
+# exact (sim --layout measures what it predicts) and repeatable.
+. "$(dirname "$0")/lib.sh"
+FW=$CP_ROOT/build/fw
+ELF=$FW/demo-rp2040.elf
+MAP=$FW/demo-rp2040.map
+
+if ! [ -f "$ELF" ]; then
+    test_skip 'plan --descent-passes on the demo firmware' 'build/fw/demo-rp2040.elf not built (make firmware)'
+    test_done
+    exit 0
+fi
+
+test_expect_success 'trace the demo (4 iterations)' '
+    $CODEPLACE trace $ELF --target rp2040 --init codeplace_init \
+        --iter codeplace_iteration -n 4 -q -o $TEST_TMP/run.trace >/dev/null
+'
+T=$TEST_TMP/run.trace
+P="$ELF --map $MAP --trace $T --target rp2040 --strategy colour --search-moves 1000 --time 0"
+CPO=$CP_ROOT/build/codeplace
+miss() { jget $1 "d[\"results\"][0][\"misses_per_iteration\"]"; }
+
+test_expect_success 'one pass lowers the misses of the same search, and says so' '
+    $CPO plan $P --descent-passes 0 --json -o $TEST_TMP/d0.json 2>err0 &&
+    grep "descent: 0 passes, 0 sections moved" err0 &&
+    $CPO plan $P --descent-passes 1 --layout $TEST_TMP/d1.layout --json -o $TEST_TMP/d1.json 2>err1 &&
+    grep "descent: 1 pass, [1-9][0-9]* sections moved" err1 &&
+    echo "$(miss $TEST_TMP/d0.json) -> $(miss $TEST_TMP/d1.json)" &&
+    python3 -c "import sys; sys.exit(0 if $(miss $TEST_TMP/d1.json) < $(miss $TEST_TMP/d0.json) else 1)"
+'
+
+test_expect_success 'the descent plan is exact: sim --layout measures its prediction' '
+    $CODEPLACE sim $T --elf $ELF --map $MAP --target rp2040 \
+        --layout $TEST_TMP/d1.layout --json -q -o s.json &&
+    same $(miss $TEST_TMP/d1.json) $(jget s.json "d[\"warm\"][\"misses_mean\"]")
+'
+
+test_expect_success 'the sanitizer build makes the same plan' '
+    $CODEPLACE plan $P --descent-passes 1 --layout s1.layout -q >/dev/null &&
+    cmp $TEST_TMP/d1.layout s1.layout
+'
+
+test_expect_success 'a bad count is a usage error' '
+    test_exit 2 $CPO plan $P --descent-passes x 2>err &&
+    grep "descent-passes" err
+'
+
+test_done
