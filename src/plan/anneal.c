@@ -116,7 +116,8 @@ static long polish(plan_search *r, plan_incr *x, const size_t *hk, size_t n,
  * another colour, shifts it by a few lines, or swaps two units; a move
  * that does not raise the misses is kept, one that raises them by d with
  * probability exp(-d / T), T falling geometrically over the moves. The best
- * placement seen is the result. The block is padded to its limit first, so
+ * placement seen is the result, after the descent (polish) when
+ * --descent-passes asks for it. The block is padded to its limit first, so
  * that a move changes nothing outside it and only the sets a unit leaves
  * and enters need simulating again.
  *
