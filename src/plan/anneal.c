@@ -32,20 +32,25 @@ static void own_put(plan_search *r, size_t u, uint32_t off, int put)
             r->own[g] = 0;
 }
 
+/* Unit u from r->off[u] to off, in r->off and the map of the block. */
+static void put_at(plan_search *r, size_t u, uint32_t off)
+{
+    own_put(r, u, r->off[u], 0);
+    own_put(r, u, off, 1);
+    r->off[u] = off;
+}
+
 /* Puts the incremental state and r->off where best_off[] has the units;
- * returns the new total, or -1 (out of memory). */
+ * returns the new total, or -1 (out of memory). The map ends right
+ * whatever the order: a unit frees only the bytes still marked its own. */
 static double go_to(plan_search *r, plan_incr *x, const size_t *hk, size_t n,
                     const uint32_t *best_off, double cur)
 {
-    for (size_t k = 0; k < n; k++)
-        if (r->off[hk[k]] != best_off[k])
-            own_put(r, hk[k], r->off[hk[k]], 0);
     for (size_t k = 0; k < n; k++) {
         size_t u = hk[k];
         if (r->off[u] == best_off[k])
             continue;
-        r->off[u] = best_off[k];
-        own_put(r, u, best_off[k], 1);
+        put_at(r, u, best_off[k]);
         if ((cur = plan_incr_try2(x, k, r->hot_base + best_off[k], SIZE_MAX,
                                   0, HUGE_VAL)) < 0)
             return -1;
@@ -79,27 +84,22 @@ static long polish(plan_search *r, plan_incr *x, const size_t *hk, size_t n,
                 uint32_t p = plan_find_slot(r, u, c, limit);
                 if (p == NONE || p == old)
                     continue;
-                r->off[u] = p;
-                own_put(r, u, old, 0);
-                own_put(r, u, p, 1);
+                double win = bv - 1e-9 * (1 + fabs(bv)); /* to beat */
+                put_at(r, u, p);
                 double v = plan_incr_try2(x, k, r->hot_base + p, SIZE_MAX, 0,
-                                          bv - 1e-9 * (1 + fabs(bv)));
+                                          win);
                 plan_incr_undo(x);
-                own_put(r, u, p, 0);
-                own_put(r, u, old, 1);
-                r->off[u] = old;
+                put_at(r, u, old);
                 if (v < 0)
                     return -1;
-                if (v < bv - 1e-9 * (1 + fabs(bv))) {
+                if (v < win) {
                     bv = v;
                     bp = p;
                 }
             }
             if (bp == NONE)
                 continue;
-            own_put(r, u, old, 0);
-            own_put(r, u, bp, 1);
-            r->off[u] = bp;
+            put_at(r, u, bp);
             if ((*cur = plan_incr_try2(x, k, r->hot_base + bp, SIZE_MAX, 0,
                                        HUGE_VAL)) < 0)
                 return -1;
@@ -308,9 +308,7 @@ double plan_anneal(plan_search *r, uint64_t seed, unsigned long moves,
             }
             if (p == NONE || p == old)
                 continue;
-            r->off[u] = p;
-            own_put(r, u, old, 0);
-            own_put(r, u, p, 1);
+            put_at(r, u, p);
             if ((v = plan_incr_try2(x, k, r->hot_base + p, SIZE_MAX, 0,
                                     lim)) < 0) {
                 failed = 1;
@@ -341,9 +339,7 @@ double plan_anneal(plan_search *r, uint64_t seed, unsigned long moves,
             r->off[w] = ow;
         } else {
             plan_incr_undo(x);
-            own_put(r, u, r->off[u], 0);
-            own_put(r, u, old, 1);
-            r->off[u] = old;
+            put_at(r, u, old);
         }
     }
     /* Then the descent, from the best placement seen. */
