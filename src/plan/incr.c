@@ -70,7 +70,16 @@ struct plan_incr {
     uint32_t *sdl;
     size_t *sdstart;
     unsigned char *mark;  /* per set: in touched[] (touch's kind) */
+    unsigned char *enter; /* per set: a moved unit's line enters it */
     size_t ntouched;
+    /* plan_incr_lift's: the figure of each set hot unit lift_k leaves,
+     * without it (valid where lift_gen[s] == gen), while lift_k stays at
+     * line lift_base and nothing else changes. */
+    size_t lift_k;
+    uint32_t lift_base, gen;
+    uint32_t *lift_gen;
+    double *lift;
+    occ *lift_save;       /* one set's occupants, kept while lifting */
 };
 
 static int occ_add(plan_incr *x, uint32_t s, uint32_t k, uint32_t l)
@@ -327,6 +336,10 @@ void plan_incr_free(plan_incr *x)
     free(x->sdl);
     free(x->sdstart);
     free(x->mark);
+    free(x->enter);
+    free(x->lift_gen);
+    free(x->lift);
+    free(x->lift_save);
     free(x->tm);
     free(x->te);
     free(x->ln);
@@ -432,6 +445,11 @@ plan_incr *plan_incr_new(const plan_model *m, const plan_layout *L,
     x->touched_old = malloc(2 * x->sets * sizeof *x->touched_old);
     x->tval = malloc(2 * x->sets * sizeof *x->tval);
     x->mark = calloc(x->sets, 1);
+    x->enter = calloc(x->sets, 1);
+    x->lift_gen = calloc(x->sets, sizeof *x->lift_gen);
+    x->lift = calloc(x->sets, sizeof *x->lift);
+    x->lift_k = SIZE_MAX;
+    x->gen = 1;
     size_t nall = 0;
     for (size_t k = 0; k < nhot; k++)
         nall += (m->units[hot[k]].size >> x->ls) + 2;
@@ -443,7 +461,8 @@ plan_incr *plan_incr_new(const plan_model *m, const plan_layout *L,
     x->cand = malloc((x->nscratch + PLAN_INCR_MAXWAYS) * sizeof *x->cand);
     if (!x->tm || !x->te || !x->ln || !x->hv || !x->cand || !kof || !x->nlines || !x->lstart || !x->ltime || !x->base ||
         !x->sstart || !x->occ || !x->nocc || !x->cocc || !x->miss ||
-        !x->touched || !x->touched_old || !x->tval || !x->mark)
+        !x->touched || !x->touched_old || !x->tval || !x->mark ||
+        !x->enter || !x->lift_gen || !x->lift)
         goto fail;
     for (size_t i = 0; i < m->nunits; i++)
         kof[i] = UINT32_MAX;
@@ -558,8 +577,19 @@ static void touch(plan_incr *x, uint32_t s, unsigned char kind)
 static void untouch_all(plan_incr *x)
 {
     for (size_t i = 0; i < x->ntouched; i++)
-        x->mark[x->touched[i]] = 0;
+        x->mark[x->touched[i]] = x->enter[x->touched[i]] = 0;
     x->ntouched = 0;
+}
+
+/* A change is about to be made: if the last one was kept (not undone),
+ * plan_incr_lift's figures no longer hold. */
+static void begin_change(plan_incr *x)
+{
+    if (x->nundo) {
+        x->lift_k = SIZE_MAX;
+        x->gen++;
+    }
+    untouch_all(x);
 }
 
 /* Re-simulates the sets a change marked; the new total, or -1 (out of
@@ -571,7 +601,7 @@ static void untouch_all(plan_incr *x)
  * total (above limit, below the true one; undo the change). The sets'
  * figures are taken in the order they were marked, so a change that is
  * not given up adds up exactly as one pass would. */
-static double resim_touched(plan_incr *x, double limit)
+static double resim_touched(plan_incr *x, double limit, int lifted)
 {
     double part = 0;
     for (int pass = 0; pass < 2; pass++)
@@ -579,7 +609,9 @@ static double resim_touched(plan_incr *x, double limit)
             uint32_t s = x->touched[i];
             if ((x->mark[s] == 2) != (pass == 0))
                 continue;
-            double v = sim_set(x, s);
+            double v = lifted && !x->enter[s] && x->lift_gen[s] == x->gen
+                           ? x->lift[s]
+                           : sim_set(x, s);
             if (v < 0)
                 return -1;
             x->tval[i] = v;
@@ -604,6 +636,7 @@ static int relocate(plan_incr *x, size_t k, uint32_t nb)
         if (line_used(x, k, l)) {
             touch(x, (ob + l) & x->mask, 2);
             touch(x, (nb + l) & x->mask, 1);
+            x->enter[(nb + l) & x->mask] = 1;
         }
     for (size_t i = 0; i < x->ntouched; i++)
         occ_del(x, x->touched[i], (uint32_t)k);
@@ -627,7 +660,10 @@ double plan_incr_try2(plan_incr *x, size_t k, uint32_t addr, size_t k2,
     unsigned nm = k2 == SIZE_MAX ? 1 : 2;
     size_t ks[2] = {k, k2};
     uint32_t as[2] = {addr, addr2};
-    untouch_all(x);
+    begin_change(x);
+    /* A single move of the lifted unit from where it was lifted: the sets
+     * it only leaves have their figures already. */
+    int lifted = nm == 1 && k == x->lift_k && x->base[k] == x->lift_base;
     x->nundo = 0;
     for (unsigned q = 0; q < nm; q++) {
         x->undo_k[q] = ks[q];
@@ -636,7 +672,7 @@ double plan_incr_try2(plan_incr *x, size_t k, uint32_t addr, size_t k2,
         if (relocate(x, ks[q], as[q] >> x->ls) < 0)
             return -1;
     }
-    return resim_touched(x, limit);
+    return resim_touched(x, limit, lifted);
 }
 
 double plan_incr_move2(plan_incr *x, size_t k, uint32_t addr, size_t k2,
@@ -647,7 +683,7 @@ double plan_incr_move2(plan_incr *x, size_t k, uint32_t addr, size_t k2,
 
 double plan_incr_remove(plan_incr *x, size_t k)
 {
-    untouch_all(x);
+    begin_change(x);
     x->undo_k[0] = k;
     x->undo_base[0] = x->base[k];
     x->nundo = 1;
@@ -656,7 +692,42 @@ double plan_incr_remove(plan_incr *x, size_t k)
             touch(x, (x->base[k] + l) & x->mask, 2);
     for (size_t i = 0; i < x->ntouched; i++)
         occ_del(x, x->touched[i], (uint32_t)k);
-    return resim_touched(x, HUGE_VAL);
+    return resim_touched(x, HUGE_VAL, 0);
+}
+
+int plan_incr_lift(plan_incr *x, size_t k)
+{
+    begin_change(x);
+    x->nundo = 0;
+    x->gen++;
+    x->lift_k = k;
+    x->lift_base = x->base[k];
+    for (uint32_t l = 0; l < x->nlines[k]; l++) {
+        uint32_t s = (x->base[k] + l) & x->mask;
+        if (!line_used(x, k, l) || x->lift_gen[s] == x->gen)
+            continue;
+        /* The set as a move would leave it (occ_del's order), simulated,
+         * then its occupants as they were. */
+        uint32_t n = x->nocc[s];
+        occ *o = realloc(x->lift_save, (n ? n : 1) * sizeof *o);
+        if (!o) {
+            x->lift_k = SIZE_MAX;
+            return -1;
+        }
+        x->lift_save = o;
+        memcpy(o, x->occ[s], n * sizeof *o);
+        occ_del(x, s, (uint32_t)k);
+        double v = sim_set(x, s);
+        memcpy(x->occ[s], o, n * sizeof *o);
+        x->nocc[s] = n;
+        if (v < 0) {
+            x->lift_k = SIZE_MAX;
+            return -1;
+        }
+        x->lift[s] = v;
+        x->lift_gen[s] = x->gen;
+    }
+    return 0;
 }
 
 double plan_incr_move(plan_incr *x, size_t k, uint32_t addr)

@@ -44,6 +44,12 @@ void plan_incr_undo(plan_incr *x);
  * Only that unit's accesses change: what else such a move shifts (linker
  * stubs, code and data after it) is not in this figure. */
 double plan_incr_remove(plan_incr *x, size_t k);
+/* Simulates once the sets hot unit k's used lines leave, without it, so
+ * that the moves of k alone from where it is now (plan_incr_try2 with no
+ * second unit) re-simulate only the sets it enters, until a move is kept
+ * or another unit lifted. 0, or -1 (out of memory: nothing lifted; the
+ * state stays usable). */
+int plan_incr_lift(plan_incr *x, size_t k);
 /* A set with many misses, drawn with probability growing with them from a
  * uniform r in [0, 1); and a hot unit (index into hot[]) with a line in
  * that set, or SIZE_MAX. */
