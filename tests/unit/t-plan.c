@@ -493,6 +493,43 @@ static void incr_matches_full_every_policy(void)
          * nothing of the stop). */
         if (lru)
             T_ASSERT(stopped > 0);
+        /* A lifted unit (plan_incr_lift): its moves from there undone, a
+         * swap, another unit's kept move and then the lifted unit's (the
+         * lift no longer holds), lifted again and kept: each the full
+         * evaluation. */
+        for (int mv = 0; mv < 40; mv++) {
+            size_t k = (size_t)(mv / 8) % nhot, k2 = SIZE_MAX;
+            int step = mv % 8;
+            if (step == 0 || step == 6)
+                T_EQ(plan_incr_lift(x, k), 0);
+            if (step == 4)
+                k = (k + 1) % nhot;
+            if (step == 3)
+                k2 = (k + 1) % nhot;
+            uint32_t old = off[hot[k]], old2 = 0, q2 = 0;
+            uint32_t q = (rnd() % ((end - 256) / c.line)) * c.line;
+            off[hot[k]] = q;
+            if (k2 != SIZE_MAX) {
+                old2 = off[hot[k2]];
+                q2 = (rnd() % ((end - 256) / c.line)) * c.line;
+                off[hot[k2]] = q2;
+            }
+            double v = plan_incr_move2(x, k, base + q, k2, base + q2);
+            plan_layout_make(m, off, fast, base, end, &L);
+            plan_eval_out out = {0};
+            T_EQ(plan_eval(m, &L, 3, &out, &e), 0);
+            if (fabs(v - out.misses) > 1e-6) {
+                T_FAIL("%s lifted move %d: incremental %.4f, full %.4f",
+                       specs[sp], mv, v, out.misses);
+                break;
+            }
+            if (step != 4 && step != 7) {
+                plan_incr_undo(x);
+                off[hot[k]] = old;
+                if (k2 != SIZE_MAX)
+                    off[hot[k2]] = old2;
+            }
+        }
         /* A unit taken out (to fast memory: no calls in this model, so no
          * stubs, and the block keeps its end): the full evaluation of the
          * layout without it; undone, the placement before; two taken out
