@@ -69,6 +69,8 @@ static long polish(plan_search *r, plan_incr *x, const size_t *hk, size_t n,
 {
     plan_model *m = r->m;
     long moved = 0;
+    double t0 = cp_now_s();
+    size_t every = n / 4 ? n / 4 : 1;
     for (*passes = 0; *passes < max_passes;) {
         double start = *cur;
         ++*passes;
@@ -77,6 +79,10 @@ static long polish(plan_search *r, plan_incr *x, const size_t *hk, size_t n,
                 *stopped = 1;
                 return moved;
             }
+            if (k && k % every == 0 && !r->chain)
+                plan_say(r, "descent: pass %u, %zu of %zu sections, %.1f "
+                         "misses/iteration, %.1f s", *passes, k, n, *cur,
+                         cp_now_s() - t0);
             size_t u = hk[k];
             uint32_t old = r->off[u], bp = NONE;
             double bv = *cur;
@@ -177,6 +183,11 @@ double plan_anneal(plan_search *r, uint64_t seed, unsigned long moves,
             own_put(r, hk[q], r->off[hk[q]], 1);
     }
     double t0 = cp_now_s();
+    /* With a descent to follow, the annealing gets the first part of the
+     * time (PLAN_ANNEAL_PART) and the descent what is left. */
+    double a_end = t_end;
+    if (t_end > 0 && r->o->descent_passes)
+        a_end = t0 + (t_end > t0 ? t_end - t0 : 0) * PLAN_ANNEAL_PART;
     double cur = plan_incr_total(x), start = cur, best = cur;
     for (size_t k = 0; k < n; k++)
         best_off[k] = r->off[hk[k]];
@@ -202,20 +213,20 @@ double plan_anneal(plan_search *r, uint64_t seed, unsigned long moves,
     while (tries < moves) {
         if (r->o->stop && *r->o->stop)
             break;
-        if (t_end > 0 && (tries & 15) == 0) {
+        if (a_end > 0 && (tries & 15) == 0) {
             double now = cp_now_s();
-            if (now > t_end) {
+            if (now > a_end) {
                 r->time_cut = stopped = 1;
                 break;
             }
-            time_frac = t_end > t_calib ? (now - t_calib) / (t_end - t_calib)
+            time_frac = a_end > t_calib ? (now - t_calib) / (a_end - t_calib)
                                         : 1;
         }
         tries++;
         if (tries == calib) {
             t_first = up_n ? up_sum / up_n / 10 : 0;
             t_last = t_first / 100;
-            if (t_end > 0) {
+            if (a_end > 0) {
                 t_calib = cp_now_s();
                 time_frac = 0;
             }
@@ -344,11 +355,12 @@ double plan_anneal(plan_search *r, uint64_t seed, unsigned long moves,
             put_at(r, u, old);
         }
     }
-    /* Then the descent, from the best placement seen. */
+    /* Then the descent, from the best placement seen (also after an
+     * annealing its part of the time stopped: the descent has its own). */
     long moved = 0;
     unsigned passes = 0;
     double before = best;
-    if (!failed && !stopped && r->o->descent_passes &&
+    if (!failed && r->o->descent_passes &&
         !(r->o->stop && *r->o->stop)) {
         cur = go_to(r, x, hk, n, best_off, cur);
         if (cur >= 0)

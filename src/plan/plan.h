@@ -169,7 +169,13 @@ int plan_strategy_parse(const char *s, plan_strategy *out);
 /* Passes of the descent after each annealing search unless told
  * (plan's --descent-passes): each tries every hot unit at every start
  * colour (docs/plan.md). */
-#define PLAN_DESCENT_PASSES 0
+#define PLAN_DESCENT_PASSES 1
+
+/* The part of a search's time the annealing may use when a descent
+ * follows; the descent has the rest, and what the annealing leaves. At
+ * the defaults an idle core anneals the demo in 3.3 s and descends in
+ * 5.5 s, the heavy workload in 13.3 s and 29 s (docs/BENCHMARKS.md). */
+#define PLAN_ANNEAL_PART 0.5
 
 /* At most this many annealing chains per search (plan_opts.threads). */
 #define PLAN_MAX_THREADS 8

@@ -124,7 +124,7 @@ plan() {
 plan_loop() {
     cd "$W" &&
     args="$ELF --map $MAP --trace $W/stock.trace $CACHE --strategy $2 --budget $3
-        -n 0 --plan-iterations 8 --search-moves 2000 --time 0 -q" &&
+        -n 0 --plan-iterations 8 --search-moves 2000 --descent-passes 0 --time 0 -q" &&
     plan $args --emit $W/$1.place --list $W/$1.list --layout $W/$1.layout \
         --json -o $W/$1.plan.json &&
     test -s $1.list && test -s $1.place/codeplace_flash.ld &&

@@ -28,7 +28,7 @@ field() { # LINE KEY
 run_loop() { # TARGET STRATEGY BUDGET -> sets $line; files in ./loop
     W=$PWD/loop
     mkdir -p "$W" && cp "$STOCK"/stock-* "$W"/ &&
-    line=$(CODEPLACE=$CODEPLACE PLAN_ARGS="--search-moves 8000 --time 0" \
+    line=$(CODEPLACE=$CODEPLACE PLAN_ARGS="--search-moves 8000 --descent-passes 0 --time 0" \
         sh "$CP_ROOT/scripts/plan-loop" "$1" "$2" "$3" "$W" $N)
 }
 

@@ -40,7 +40,7 @@ V2=$D/src/out/demo-rp2040.elf V2MAP=$D/src/out/demo-rp2040.map
 # The plan, on the first build.
 $CODEPLACE trace $ELF --target rp2040 $HARNESS -n 4 -q -o $D/v1.trace >/dev/null &&
 $CODEPLACE plan $ELF --map $MAP --trace $D/v1.trace --target rp2040 --budget 8K \
-    --strategy combined --search-moves 4000 --list $D/hot.list \
+    --strategy combined --search-moves 4000 --descent-passes 0 --time 0 --list $D/hot.list \
     --layout $D/v1-plan.layout -q >/dev/null || echo "not ok - the plan failed"
 
 warm() { # TRACE ELF MAP [LAYOUT]
@@ -67,7 +67,7 @@ test_expect_success 'on the same build, apply gives the plan layout back' '
 
 test_expect_success 'a colouring with the default padding comes back exactly on the same build' '
     $CODEPLACE plan $ELF --map $MAP --trace $D/v1.trace --target rp2040 \
-        --strategy colour --search-moves 4000 --time 0 --list c.list \
+        --strategy colour --search-moves 4000 --descent-passes 0 --time 0 --list c.list \
         --layout c-plan.layout -q >/dev/null &&
     grep -q "^# block end: [0-9]* bytes" c.list &&
     python3 - c-plan.layout <<-\PY &&

@@ -28,7 +28,7 @@ PARSE=$TEST_TMP/parse.trace
 for spec in 16K,2,8,lru 16K,2,8,fifo 16K,2,8,random 16K,4,8,plru; do
     test_expect_success "$spec: the planner predicts what sim --layout measures" "
         \$CODEPLACE plan $ELF --map $MAP --trace $UDP --target rp2040 \
-            --cache $spec --cache-seed 5 --strategy colour --search-moves 150 \
+            --cache $spec --cache-seed 5 --strategy colour --search-moves 150 --descent-passes 0 \
             --time 0 --layout p.layout --json -q -o p.json &&
         \$CODEPLACE sim $UDP --elf $ELF --map $MAP --target rp2040 --cache $spec \
             --seed 5 --layout p.layout --json -q -o s.json &&
@@ -49,10 +49,10 @@ test_expect_success 'the policies differ on the demo (the test above can fail)' 
 
 test_expect_success 'two weighted workloads: each prediction is what sim measures' '
     $CODEPLACE plan $ELF --map $MAP --target rp2040 --trace $UDP \
-        --trace $PARSE:0.25 --strategy colour --search-moves 150 --time 0 \
+        --trace $PARSE:0.25 --strategy colour --search-moves 150 --descent-passes 0 --time 0 \
         --layout mw.layout --json -q -o mw.json &&
     $CODEPLACE plan $ELF --map $MAP --target rp2040 --trace $UDP \
-        --trace $PARSE:0.25 --strategy colour --search-moves 150 --time 0 -q >mw.txt &&
+        --trace $PARSE:0.25 --strategy colour --search-moves 150 --descent-passes 0 --time 0 -q >mw.txt &&
     grep -q "^workloads" mw.txt && grep -q "parse.trace *0.25" mw.txt &&
     test "$(jget mw.json "len(d[\"results\"][0][\"workloads\"])")" = 2 &&
     i=0 && for t in $UDP $PARSE; do
@@ -79,20 +79,20 @@ test_expect_success 'two weighted workloads: each prediction is what sim measure
 
 test_expect_success 'a failed evaluation is an error, not a plan' '
     test_exit 1 env CODEPLACE_PLAN_FAIL_AFTER=3 $CODEPLACE plan $ELF --map $MAP \
-        --trace $UDP --target rp2040 --strategy colour --search-moves 50 \
+        --trace $UDP --target rp2040 --strategy colour --search-moves 50 --descent-passes 0 \
         --layout bad.layout -q 2>err &&
     grep -q "out of memory" err &&
     ! test -e bad.layout &&
     test_exit 1 env CODEPLACE_PLAN_FAIL_AFTER=1 $CODEPLACE plan $ELF --map $MAP \
         --trace $UDP --target rp2040 --budget 4K --strategy combined \
-        --search-moves 50 -q 2>err &&
+        --search-moves 50 --descent-passes 0 -q 2>err &&
     grep -q "out of memory" err
 '
 
 test_expect_success 'same inputs and seed: the same plan; colour no worse than the hot block' '
     for k in 1 2; do
         $CODEPLACE plan $ELF --map $MAP --trace $UDP --target rp2040 \
-            --strategy colour --search-moves 300 --seed 7 --time 0 \
+            --strategy colour --search-moves 300 --descent-passes 0 --seed 7 --time 0 \
             --layout c$k.layout --json -q -o c$k.json || return 1
     done &&
     test_cmp c1.layout c2.layout &&
@@ -144,10 +144,10 @@ test_expect_success 'fast memory left over goes by every iteration'"'"'s misses'
 
 test_expect_success 'progress on stderr, not with -q; weights checked' '
     $CODEPLACE plan $ELF --map $MAP --trace $UDP --target rp2040 \
-        --strategy colour --search-moves 200 --time 0 >out 2>err &&
+        --strategy colour --search-moves 200 --descent-passes 0 --time 0 >out 2>err &&
     grep -q "^plan: anneal: 200 moves" err &&
     $CODEPLACE plan $ELF --map $MAP --trace $UDP --target rp2040 \
-        --strategy colour --search-moves 200 --time 0 -q >out 2>err &&
+        --strategy colour --search-moves 200 --descent-passes 0 --time 0 -q >out 2>err &&
     ! grep -q anneal err &&
     test_exit 2 $CODEPLACE plan $ELF --map $MAP --trace $UDP:-1 --target rp2040 2>err &&
     grep -q "positive number" err

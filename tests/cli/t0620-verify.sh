@@ -14,7 +14,7 @@ mkdir -p $S
 test_expect_success 'setup: a plan of the demo and its relink' '
     $CODEPLACE trace -q $ELF --target rp2040 $HARNESS -n 3 -o $S/stock.trace >/dev/null &&
     $CODEPLACE plan $ELF --map $MAP --trace $S/stock.trace --target rp2040 \
-        --strategy combined --budget 4K --search-moves 500 -q \
+        --strategy combined --budget 4K --search-moves 500 --descent-passes 0 -q \
         --emit $S/place --layout $S/p.layout >/dev/null &&
     grep -q "^# stubs: flash [0-9]* fast [0-9]* bytes 16 text_end 0x" $S/p.layout &&
     sh $CP_ROOT/firmware/relink.sh rp2040 $S/place $S/out
@@ -103,7 +103,7 @@ test_expect_success 'a pattern that matched nothing and a section left out are f
 
 test_expect_success 'a plan made without the map: patterns ld ignored' '
     $CODEPLACE plan $ELF --trace $S/stock.trace --target rp2040 --strategy combined \
-        --budget 4K --search-moves 500 -q --emit nomap --layout nomap.layout >plan.out 2>plan.err &&
+        --budget 4K --search-moves 500 --descent-passes 0 -q --emit nomap --layout nomap.layout >plan.out 2>plan.err &&
     grep -q "^UNVERIFIED prediction: no --map" plan.out &&
     grep -q "UNVERIFIED prediction: no --map" nomap/codeplace_ram.ld &&
     sh $CP_ROOT/firmware/relink.sh rp2040 nomap nm &&

@@ -25,7 +25,7 @@ P="$ELF --map $MAP --trace $T --target rp2040 --seed 3"
 test_expect_success '--threads 2 --time 0: the same list and layout twice' '
     for k in 1 2; do
         $CODEPLACE plan $P --strategy combined --budget 4K --threads 2 \
-            --search-moves 400 --time 0 --list l$k.list --layout l$k.layout \
+            --search-moves 400 --descent-passes 0 --time 0 --list l$k.list --layout l$k.layout \
             --json -o p$k.json 2>$TEST_TMP/err$k || return 1
     done &&
     test_cmp l1.list l2.list &&
@@ -46,12 +46,12 @@ test_expect_success 'one progress line per report, over the chains' '
 '
 
 test_expect_success '--threads 1 is one chain, as the search has always run' '
-    $CODEPLACE plan $P --strategy colour --threads 1 --search-moves 400 \
+    $CODEPLACE plan $P --strategy colour --threads 1 --search-moves 400 --descent-passes 0 \
         --time 0 --layout one.layout --json -o one.json 2>err &&
     grep -q "^plan: anneal: 400 of 400 moves" err &&
     grep -q "^plan: anneal: 400 moves (" err &&
     test "$(jget one.json "len(d[\"results\"][0][\"chains\"])")" = 1 &&
-    $CODEPLACE plan $P --strategy colour --threads 2 --search-moves 400 \
+    $CODEPLACE plan $P --strategy colour --threads 2 --search-moves 400 --descent-passes 0 \
         --time 0 --json -o two.json -q &&
     python3 -c "import sys; sys.exit(0 if $(jget two.json "d[\"results\"][0][\"chains\"][0][\"last_misses_per_iteration\"]") == $(jget one.json "d[\"results\"][0][\"chains\"][0][\"last_misses_per_iteration\"]") else 1)"
 '

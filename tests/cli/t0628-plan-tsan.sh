@@ -63,7 +63,7 @@ test_expect_success 'the TSan binary reports a race (the checks below can fail)'
 '
 
 test_expect_success 'colour, 2 chains: no ThreadSanitizer report, both chains ran' '
-    tsan_plan err $P --strategy colour --search-moves 300 \
+    tsan_plan err $P --strategy colour --search-moves 300 --descent-passes 0 \
         --layout $TEST_TMP/c.layout --json -o $TEST_TMP/c.json &&
     python3 - $TEST_TMP/c.json <<-\EOF
 	import json, sys
@@ -73,13 +73,13 @@ test_expect_success 'colour, 2 chains: no ThreadSanitizer report, both chains ra
 '
 
 test_expect_success 'the TSan plan is the ASan plan (same layout)' '
-    (cd "$CP_ROOT" && $CODEPLACE plan $P --strategy colour --search-moves 300 \
+    (cd "$CP_ROOT" && $CODEPLACE plan $P --strategy colour --search-moves 300 --descent-passes 0 \
         --layout $TEST_TMP/a.layout -q >/dev/null) &&
     test_cmp $TEST_TMP/a.layout $TEST_TMP/c.layout
 '
 
 test_expect_success 'combined 4K, 2 chains, ld stub order: no ThreadSanitizer report' '
-    tsan_plan err $P --strategy combined --budget 4K --search-moves 100 \
+    tsan_plan err $P --strategy combined --budget 4K --search-moves 100 --descent-passes 0 \
         --plan-iterations 1 --layout $TEST_TMP/k.layout --json -o $TEST_TMP/k.json &&
     ! grep -q "is a guess" err &&
     python3 - $TEST_TMP/k.json <<-\EOF

@@ -36,7 +36,7 @@ test_expect_success 'a flash-only plan: pico-sdk applies none of it, its predict
 test_expect_success 'RAM and flash: archive members counted as the snippets name them' '
     mk_trace &&
     $CODEPLACE plan $FW/demo-rp2040.elf --map $FW/demo-rp2040.map --trace s.trace \
-        -t rp2040 --strategy combined --budget 16K --search-moves 5000 --time 0 \
+        -t rp2040 --strategy combined --budget 16K --search-moves 5000 --descent-passes 0 --time 0 \
         --emit p -q >/dev/null &&
     full=$(sed -n "s/^ \* predicted: \([0-9.]*\) .*/\1/p" p/codeplace_ram.ld) &&
     pico=$(num p/codeplace_pico.cmake "pico-sdk applies:") &&

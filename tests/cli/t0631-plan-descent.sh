@@ -2,7 +2,8 @@
 # codeplace plan --descent-passes: after the annealing, every hot section
 # tried at every start colour. The descent only keeps what lowers the
 # misses, so it never ends worse than the search without it; its plan is
-# exact (sim --layout measures what it predicts) and repeatable.
+# exact (sim --layout measures what it predicts) and repeatable; under
+# --time it has its own part of a search's time.
 . "$(dirname "$0")/lib.sh"
 FW=$CP_ROOT/build/fw
 ELF=$FW/demo-rp2040.elf
@@ -41,6 +42,17 @@ test_expect_success 'the descent plan is exact: sim --layout measures its predic
 test_expect_success 'the sanitizer build makes the same plan' '
     $CODEPLACE plan $P --descent-passes 1 --layout s1.layout -q >/dev/null &&
     cmp $TEST_TMP/d1.layout s1.layout
+'
+
+test_expect_success 'under --time the descent has its own part: an annealing the clock stops leaves it time' '
+    start=$(date +%s) &&
+    $CPO plan $ELF --map $MAP --trace $T --target rp2040 --strategy colour \
+        --search-moves 100000000 --time 6 --json -o t.json 2>errt &&
+    end=$(date +%s) &&
+    grep "descent: 1 pass, [0-9]* sections moved" errt &&
+    grep "paced the search" errt &&
+    test "$(jget t.json "d[\"results\"][0][\"stopped_by_time\"]")" = True &&
+    echo "$((end - start)) s" && test $((end - start)) -le 9
 '
 
 test_expect_success 'a bad count is a usage error' '

@@ -102,7 +102,7 @@ loop() {
     w=$D/$1-$2-$3 && mkdir -p $w &&
     $CODEPLACE plan $D/stock.elf --map $D/stock.map --trace $D/stock.trace \
         --target rp2040 --cache $c --strategy $2 --budget $3 \
-        --search-moves 2000 --time 0 --emit $w/place --layout $w/p.layout \
+        --search-moves 2000 --descent-passes 0 --time 0 --emit $w/place --layout $w/p.layout \
         --json -q -o $w/plan.json &&
     pred=$(python3 -c "import json, sys; print(json.load(open(sys.argv[1]))[\"results\"][0][\"misses_per_iteration\"])" $w/plan.json) &&
     $CODEPLACE sim $D/stock.trace $D/stock.elf --map $D/stock.map --target rp2040 \
