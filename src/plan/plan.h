@@ -173,8 +173,9 @@ int plan_strategy_parse(const char *s, plan_strategy *out);
 
 /* The part of a search's time the annealing may use when a descent
  * follows; the descent has the rest, and what the annealing leaves. At
- * the defaults an idle core anneals the demo in 3.3 s and descends in
- * 5.5 s, the heavy workload in 13.3 s and 29 s (docs/BENCHMARKS.md). */
+ * the defaults an idle core anneals the demo in 3.3 s and makes one
+ * descent pass in about 3 s, the heavy workload in 13.3 s and 15 s
+ * (docs/BENCHMARKS.md). */
 #define PLAN_ANNEAL_PART 0.5
 
 /* At most this many annealing chains per search (plan_opts.threads). */
