@@ -177,6 +177,7 @@ static void strategies_fix_a_three_way_conflict(void)
     }
     plan_opts o = plan_opts_default(t);
     o.search_moves = 50;
+    o.descent_passes = 0; /* the descent: t0631-plan-descent */
     plan_result *r = plan_run(m, PLAN_STOCK, &o, &e);
     T_ASSERT(r);
     T_EQ((long)r->misses, 150);  /* every access misses */
@@ -586,6 +587,7 @@ static void failed_evaluation_is_an_error(void)
     T_ASSERT(m);
     plan_opts o = plan_opts_default(t);
     o.search_moves = 200;
+    o.descent_passes = 0; /* the descent: t0631-plan-descent */
     o.time_limit = 0;
     for (unsigned long n = 1; n < 6; n++) {
         plan_model_fail_after(m, n);
@@ -630,6 +632,7 @@ static void two_chains_repeatable_and_exact(void)
     T_ASSERT(m);
     plan_opts o = plan_opts_default(t);
     o.search_moves = 150;
+    o.descent_passes = 0; /* the descent: t0631-plan-descent */
     o.time_limit = 0;
     o.budget = 512;
     plan_result *one = plan_run(m, PLAN_COLOUR, &o, &e);
@@ -686,6 +689,7 @@ static void two_chains_repeatable_and_exact(void)
     /* Every evaluation limit below what the plan needs fails it (the
      * count does not depend on the moves). */
     o.search_moves = 40;
+    o.descent_passes = 0; /* the descent: t0631-plan-descent */
     for (unsigned long n = 1; n < nevals; n++) {
         plan_model_fail_after(m, n);
         e.msg[0] = 0;
@@ -696,6 +700,7 @@ static void two_chains_repeatable_and_exact(void)
         plan_result_free(f);
     }
     o.search_moves = 150;
+    o.descent_passes = 0; /* the descent: t0631-plan-descent */
     plan_model_fail_after(m, nevals);
     plan_result *f = plan_run(m, PLAN_COLOUR, &o, &e);
     T_ASSERT(f && f->misses == a->misses);
