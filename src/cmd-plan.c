@@ -63,8 +63,9 @@ static const cli_opt opts[] = {
     [O_TIME] = {"time", 0, "SECONDS", "wall-clock limit of the whole plan "
                 "from the command's start, reading the evidence included "
                 "(default 60; 0: none); a search that would not make its "
-                "moves in it cools with the clock and stops early, a RAM "
-                "selection stops picking, and both are reported"},
+                "moves in it cools with the clock and stops early (the "
+                "annealing in the first half of its part, the descent in the "
+                "rest), a RAM selection stops picking, and both are reported"},
     [O_SEED] = {"seed", 0, "N", "seed of the search (default 1): the same "
                 "inputs and seed give the same plan"},
     [O_THREADS] = {"threads", 0, "N", "annealing chains per search, each in "
