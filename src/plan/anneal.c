@@ -284,12 +284,10 @@ double plan_anneal(plan_search *r, uint64_t seed, unsigned long moves,
                 failed = 1;
                 break;
             }
-            r->off[u] = ow;
-            r->off[w] = old;
-            own_put(r, u, old, 0);
-            own_put(r, w, ow, 0);
-            own_put(r, u, ow, 1);
-            own_put(r, w, old, 1);
+            /* The places do not overlap: one after the other, each unit
+             * frees only the bytes still its own. */
+            put_at(r, u, ow);
+            put_at(r, w, old);
         } else {
             uint32_t c;
             if (kind < 4) {
@@ -344,12 +342,8 @@ double plan_anneal(plan_search *r, uint64_t seed, unsigned long moves,
             }
         } else if (n > 1 && kind < 2) {
             plan_incr_undo(x);
-            own_put(r, u, ow, 0);
-            own_put(r, w, old, 0);
-            own_put(r, u, old, 1);
-            own_put(r, w, ow, 1);
-            r->off[u] = old;
-            r->off[w] = ow;
+            put_at(r, u, old);
+            put_at(r, w, ow);
         } else {
             plan_incr_undo(x);
             put_at(r, u, old);

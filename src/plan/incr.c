@@ -73,10 +73,10 @@ struct plan_incr {
     unsigned char *enter; /* per set: a moved unit's line enters it */
     size_t ntouched;
     /* plan_incr_lift's: the figure of each set hot unit lift_k leaves,
-     * without it (valid where lift_gen[s] == gen), while lift_k stays at
-     * line lift_base and nothing else changes. */
+     * without it (valid where lift_gen[s] == gen) until a change is kept
+     * (begin_change). */
     size_t lift_k;
-    uint32_t lift_base, gen;
+    uint32_t gen;
     uint32_t *lift_gen;
     double *lift;
     occ *lift_save;       /* one set's occupants, kept while lifting */
@@ -663,7 +663,7 @@ double plan_incr_try2(plan_incr *x, size_t k, uint32_t addr, size_t k2,
     begin_change(x);
     /* A single move of the lifted unit from where it was lifted: the sets
      * it only leaves have their figures already. */
-    int lifted = nm == 1 && k == x->lift_k && x->base[k] == x->lift_base;
+    int lifted = nm == 1 && k == x->lift_k;
     x->nundo = 0;
     for (unsigned q = 0; q < nm; q++) {
         x->undo_k[q] = ks[q];
@@ -701,7 +701,6 @@ int plan_incr_lift(plan_incr *x, size_t k)
     x->nundo = 0;
     x->gen++;
     x->lift_k = k;
-    x->lift_base = x->base[k];
     for (uint32_t l = 0; l < x->nlines[k]; l++) {
         uint32_t s = (x->base[k] + l) & x->mask;
         if (!line_used(x, k, l) || x->lift_gen[s] == x->gen)
