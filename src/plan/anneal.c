@@ -58,16 +58,51 @@ static double go_to(plan_search *r, plan_incr *x, const size_t *hk, size_t n,
     return cur;
 }
 
-/* The descent after the annealing: each hot unit in turn goes to the
- * start colour, of all of them, that lowers the misses most (each tried
- * exactly, a try given up once it cannot win); passes repeat, up to
- * max_passes, while one gains at least 0.01 %. Deterministic. Returns the
- * units moved, or -1 (out of memory); *cur follows. */
+/* Hot unit hk[k] to the start colour, of all of them, that lowers the
+ * misses most (each tried exactly, a try given up once it cannot win),
+ * if one does: 1 (moved; *cur follows), 0 (stays) or -1 (out of memory). */
+static int best_colour(plan_search *r, plan_incr *x, const size_t *hk,
+                       size_t k, uint32_t limit, double *cur)
+{
+    plan_model *m = r->m;
+    size_t u = hk[k];
+    uint32_t old = r->off[u], bp = NONE;
+    double bv = *cur;
+    if (plan_incr_lift(x, k) < 0)
+        return -1;
+    for (uint32_t c = 0; c < m->sets; c++) {
+        uint32_t p = plan_find_slot(r, u, c, limit);
+        if (p == NONE || p == old)
+            continue;
+        double win = bv - 1e-9 * (1 + fabs(bv)); /* to beat */
+        put_at(r, u, p);
+        double v = plan_incr_try2(x, k, r->hot_base + p, SIZE_MAX, 0, win);
+        plan_incr_undo(x);
+        put_at(r, u, old);
+        if (v < 0)
+            return -1;
+        if (v < win) {
+            bv = v;
+            bp = p;
+        }
+    }
+    if (bp == NONE)
+        return 0;
+    put_at(r, u, bp);
+    if ((*cur = plan_incr_try2(x, k, r->hot_base + bp, SIZE_MAX, 0,
+                               HUGE_VAL)) < 0)
+        return -1;
+    return 1;
+}
+
+/* The descent after the annealing: each hot unit in turn goes to its best
+ * start colour (best_colour); passes repeat, up to max_passes, while one
+ * gains at least 0.01 %. Deterministic. Returns the units moved, or -1
+ * (out of memory); *cur follows. */
 static long polish(plan_search *r, plan_incr *x, const size_t *hk, size_t n,
                    uint32_t limit, unsigned max_passes, double *cur,
                    double t_end, unsigned *passes, int *stopped)
 {
-    plan_model *m = r->m;
     long moved = 0;
     double t0 = cp_now_s();
     size_t every = n / 4 ? n / 4 : 1;
@@ -83,35 +118,10 @@ static long polish(plan_search *r, plan_incr *x, const size_t *hk, size_t n,
                 plan_say(r, "descent: pass %u, %zu of %zu sections, %.1f "
                          "misses/iteration, %.1f s", *passes, k, n, *cur,
                          cp_now_s() - t0);
-            size_t u = hk[k];
-            uint32_t old = r->off[u], bp = NONE;
-            double bv = *cur;
-            if (plan_incr_lift(x, k) < 0)
+            int rc = best_colour(r, x, hk, k, limit, cur);
+            if (rc < 0)
                 return -1;
-            for (uint32_t c = 0; c < m->sets; c++) {
-                uint32_t p = plan_find_slot(r, u, c, limit);
-                if (p == NONE || p == old)
-                    continue;
-                double win = bv - 1e-9 * (1 + fabs(bv)); /* to beat */
-                put_at(r, u, p);
-                double v = plan_incr_try2(x, k, r->hot_base + p, SIZE_MAX, 0,
-                                          win);
-                plan_incr_undo(x);
-                put_at(r, u, old);
-                if (v < 0)
-                    return -1;
-                if (v < win) {
-                    bv = v;
-                    bp = p;
-                }
-            }
-            if (bp == NONE)
-                continue;
-            put_at(r, u, bp);
-            if ((*cur = plan_incr_try2(x, k, r->hot_base + bp, SIZE_MAX, 0,
-                                       HUGE_VAL)) < 0)
-                return -1;
-            moved++;
+            moved += rc;
         }
         if (*cur > start - 1e-4 * start)
             break;
@@ -353,7 +363,7 @@ double plan_anneal(plan_search *r, uint64_t seed, unsigned long moves,
      * annealing its part of the time stopped: the descent has its own). */
     long moved = 0;
     unsigned passes = 0;
-    double before = best;
+    double before = best, t_desc = cp_now_s();
     if (!failed && r->o->descent_passes &&
         !(r->o->stop && *r->o->stop)) {
         cur = go_to(r, x, hk, n, best_off, cur);
@@ -372,6 +382,7 @@ double plan_anneal(plan_search *r, uint64_t seed, unsigned long moves,
             }
         }
     }
+    double t_end_desc = cp_now_s();
     free(r->own);
     r->own = NULL;
     r->nown = 0;
@@ -392,9 +403,10 @@ double plan_anneal(plan_search *r, uint64_t seed, unsigned long moves,
     double full = plan_cost(r, 0);
     plan_say(r, "anneal: %lu moves (%lu simulated, the others found no room; "
          "%lu accepted) in %.1f s%s: %.1f -> %.1f; descent: %u pass%s, %ld "
-         "sections moved: %.1f misses/iteration (%.1f on all planning "
-         "iterations)", tries, simulated, accepted, cp_now_s() - t0,
+         "sections moved in %.1f s: %.1f misses/iteration (%.1f on all "
+         "planning iterations)", tries, simulated, accepted, t_desc - t0,
          stopped ? ", stopped by --time" : clocked ? ", paced by --time" : "",
-         start, before, passes, passes == 1 ? "" : "es", moved, best, full);
+         start, before, passes, passes == 1 ? "" : "es", moved,
+         passes ? t_end_desc - t_desc : 0.0, best, full);
     return full;
 }
