@@ -157,8 +157,10 @@ static void why(FILE *o, const simctx *c)
     if (fp_bytes > r->cache.size)
         fprintf(o, "  the footprint, %s bytes per iteration, exceeds the "
                    "%s-byte cache: %s capacity misses per iteration (%.0f%%), "
-                   "which no layout in cached flash removes (moving code to "
-                   "RAM does).\n",
+                   "the ones a fully associative LRU cache of that size takes "
+                   "too; a layout in cached flash removes them only where it "
+                   "leaves a set no more hot lines than ways (the ideal bound "
+                   "below is the floor), moving code to RAM removes them.\n",
                 num(b1, fp_bytes, 0), num(b2, r->cache.size, 0),
                 num(b3, cap, 0), 100 * cap / miss);
     else
