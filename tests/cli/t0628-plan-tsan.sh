@@ -78,6 +78,24 @@ test_expect_success 'the TSan plan is the ASan plan (same layout)' '
     test_cmp $TEST_TMP/a.layout $TEST_TMP/c.layout
 '
 
+# The descent runs in each chain too (the chain's own incremental state):
+# --time cuts it to a few seconds under TSan; each chain must end below
+# where its annealing alone ends (the same moves, no descent).
+test_expect_success 'colour, 2 chains with the descent: no ThreadSanitizer report, both descended' '
+    tsan_plan err $P --strategy colour --search-moves 100 --descent-passes 0 \
+        --json -o $TEST_TMP/d0.json &&
+    P6=$(echo "$P" | sed "s/--time 0/--time 6/") &&
+    tsan_plan err $P6 --strategy colour --search-moves 100 --descent-passes 1 \
+        --json -o $TEST_TMP/d1.json &&
+    python3 - $TEST_TMP/d0.json $TEST_TMP/d1.json <<-\EOF
+	import json, sys
+	c0, c1 = (json.load(open(f))["results"][0]["chains"] for f in sys.argv[1:])
+	assert [c["moves"] for c in c1] == [100, 100], c1
+	for a, b in zip(c0, c1):
+	    assert b["last_misses_per_iteration"] < a["last_misses_per_iteration"], (c0, c1)
+	EOF
+'
+
 test_expect_success 'combined 4K, 2 chains, ld stub order: no ThreadSanitizer report' '
     tsan_plan err $P --strategy combined --budget 4K --search-moves 100 --descent-passes 0 \
         --plan-iterations 1 --layout $TEST_TMP/k.layout --json -o $TEST_TMP/k.json &&
