@@ -89,6 +89,19 @@ same() {
     python3 -c 'import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); print(a, b); sys.exit(0 if abs(a - b) <= 1e-6 * max(1, b) else 1)' "$1" "$2"
 }
 
+# need_demo WHAT: FW, ELF and MAP of the RP2040 demo firmware (make
+# firmware); without it the file ends here, WHAT skipped.
+need_demo() {
+    FW=$CP_ROOT/build/fw
+    ELF=$FW/demo-rp2040.elf
+    MAP=$FW/demo-rp2040.map
+    if ! [ -f "$ELF" ]; then
+        test_skip "$1" 'build/fw/demo-rp2040.elf not built (make firmware)'
+        test_done
+        exit 0
+    fi
+}
+
 test_done() {
     echo "# $((test_count - test_failures)) passed, $test_failures failed"
     [ "$test_failures" -eq 0 ]

@@ -6,15 +6,7 @@
 # a failed evaluation is an error, never a figure; the same inputs and seed
 # give the same plan, and the colouring is never worse than the hot block.
 . "$(dirname "$0")/lib.sh"
-FW=$CP_ROOT/build/fw
-ELF=$FW/demo-rp2040.elf
-MAP=$FW/demo-rp2040.map
-
-if ! [ -f "$ELF" ]; then
-    test_skip 'plan model on the demo firmware' 'build/fw/demo-rp2040.elf not built (make firmware)'
-    test_done
-    exit 0
-fi
+need_demo 'plan model on the demo firmware'
 
 test_expect_success 'trace two different workloads of the demo' '
     $CODEPLACE trace $ELF --target rp2040 --init codeplace_init \

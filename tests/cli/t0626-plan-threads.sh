@@ -5,15 +5,7 @@
 # every chain makes its moves and one wins each search; progress stays one
 # line per report; --time says which chains it paced.
 . "$(dirname "$0")/lib.sh"
-FW=$CP_ROOT/build/fw
-ELF=$FW/demo-rp2040.elf
-MAP=$FW/demo-rp2040.map
-
-if ! [ -f "$ELF" ]; then
-    test_skip 'plan --threads on the demo firmware' 'build/fw/demo-rp2040.elf not built (make firmware)'
-    test_done
-    exit 0
-fi
+need_demo 'plan --threads on the demo firmware'
 
 test_expect_success 'trace the demo' '
     $CODEPLACE trace $ELF --target rp2040 --init codeplace_init \

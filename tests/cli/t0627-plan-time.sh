@@ -6,15 +6,7 @@
 # a RAM selection the limit stops keeps what it chose, and the plan it
 # leaves is valid: its prediction is what sim --layout measures.
 . "$(dirname "$0")/lib.sh"
-FW=$CP_ROOT/build/fw
-ELF=$FW/demo-rp2040.elf
-MAP=$FW/demo-rp2040.map
-
-if ! [ -f "$ELF" ]; then
-    test_skip 'plan --time on the demo firmware' 'build/fw/demo-rp2040.elf not built (make firmware)'
-    test_done
-    exit 0
-fi
+need_demo 'plan --time on the demo firmware'
 
 now() {
     python3 -c 'import time; print(time.monotonic())'

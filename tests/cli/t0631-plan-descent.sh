@@ -5,15 +5,7 @@
 # exact (sim --layout measures what it predicts) and repeatable; under
 # --time it has its own part of a search's time.
 . "$(dirname "$0")/lib.sh"
-FW=$CP_ROOT/build/fw
-ELF=$FW/demo-rp2040.elf
-MAP=$FW/demo-rp2040.map
-
-if ! [ -f "$ELF" ]; then
-    test_skip 'plan --descent-passes on the demo firmware' 'build/fw/demo-rp2040.elf not built (make firmware)'
-    test_done
-    exit 0
-fi
+need_demo 'plan --descent-passes on the demo firmware'
 
 test_expect_success 'trace the demo (4 iterations)' '
     $CODEPLACE trace $ELF --target rp2040 --init codeplace_init \
