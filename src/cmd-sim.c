@@ -578,18 +578,32 @@ static csim_stream *load(cli_ctx *ctx, const char *path, const img *im,
     return s;
 }
 
-static void check_hash(const char *trace, const img *im)
+/* A trace of another image than the ELF: its functions may be misnamed
+ * (a warning); with a layout, which moves the ELF's functions, an error
+ * (returns -1). */
+static int check_hash(const char *trace, const img *im, const char *layout)
 {
     cp_err err;
     trc_reader *rd = trc_open_ex(trace, TRC_OPEN_PARTIAL, &err);
     if (!rd)
-        return;
+        return 0;
     const trc_header *h = trc_get_header(rd);
-    if (h->elf_hash[0] && strcmp(h->elf_hash, img_hash(im)))
-        cli_warn("%s was recorded from another image (%s; %s is %s): "
-                 "functions may be misnamed", trace, h->elf_hash, img_path(im),
-                 img_hash(im));
+    int rc = 0;
+    if (h->elf_hash[0] && strcmp(h->elf_hash, img_hash(im))) {
+        if (layout) {
+            cli_error("%s was recorded from another image (%s; %s is %s): "
+                      "layout %s moves that image's functions, not the "
+                      "traced ones (trace the image the layout is for)",
+                      trace, h->elf_hash, img_path(im), img_hash(im), layout);
+            rc = -1;
+        } else {
+            cli_warn("%s was recorded from another image (%s; %s is %s): "
+                     "functions may be misnamed", trace, h->elf_hash,
+                     img_path(im), img_hash(im));
+        }
+    }
     trc_close(rd);
+    return rc;
 }
 
 /* --by-context: its own pass over the trace, and its own report. */
@@ -760,7 +774,10 @@ static int cmd_sim_fn(cli_ctx *ctx, int argc, char **argv)
             cli_error("%s", err.msg);
             return CLI_FAIL;
         }
-        check_hash(c.trace, im);
+        if (check_hash(c.trace, im, c.layout) < 0) {
+            img_free(im);
+            return CLI_FAIL;
+        }
     }
     c.im = im;
     int status = CLI_FAIL;

@@ -84,4 +84,19 @@ test_expect_success 'rp2040: a layout from codeplace plan, evaluated by sim' '
 	EOF
 '
 
+test_expect_success 'a trace of another image: a warning alone, an error with --layout' '
+    $CODEPLACE trace $FW/demo-rp2040.elf --target rp2040 \
+        --init codeplace_init --iter codeplace_iteration -n 2 -o run.trace -q &&
+    $CODEPLACE plan $FW/demo-rp2040.elf --map $FW/demo-rp2040.map --trace run.trace \
+        --target rp2040 --strategy hotblock --layout hot.layout -q >/dev/null &&
+    $CODEPLACE sim run.trace --elf $FW/demo-imxrt1062.elf --target rp2040 -q >out 2>err &&
+    grep -q "^codeplace: warning: run.trace was recorded from another image .*functions may be misnamed" err &&
+    test_exit 1 $CODEPLACE sim run.trace --elf $FW/demo-imxrt1062.elf --target rp2040 \
+        --layout hot.layout -q >out 2>err &&
+    grep -q "^codeplace: error: run.trace was recorded from another image .*layout hot.layout moves that image.s functions" err &&
+    test_must_fail test -s out &&
+    $CODEPLACE sim run.trace --elf $FW/demo-rp2040.elf --layout hot.layout -q >out 2>err &&
+    ! grep -q "another image" err
+'
+
 test_done
