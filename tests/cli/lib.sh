@@ -9,7 +9,8 @@
 #   test_done
 #
 # Helpers: test_cmp EXPECTED ACTUAL (diff -u), test_must_fail CMD (exit 1 or
-# 2, not a crash), test_exit N CMD, have PROGRAM (skip when missing).
+# 2, not a crash), test_exit N CMD, have PROGRAM (skip when missing),
+# need_demo WHAT (the demo firmware, or the file skipped).
 : "${CP_ROOT:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${CODEPLACE:=$CP_ROOT/build/san/codeplace}"
 : "${CP_FIXTURES:=$CP_ROOT/build/fixtures}"
