@@ -606,6 +606,27 @@ static int check_hash(const char *trace, const img *im, const char *layout)
     return rc;
 }
 
+/* A layout codeplace plan wrote for another image than the ELF: its
+ * addresses follow that image's sections, not these. */
+static int check_layout_image(const char *layout, const img *im)
+{
+    cp_err err;
+    char h[96];
+    int rc = csim_layout_image(layout, h, sizeof h, &err);
+    if (rc < 0) {
+        cli_error("%s", err.msg);
+        return -1;
+    }
+    if (rc && strcmp(h, img_hash(im))) {
+        cli_error("%s was planned for another image (%s; %s is %s): its "
+                  "addresses follow that image's sections (plan again, or "
+                  "carry its name list over with codeplace apply)", layout, h,
+                  img_path(im), img_hash(im));
+        return -1;
+    }
+    return 0;
+}
+
 /* --by-context: its own pass over the trace, and its own report. */
 static int by_context(cli_ctx *ctx, const char *trace, const tgt *t,
                       const tgt_cache *g, int dreads, uint64_t seed)
@@ -774,7 +795,8 @@ static int cmd_sim_fn(cli_ctx *ctx, int argc, char **argv)
             cli_error("%s", err.msg);
             return CLI_FAIL;
         }
-        if (check_hash(c.trace, im, c.layout) < 0) {
+        if (check_hash(c.trace, im, c.layout) < 0 ||
+            (c.layout && check_layout_image(c.layout, im) < 0)) {
             img_free(im);
             return CLI_FAIL;
         }

@@ -301,6 +301,43 @@ int csim_layout_stubs(const char *path, const csim_stream *s, csim_stub **out,
     return rc;
 }
 
+int csim_layout_image_text(const char *text, size_t len, char *out, size_t n)
+{
+    if (!n)
+        return 0;
+    out[0] = 0;
+    /* The comment lines before the first entry. */
+    for (const char *p = text, *e = text + len; p < e && *p == '#';) {
+        const char *nl = memchr(p, '\n', (size_t)(e - p));
+        size_t l = nl ? (size_t)(nl - p) : (size_t)(e - p);
+        for (size_t i = 1; i + 7 <= l; i++) {
+            if (memcmp(p + i, "image: ", 7) || !isspace((unsigned char)p[i - 1]))
+                continue;
+            size_t a = i + 7, b = a;
+            while (b < l && !isspace((unsigned char)p[b]) && p[b])
+                b++;
+            if (b == a || b - a >= n)
+                return 0;
+            memcpy(out, p + a, b - a);
+            out[b - a] = 0;
+            return 1;
+        }
+        p = nl ? nl + 1 : e;
+    }
+    return 0;
+}
+
+int csim_layout_image(const char *path, char *out, size_t n, cp_err *err)
+{
+    char *data;
+    size_t len;
+    if (cp_read_file(path, &data, &len, err) < 0)
+        return -1;
+    int rc = csim_layout_image_text(data, len, out, n);
+    free(data);
+    return rc;
+}
+
 int csim_layout_apply(const char *path, const csim_stream *s, csim_map *m,
                       const tgt_cache *g, csim_layout_stats *st, cp_err *err)
 {
@@ -378,7 +415,7 @@ int csim_layout_apply_text(const char *path, const char *text, size_t len,
             char extra;
             if (sscanf(p + 6, "%llx %lld %c", &from, &delta, &extra) != 2 ||
                 from > 0xffffffffULL || delta < -(long long)from ||
-                (long long)from + delta > 0xffffffffLL) {
+                delta > 0xffffffffLL - (long long)from) {
                 cp_seterr(err, "%s:%u: expected '@shift 0xFROM DELTA'", path, ln);
                 goto out;
             }

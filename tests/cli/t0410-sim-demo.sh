@@ -99,4 +99,19 @@ test_expect_success 'a trace of another image: a warning alone, an error with --
     ! grep -q "another image" err
 '
 
+test_expect_success 'a layout planned for another image: an error naming it' '
+    $CODEPLACE trace $FW/demo-rp2040.elf --target rp2040 \
+        --init codeplace_init --iter codeplace_iteration -n 2 -o run.trace -q &&
+    $CODEPLACE plan $FW/demo-rp2040.elf --map $FW/demo-rp2040.map --trace run.trace \
+        --target rp2040 --strategy hotblock --layout hot.layout -q >/dev/null &&
+    grep -q "^# target: rp2040  image: " hot.layout &&
+    sed "s/  image: [^ ]*/  image: fnv1a64:0123456789abcdef/" hot.layout >other.layout &&
+    ! cmp -s hot.layout other.layout &&
+    test_exit 1 $CODEPLACE sim run.trace --elf $FW/demo-rp2040.elf --layout other.layout -q >out 2>err &&
+    grep -q "^codeplace: error: other.layout was planned for another image (fnv1a64:0123456789abcdef; " err &&
+    grep -v "^# target:" hot.layout >hand.layout &&
+    $CODEPLACE sim run.trace --elf $FW/demo-rp2040.elf --layout hand.layout -q >out 2>err &&
+    test -s out
+'
+
 test_done

@@ -1,11 +1,13 @@
 /* libFuzzer harness: the layout file parser (docs/formats/layout.md),
  * applied to a stream of the fixture image (CP_FUZZ_ELF, default
  * build/fixtures/m0.elf) so that names, colours and the overlap check run,
- * then a re-simulation under the resulting map. Input: layout text. */
+ * then a re-simulation under the resulting map; and the header's image
+ * hash (csim_layout_image_text). Input: layout text. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cache/cache.h"
 
@@ -46,6 +48,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    char h[96];
+    if (csim_layout_image_text((const char *)data, size, h, sizeof h) == 1 &&
+        (!h[0] || strlen(h) >= sizeof h))
+        abort();
     csim_map *m = csim_map_new(s);
     csim_layout_stats st;
     cp_err err;
