@@ -80,6 +80,18 @@ struct plan_incr {
     uint32_t *lift_gen;
     double *lift;
     occ *lift_save;       /* one set's occupants, kept while lifting */
+    /* The sets' states: an id per set, new whenever a change to the set is
+     * kept (undo puts the old one back), unique over all sets and states;
+     * touched_ver holds the ids of the last change's sets as they were.
+     * Per hot line (memo_off[k] + l): the figure of the set it occupied in
+     * state memo_ver, without its unit, from an earlier move of that unit
+     * alone (0: none), which a move of the unit alone from the same state
+     * takes instead of simulating the set again. */
+    uint64_t *sver, vnext;
+    uint64_t *touched_ver;
+    size_t *memo_off;
+    uint64_t *memo_ver;
+    double *memo_val;
 };
 
 static int occ_add(plan_incr *x, uint32_t s, uint32_t k, uint32_t l)
@@ -332,6 +344,11 @@ void plan_incr_free(plan_incr *x)
     free(x->miss);
     free(x->touched);
     free(x->touched_old);
+    free(x->touched_ver);
+    free(x->sver);
+    free(x->memo_off);
+    free(x->memo_ver);
+    free(x->memo_val);
     free(x->tval);
     free(x->sdl);
     free(x->sdstart);
@@ -443,6 +460,9 @@ plan_incr *plan_incr_new(const plan_model *m, const plan_layout *L,
     x->miss = calloc(x->sets, sizeof *x->miss);
     x->touched = malloc(2 * x->sets * sizeof *x->touched);
     x->touched_old = malloc(2 * x->sets * sizeof *x->touched_old);
+    x->touched_ver = malloc(2 * x->sets * sizeof *x->touched_ver);
+    x->sver = malloc(x->sets * sizeof *x->sver);
+    x->memo_off = malloc((nhot + 1) * sizeof *x->memo_off);
     x->tval = malloc(2 * x->sets * sizeof *x->tval);
     x->mark = calloc(x->sets, 1);
     x->enter = calloc(x->sets, 1);
@@ -462,8 +482,13 @@ plan_incr *plan_incr_new(const plan_model *m, const plan_layout *L,
     if (!x->tm || !x->te || !x->ln || !x->hv || !x->cand || !kof || !x->nlines || !x->lstart || !x->ltime || !x->base ||
         !x->sstart || !x->occ || !x->nocc || !x->cocc || !x->miss ||
         !x->touched || !x->touched_old || !x->tval || !x->mark ||
-        !x->enter || !x->lift_gen || !x->lift)
+        !x->enter || !x->lift_gen || !x->lift || !x->touched_ver ||
+        !x->sver || !x->memo_off)
         goto fail;
+    x->memo_off[0] = 0;
+    for (uint32_t s = 0; s < x->sets; s++)
+        x->sver[s] = s + 1;
+    x->vnext = (uint64_t)x->sets + 1;
     for (size_t i = 0; i < m->nunits; i++)
         kof[i] = UINT32_MAX;
     for (size_t k = 0; k < nhot; k++) {
@@ -475,7 +500,14 @@ plan_incr *plan_incr_new(const plan_model *m, const plan_layout *L,
         x->lstart[k] = calloc(x->nlines[k] + 2, sizeof **x->lstart);
         if (!x->lstart[k])
             goto fail;
+        x->memo_off[k + 1] = x->memo_off[k] + x->nlines[k];
     }
+    x->memo_ver = calloc(x->memo_off[nhot] ? x->memo_off[nhot] : 1,
+                         sizeof *x->memo_ver);
+    x->memo_val = malloc((x->memo_off[nhot] ? x->memo_off[nhot] : 1) *
+                         sizeof *x->memo_val);
+    if (!x->memo_ver || !x->memo_val)
+        goto fail;
     /* Pass 1: count; pass 2: fill. Each workload's planning iterations. */
     for (int pass = 0; pass < 2; pass++) {
       for (unsigned wk = 0; wk < m->nwork; wk++) {
@@ -570,6 +602,7 @@ static void touch(plan_incr *x, uint32_t s, unsigned char kind)
     }
     x->mark[s] = kind;
     x->touched_old[x->ntouched] = x->miss[s];
+    x->touched_ver[x->ntouched] = x->sver[s];
     x->touched[x->ntouched++] = s;
 }
 
@@ -604,14 +637,29 @@ static void begin_change(plan_incr *x)
 static double resim_touched(plan_incr *x, double limit, int lifted)
 {
     double part = 0;
+    /* A move of one unit alone: the sets it only leaves are the memo's. */
+    int alone = x->nundo == 1;
+    size_t mk = x->undo_k[0];
+    uint32_t mb = x->undo_base[0];
     for (int pass = 0; pass < 2; pass++)
         for (size_t i = 0; i < x->ntouched; i++) {
             uint32_t s = x->touched[i];
             if ((x->mark[s] == 2) != (pass == 0))
                 continue;
-            double v = lifted && !x->enter[s] && x->lift_gen[s] == x->gen
-                           ? x->lift[s]
-                           : sim_set(x, s);
+            double v;
+            if (lifted && !x->enter[s] && x->lift_gen[s] == x->gen) {
+                v = x->lift[s];
+            } else if (alone && !x->enter[s]) {
+                size_t g = x->memo_off[mk] + ((s - mb) & x->mask);
+                if (x->memo_ver[g] == x->touched_ver[i]) {
+                    v = x->memo_val[g];
+                } else if ((v = sim_set(x, s)) >= 0) {
+                    x->memo_ver[g] = x->touched_ver[i];
+                    x->memo_val[g] = v;
+                }
+            } else {
+                v = sim_set(x, s);
+            }
             if (v < 0)
                 return -1;
             x->tval[i] = v;
@@ -623,6 +671,7 @@ static double resim_touched(plan_incr *x, double limit, int lifted)
         uint32_t s = x->touched[i];
         x->total += x->tval[i] - x->miss[s];
         x->miss[s] = x->tval[i];
+        x->sver[s] = x->vnext++;
     }
     return plan_incr_total(x);
 }
@@ -760,6 +809,7 @@ void plan_incr_undo(plan_incr *x)
         uint32_t s = x->touched[i];
         x->total += x->touched_old[i] - x->miss[s];
         x->miss[s] = x->touched_old[i];
+        x->sver[s] = x->touched_ver[i];
     }
     x->nundo = 0;
 }

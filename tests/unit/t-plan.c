@@ -531,6 +531,33 @@ static void incr_matches_full_every_policy(void)
                     off[hot[k2]] = old2;
             }
         }
+        /* A unit moved alone from the same place again (the sets it
+         * leaves come from the memo of its earlier move), undone, then
+         * after another unit's kept move (which changes the states the
+         * memo was for) and after its own kept move: each the full
+         * evaluation. */
+        for (int mv = 0; mv < 48; mv++) {
+            size_t k = (size_t)(mv / 6) % nhot;
+            int step = mv % 6;
+            if (step == 3)
+                k = (k + 1 + (size_t)(mv / 6) % (nhot - 1)) % nhot;
+            uint32_t old = off[hot[k]];
+            uint32_t q = (rnd() % ((end - 256) / c.line)) * c.line;
+            off[hot[k]] = q;
+            double v = plan_incr_try2(x, k, base + q, SIZE_MAX, 0, HUGE_VAL);
+            plan_layout_make(m, off, fast, base, end, &L);
+            plan_eval_out out = {0};
+            T_EQ(plan_eval(m, &L, 3, &out, &e), 0);
+            if (fabs(v - out.misses) > 1e-6) {
+                T_FAIL("%s memo move %d: incremental %.4f, full %.4f",
+                       specs[sp], mv, v, out.misses);
+                break;
+            }
+            if (step != 3 && step != 5) {
+                plan_incr_undo(x);
+                off[hot[k]] = old;
+            }
+        }
         /* A unit taken out (to fast memory: no calls in this model, so no
          * stubs, and the block keeps its end): the full evaluation of the
          * layout without it; undone, the placement before; two taken out
