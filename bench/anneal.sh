@@ -18,7 +18,7 @@ cpu() { # command...: user+sys seconds
     tail -n 1 "$W/atime.txt" | awk '{printf "%.2f", $1 + $2}'
 }
 rate() { # NAME ELF MAP TRACE
-    P="$CP plan $2 --map $3 --trace $4 --target rp2040 --time 0 --json -q --strategy colour"
+    P="$CP plan $2 --map $3 --trace $4 --target rp2040 --time 0 --json -q --strategy colour --descent-passes 0"
     t1=$(cpu $P --search-moves 1)
     tn=$(cpu $P --search-moves "$N")
     echo "$1: $N moves in $(python3 -c "print(round($tn - $t1, 2))") s CPU (setup $t1 s): $(python3 -c "print(round(($N - 1) / max($tn - $t1, 1e-3)))") moves per CPU second"
