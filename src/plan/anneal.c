@@ -68,8 +68,8 @@ static int best_colour(plan_search *r, plan_incr *x, const size_t *hk,
     size_t u = hk[k];
     uint32_t old = r->off[u], bp = NONE;
     double bv = *cur;
-    if (plan_incr_lift(x, k) < 0)
-        return -1;
+    /* Every try from here re-simulates only the sets it enters: the ones
+     * it leaves are simulated once (plan_incr_try2's memo). */
     for (uint32_t c = 0; c < m->sets; c++) {
         uint32_t p = plan_find_slot(r, u, c, limit);
         if (p == NONE || p == old)

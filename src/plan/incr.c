@@ -72,14 +72,6 @@ struct plan_incr {
     unsigned char *mark;  /* per set: in touched[] (touch's kind) */
     unsigned char *enter; /* per set: a moved unit's line enters it */
     size_t ntouched;
-    /* plan_incr_lift's: the figure of each set hot unit lift_k leaves,
-     * without it (valid where lift_gen[s] == gen) until a change is kept
-     * (begin_change). */
-    size_t lift_k;
-    uint32_t gen;
-    uint32_t *lift_gen;
-    double *lift;
-    occ *lift_save;       /* one set's occupants, kept while lifting */
     /* The sets' states: an id per set, new whenever a change to the set is
      * kept (undo puts the old one back), unique over all sets and states;
      * touched_ver holds the ids of the last change's sets as they were.
@@ -354,9 +346,6 @@ void plan_incr_free(plan_incr *x)
     free(x->sdstart);
     free(x->mark);
     free(x->enter);
-    free(x->lift_gen);
-    free(x->lift);
-    free(x->lift_save);
     free(x->tm);
     free(x->te);
     free(x->ln);
@@ -466,10 +455,6 @@ plan_incr *plan_incr_new(const plan_model *m, const plan_layout *L,
     x->tval = malloc(2 * x->sets * sizeof *x->tval);
     x->mark = calloc(x->sets, 1);
     x->enter = calloc(x->sets, 1);
-    x->lift_gen = calloc(x->sets, sizeof *x->lift_gen);
-    x->lift = calloc(x->sets, sizeof *x->lift);
-    x->lift_k = SIZE_MAX;
-    x->gen = 1;
     size_t nall = 0;
     for (size_t k = 0; k < nhot; k++)
         nall += (m->units[hot[k]].size >> x->ls) + 2;
@@ -482,7 +467,7 @@ plan_incr *plan_incr_new(const plan_model *m, const plan_layout *L,
     if (!x->tm || !x->te || !x->ln || !x->hv || !x->cand || !kof || !x->nlines || !x->lstart || !x->ltime || !x->base ||
         !x->sstart || !x->occ || !x->nocc || !x->cocc || !x->miss ||
         !x->touched || !x->touched_old || !x->tval || !x->mark ||
-        !x->enter || !x->lift_gen || !x->lift || !x->touched_ver ||
+        !x->enter || !x->touched_ver ||
         !x->sver || !x->memo_off)
         goto fail;
     x->memo_off[0] = 0;
@@ -614,14 +599,9 @@ static void untouch_all(plan_incr *x)
     x->ntouched = 0;
 }
 
-/* A change is about to be made: if the last one was kept (not undone),
- * plan_incr_lift's figures no longer hold. */
+/* A change is about to be made (the last one stays as it is now). */
 static void begin_change(plan_incr *x)
 {
-    if (x->nundo) {
-        x->lift_k = SIZE_MAX;
-        x->gen++;
-    }
     untouch_all(x);
 }
 
@@ -634,7 +614,7 @@ static void begin_change(plan_incr *x)
  * total (above limit, below the true one; undo the change). The sets'
  * figures are taken in the order they were marked, so a change that is
  * not given up adds up exactly as one pass would. */
-static double resim_touched(plan_incr *x, double limit, int lifted)
+static double resim_touched(plan_incr *x, double limit)
 {
     double part = 0;
     /* A move of one unit alone: the sets it only leaves are the memo's. */
@@ -647,9 +627,7 @@ static double resim_touched(plan_incr *x, double limit, int lifted)
             if ((x->mark[s] == 2) != (pass == 0))
                 continue;
             double v;
-            if (lifted && !x->enter[s] && x->lift_gen[s] == x->gen) {
-                v = x->lift[s];
-            } else if (alone && !x->enter[s]) {
+            if (alone && !x->enter[s]) {
                 size_t g = x->memo_off[mk] + ((s - mb) & x->mask);
                 if (x->memo_ver[g] == x->touched_ver[i]) {
                     v = x->memo_val[g];
@@ -710,9 +688,6 @@ double plan_incr_try2(plan_incr *x, size_t k, uint32_t addr, size_t k2,
     size_t ks[2] = {k, k2};
     uint32_t as[2] = {addr, addr2};
     begin_change(x);
-    /* A single move of the lifted unit from where it was lifted: the sets
-     * it only leaves have their figures already. */
-    int lifted = nm == 1 && k == x->lift_k;
     x->nundo = 0;
     for (unsigned q = 0; q < nm; q++) {
         x->undo_k[q] = ks[q];
@@ -721,7 +696,7 @@ double plan_incr_try2(plan_incr *x, size_t k, uint32_t addr, size_t k2,
         if (relocate(x, ks[q], as[q] >> x->ls) < 0)
             return -1;
     }
-    return resim_touched(x, limit, lifted);
+    return resim_touched(x, limit);
 }
 
 double plan_incr_move2(plan_incr *x, size_t k, uint32_t addr, size_t k2,
@@ -741,41 +716,7 @@ double plan_incr_remove(plan_incr *x, size_t k)
             touch(x, (x->base[k] + l) & x->mask, 2);
     for (size_t i = 0; i < x->ntouched; i++)
         occ_del(x, x->touched[i], (uint32_t)k);
-    return resim_touched(x, HUGE_VAL, 0);
-}
-
-int plan_incr_lift(plan_incr *x, size_t k)
-{
-    begin_change(x);
-    x->nundo = 0;
-    x->gen++;
-    x->lift_k = k;
-    for (uint32_t l = 0; l < x->nlines[k]; l++) {
-        uint32_t s = (x->base[k] + l) & x->mask;
-        if (!line_used(x, k, l) || x->lift_gen[s] == x->gen)
-            continue;
-        /* The set as a move would leave it (occ_del's order), simulated,
-         * then its occupants as they were. */
-        uint32_t n = x->nocc[s];
-        occ *o = realloc(x->lift_save, (n ? n : 1) * sizeof *o);
-        if (!o) {
-            x->lift_k = SIZE_MAX;
-            return -1;
-        }
-        x->lift_save = o;
-        memcpy(o, x->occ[s], n * sizeof *o);
-        occ_del(x, s, (uint32_t)k);
-        double v = sim_set(x, s);
-        memcpy(x->occ[s], o, n * sizeof *o);
-        x->nocc[s] = n;
-        if (v < 0) {
-            x->lift_k = SIZE_MAX;
-            return -1;
-        }
-        x->lift[s] = v;
-        x->lift_gen[s] = x->gen;
-    }
-    return 0;
+    return resim_touched(x, HUGE_VAL);
 }
 
 double plan_incr_move(plan_incr *x, size_t k, uint32_t addr)

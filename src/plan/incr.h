@@ -34,7 +34,10 @@ double plan_incr_move2(plan_incr *x, size_t k, uint32_t addr, size_t k2,
                        uint32_t addr2);
 /* The same, given up once the total is sure to pass limit: then the
  * figure returned is above limit but not the total (undo the change).
- * Only under LRU (other policies: always the total); HUGE_VAL: never. */
+ * Only under LRU (other policies: always the total); HUGE_VAL: never.
+ * A set a move of one unit alone only leaves is simulated once for the
+ * state it is in: the unit's next moves from there (undone in between)
+ * take that figure. */
 double plan_incr_try2(plan_incr *x, size_t k, uint32_t addr, size_t k2,
                       uint32_t addr2, double limit);
 void plan_incr_undo(plan_incr *x);
@@ -44,12 +47,6 @@ void plan_incr_undo(plan_incr *x);
  * Only that unit's accesses change: what else such a move shifts (linker
  * stubs, code and data after it) is not in this figure. */
 double plan_incr_remove(plan_incr *x, size_t k);
-/* Simulates once the sets hot unit k's used lines leave, without it, so
- * that the moves of k alone from where it is now (plan_incr_try2 with no
- * second unit) re-simulate only the sets it enters, until a move is kept
- * or another unit lifted. 0, or -1 (out of memory: nothing lifted; the
- * state stays usable). */
-int plan_incr_lift(plan_incr *x, size_t k);
 /* A set with many misses, drawn with probability growing with them from a
  * uniform r in [0, 1); and a hot unit (index into hot[]) with a line in
  * that set, or SIZE_MAX. */
