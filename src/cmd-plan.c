@@ -18,6 +18,7 @@
 #include "util/jw.h"
 #include "util/sig.h"
 #include "util/wfile.h"
+#include "verify/verify.h"
 
 enum {
     O_ELF, O_MAP, O_TRACE, O_TARGET, O_CACHE, O_AS, O_UNCACHED, O_BUDGET, O_STRATEGY,
@@ -83,7 +84,8 @@ static const cli_opt opts[] = {
                    "them side by side"},
     [O_REFINE] = {"refine-from", 0, "ELF", "the image relinked with this plan: "
                    "read the linker's stub addresses back from it and predict "
-                   "again"},
+                   "again (an error unless every placed function is where "
+                   "this plan puts it)"},
     [O_REFINE_MAP] = {"refine-map", 0, "FILE", "GNU ld map file of the "
                       "--refine-from image"},
     [O_UNVERIFIED] = {"unverified", 0, NULL, "plan even when the map "
@@ -689,6 +691,63 @@ static int run_strategies(cli_ctx *ctx, const plan_args *a, plan_state *st)
     return 0;
 }
 
+/* Is rl this run's chosen plan relinked (every function the plan places
+ * where the plan puts it, as verify checks)? 0, or -1 (reported): the
+ * stubs and the text's end read from another image would give a figure of
+ * nothing that exists. */
+static int refine_check(const plan_args *a, const plan_state *st,
+                        const img *rl)
+{
+    const char *dir = getenv("TMPDIR");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/codeplace-refine-XXXXXX",
+             dir && *dir ? dir : "/tmp");
+    int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        if (fd >= 0)
+            close(fd);
+        cli_error("--refine-from: a temporary layout in %s: %s",
+                  dir && *dir ? dir : "/tmp", strerror(errno));
+        return -1;
+    }
+    plan_emit_info info = {.t = a->t,
+                           .strategy = plan_strategy_name(st->best->strategy),
+                           .budget = a->budget};
+    cp_err err;
+    int rc = plan_emit_layout(f, st->m, st->best, &info, &err);
+    if (fclose(f) != 0 && rc == 0)
+        rc = cp_seterr(&err, "%s: %s", path, strerror(errno));
+    vfy_result vr;
+    memset(&vr, 0, sizeof vr);
+    if (rc == 0)
+        rc = vfy_run(path, rl, a->t, NULL, &vr, &err);
+    unlink(path);
+    if (rc < 0) {
+        cli_error("--refine-from: %s", err.msg);
+        vfy_result_free(&vr);
+        return -1;
+    }
+    if (vr.placed_ok < vr.placed) {
+        const vfy_diff *d = NULL;
+        for (size_t i = 0; i < vr.ndiffs && !d; i++)
+            if (vr.diffs[i].kind == VFY_MISSING || vr.diffs[i].kind == VFY_MOVED ||
+                vr.diffs[i].kind == VFY_REGION)
+                d = &vr.diffs[i];
+        cli_error("%s is not this plan relinked: %zu of the %zu functions it "
+                  "places are elsewhere%s%s%s%s%s; relink with this plan's "
+                  "snippets, or plan again with the options (and --time 0) "
+                  "the relinked plan was made with", a->refine,
+                  vr.placed - vr.placed_ok, vr.placed, d ? " (first: " : "",
+                  d ? d->what : "", d ? ": " : "", d ? d->detail : "",
+                  d ? ")" : "");
+        vfy_result_free(&vr);
+        return -1;
+    }
+    vfy_result_free(&vr);
+    return 0;
+}
+
 /* --refine-from: predicts again with the stubs where GNU ld really put
  * them. 0, or -1 (reported). */
 static int refine(cli_ctx *ctx, const plan_args *a, plan_state *st)
@@ -697,6 +756,10 @@ static int refine(cli_ctx *ctx, const plan_args *a, plan_state *st)
     img *rl = img_open(a->refine, a->refine_map, &err);
     if (!rl) {
         cli_error("%s", err.msg);
+        return -1;
+    }
+    if (refine_check(a, st, rl) < 0) {
+        img_free(rl);
         return -1;
     }
     long nst = plan_model_refine_stubs(st->m, rl, &err);

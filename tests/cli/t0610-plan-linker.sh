@@ -122,6 +122,22 @@ test_expect_success 'plan --refine-from: usage and bad input' "
     grep -q 'not.elf' err
 "
 
+# An image that is not this plan relinked (the stock one, or another plan's)
+# would give stubs and a text end of nothing that exists: an error, no figure.
+test_expect_success 'plan --refine-from an image that is not this plan relinked: an error naming it' "
+    test_exit 1 $CODEPLACE plan $FW/demo-rp2040.elf --map $FW/demo-rp2040.map \
+        --trace $W/rp2040.trace --target rp2040 --strategy ram --budget 8K \
+        --refine-from $FW/demo-rp2040.elf --refine-map $FW/demo-rp2040.map \
+        -q -o out 2>err &&
+    grep -q \"^codeplace: error: $FW/demo-rp2040.elf is not this plan relinked: [1-9][0-9]* of the [1-9][0-9]* functions it places are elsewhere (first: \" err &&
+    ! test -s out &&
+    test_exit 1 $CODEPLACE plan $FW/demo-rp2040.elf --map $FW/demo-rp2040.map \
+        --trace $W/rp2040.trace --target rp2040 --strategy colour --time 0 \
+        --search-moves 200 --descent-passes 0 \
+        --refine-from $W/rp2040-ram.elf --refine-map $W/rp2040-ram.map -q -o out 2>err &&
+    grep -q 'rp2040-ram.elf is not this plan relinked' err
+"
+
 test_expect_success 'a map whose objects cannot be found warns that alignments are guessed; the map'"'"'s directory and its parents are searched' "
     cp $FW/demo-rp2040.map far.map &&
     $CODEPLACE plan $FW/demo-rp2040.elf --map far.map --trace $W/rp2040.trace \
