@@ -698,17 +698,11 @@ static int run_strategies(cli_ctx *ctx, const plan_args *a, plan_state *st)
 static int refine_check(const plan_args *a, const plan_state *st,
                         const img *rl)
 {
-    const char *dir = getenv("TMPDIR");
-    char path[4096];
-    snprintf(path, sizeof path, "%s/codeplace-refine-XXXXXX",
-             dir && *dir ? dir : "/tmp");
-    int fd = mkstemp(path);
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
     if (!f) {
-        if (fd >= 0)
-            close(fd);
-        cli_error("--refine-from: a temporary layout in %s: %s",
-                  dir && *dir ? dir : "/tmp", strerror(errno));
+        cli_error("out of memory");
         return -1;
     }
     plan_emit_info info = {.t = a->t,
@@ -717,12 +711,13 @@ static int refine_check(const plan_args *a, const plan_state *st,
     cp_err err;
     int rc = plan_emit_layout(f, st->m, st->best, &info, &err);
     if (fclose(f) != 0 && rc == 0)
-        rc = cp_seterr(&err, "%s: %s", path, strerror(errno));
+        rc = cp_seterr(&err, "out of memory");
     vfy_result vr;
     memset(&vr, 0, sizeof vr);
     if (rc == 0)
-        rc = vfy_run(path, rl, a->t, NULL, &vr, &err);
-    unlink(path);
+        rc = vfy_run_text("the plan's layout", text, len, rl, a->t, NULL, &vr,
+                          &err);
+    free(text);
     if (rc < 0) {
         cli_error("--refine-from: %s", err.msg);
         vfy_result_free(&vr);

@@ -130,13 +130,15 @@ static int add_plan_stub(stubs_plan *sp, const char *l)
     return 0;
 }
 
-static int read_layout(const char *path, vfy_result *r, entry **out,
-                       size_t *nout, stubs_plan *sp, cp_err *err)
+static int read_layout(const char *path, const char *text, size_t len,
+                       vfy_result *r, entry **out, size_t *nout,
+                       stubs_plan *sp, cp_err *err)
 {
-    char *data;
-    size_t len;
-    if (cp_read_file(path, &data, &len, err) < 0)
-        return -1;
+    char *data = malloc(len + 1);
+    if (!data)
+        return cp_seterr(err, "out of memory");
+    memcpy(data, text, len);
+    data[len] = 0;
     entry *e = NULL;
     size_t n = 0, cap = 0;
     unsigned line = 0;
@@ -448,10 +450,25 @@ int vfy_run(const char *layout_path, const img *relinked,
             cp_err *err)
 {
     memset(r, 0, sizeof *r);
+    char *data;
+    size_t len;
+    if (cp_read_file(layout_path, &data, &len, err) < 0)
+        return -1;
+    int rc = vfy_run_text(layout_path, data, len, relinked, target, emit_dir,
+                          r, err);
+    free(data);
+    return rc;
+}
+
+int vfy_run_text(const char *layout_path, const char *text, size_t len,
+                 const img *relinked, const tgt *target, const char *emit_dir,
+                 vfy_result *r, cp_err *err)
+{
+    memset(r, 0, sizeof *r);
     entry *e = NULL;
     size_t n = 0;
     stubs_plan sp = {0};
-    int rc = read_layout(layout_path, r, &e, &n, &sp, err);
+    int rc = read_layout(layout_path, text, len, r, &e, &n, &sp, err);
     if (rc < 0)
         goto done;
     const tgt *t = target;

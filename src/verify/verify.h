@@ -50,6 +50,11 @@ typedef struct vfy_result {
 int vfy_run(const char *layout_path, const img *relinked,
             const tgt *target, const char *emit_dir, vfy_result *r,
             cp_err *err);
+/* The same with the layout's text in memory (len bytes; layout_path
+ * names it in errors). */
+int vfy_run_text(const char *layout_path, const char *text, size_t len,
+                 const img *relinked, const tgt *target, const char *emit_dir,
+                 vfy_result *r, cp_err *err);
 void vfy_result_free(vfy_result *r);
 const char *vfy_kind_name(vfy_kind k);
 
