@@ -78,6 +78,8 @@ const cli_cmd cmd_sim = {
 
 typedef struct simctx {
     const char *trace, *elf, *layout;
+    char *ltext; /* the layout file, read once */
+    size_t llen;
     const img *im;
     const tgt *t;
     const csim_stream *s;
@@ -608,16 +610,12 @@ static int check_hash(const char *trace, const img *im, const char *layout)
 
 /* A layout codeplace plan wrote for another image than the ELF: its
  * addresses follow that image's sections, not these. */
-static int check_layout_image(const char *layout, const img *im)
+static int check_layout_image(const char *layout, const char *text,
+                              size_t len, const img *im)
 {
-    cp_err err;
     char h[96];
-    int rc = csim_layout_image(layout, h, sizeof h, &err);
-    if (rc < 0) {
-        cli_error("%s", err.msg);
-        return -1;
-    }
-    if (rc && strcmp(h, img_hash(im))) {
+    if (csim_layout_image_text(text, len, h, sizeof h) &&
+        strcmp(h, img_hash(im))) {
         cli_error("%s was planned for another image (%s; %s is %s): its "
                   "addresses follow that image's sections (plan again, or "
                   "carry its name list over with codeplace apply)", layout, h,
@@ -795,8 +793,15 @@ static int cmd_sim_fn(cli_ctx *ctx, int argc, char **argv)
             cli_error("%s", err.msg);
             return CLI_FAIL;
         }
+        if (c.layout && cp_read_file(c.layout, &c.ltext, &c.llen, &err) < 0) {
+            cli_error("%s", err.msg);
+            img_free(im);
+            return CLI_FAIL;
+        }
         if (check_hash(c.trace, im, c.layout) < 0 ||
-            (c.layout && check_layout_image(c.layout, im) < 0)) {
+            (c.layout &&
+             check_layout_image(c.layout, c.ltext, c.llen, im) < 0)) {
+            free(c.ltext);
             img_free(im);
             return CLI_FAIL;
         }
@@ -817,13 +822,15 @@ static int cmd_sim_fn(cli_ctx *ctx, int argc, char **argv)
         goto out;
     }
     if (c.layout) {
-        if (csim_layout_apply(c.layout, s, m, &g, &c.lst, &err) < 0) {
+        if (csim_layout_apply_text(c.layout, c.ltext, c.llen, s, m, &g,
+                                   &c.lst, &err) < 0) {
             cli_error("%s", err.msg);
             goto out;
         }
         csim_stub *stubs = NULL;
         size_t nstubs = 0;
-        if (csim_layout_stubs(c.layout, s, &stubs, &nstubs, &err) < 0) {
+        if (csim_layout_stubs_text(c.layout, c.ltext, c.llen, s, &stubs,
+                                   &nstubs, &err) < 0) {
             cli_error("%s", err.msg);
             goto out;
         }
@@ -854,7 +861,8 @@ static int cmd_sim_fn(cli_ctx *ctx, int argc, char **argv)
                 cli_error("out of memory");
                 goto out;
             }
-            if (csim_layout_apply(c.layout, s, m, &g, &c.lst, &err) < 0) {
+            if (csim_layout_apply_text(c.layout, c.ltext, c.llen, s, m, &g,
+                                       &c.lst, &err) < 0) {
                 cli_error("%s", err.msg);
                 goto out;
             }
@@ -904,6 +912,7 @@ out:
     csim_report_free(&r);
     csim_map_free(m);
     csim_stream_free(s);
+    free(c.ltext);
     img_free(im);
     return status;
 }

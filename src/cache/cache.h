@@ -307,17 +307,19 @@ int csim_layout_apply(const char *path, const csim_stream *s, csim_map *m,
 int csim_layout_stubs(const char *path, const csim_stream *s, csim_stub **out,
                       size_t *n, cp_err *err);
 /* The same from text in memory (len bytes); path names it in errors. */
+int csim_layout_stubs_text(const char *path, const char *text, size_t len,
+                           const csim_stream *s, csim_stub **out, size_t *n,
+                           cp_err *err);
+/* csim_layout_apply from text in memory (len bytes); path names it in
+ * errors. */
 int csim_layout_apply_text(const char *path, const char *text, size_t len,
                            const csim_stream *s, csim_map *m,
                            const tgt_cache *g, csim_layout_stats *st,
                            cp_err *err);
 
-/* The image hash a layout file's header names (`# target: T  image: H`,
- * as codeplace plan writes it) into out (n bytes): 1, 0 when the header
- * names none (a layout written by hand), -1 when the file cannot be read
- * (err). */
-int csim_layout_image(const char *path, char *out, size_t n, cp_err *err);
-/* The same from text in memory (len bytes). */
+/* The image hash the header of a layout file's text (len bytes) names
+ * (`# target: T  image: H`, as codeplace plan writes it) into out (n
+ * bytes): 1, or 0 when the header names none (a layout written by hand). */
 int csim_layout_image_text(const char *text, size_t len, char *out, size_t n);
 
 /* ---- 3. The analysis ---------------------------------------------- */

@@ -261,12 +261,31 @@ static int parse_stub(const char *path, unsigned ln, char *p,
 int csim_layout_stubs(const char *path, const csim_stream *s, csim_stub **out,
                       size_t *n, cp_err *err)
 {
-    char *data;
-    size_t len, cap = 0;
+    char *text;
+    size_t len;
     *out = NULL;
     *n = 0;
-    if (cp_read_file(path, &data, &len, err) < 0)
+    if (cp_read_file(path, &text, &len, err) < 0)
         return -1;
+    int rc = csim_layout_stubs_text(path, text, len, s, out, n, err);
+    free(text);
+    return rc;
+}
+
+int csim_layout_stubs_text(const char *path, const char *text, size_t len,
+                           const csim_stream *s, csim_stub **out, size_t *n,
+                           cp_err *err)
+{
+    size_t cap = 0;
+    *out = NULL;
+    *n = 0;
+    if (memchr(text, 0, len))
+        return cp_seterr(err, "%s: not a text file", path);
+    char *data = malloc(len + 1);
+    if (!data)
+        return cp_seterr(err, "out of memory");
+    memcpy(data, text, len);
+    data[len] = 0;
     unsigned ln = 0;
     int rc = 0;
     for (char *p = data, *nl; p && *p && rc == 0; p = nl) {
@@ -325,17 +344,6 @@ int csim_layout_image_text(const char *text, size_t len, char *out, size_t n)
         p = nl ? nl + 1 : e;
     }
     return 0;
-}
-
-int csim_layout_image(const char *path, char *out, size_t n, cp_err *err)
-{
-    char *data;
-    size_t len;
-    if (cp_read_file(path, &data, &len, err) < 0)
-        return -1;
-    int rc = csim_layout_image_text(data, len, out, n);
-    free(data);
-    return rc;
 }
 
 int csim_layout_apply(const char *path, const csim_stream *s, csim_map *m,

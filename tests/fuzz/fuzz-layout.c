@@ -1,8 +1,9 @@
 /* libFuzzer harness: the layout file parser (docs/formats/layout.md),
  * applied to a stream of the fixture image (CP_FUZZ_ELF, default
  * build/fixtures/m0.elf) so that names, colours and the overlap check run,
- * then a re-simulation under the resulting map; and the header's image
- * hash (csim_layout_image_text). Input: layout text. */
+ * then a re-simulation under the resulting map; the @stub lines
+ * (csim_layout_stubs_text); and the header's image hash
+ * (csim_layout_image_text). Input: layout text. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -61,5 +62,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         csim_eval(s, m, &t->cache, 1, &e, &err);
     }
     csim_map_free(m);
+    csim_stub *stubs;
+    size_t n;
+    if (csim_layout_stubs_text("fuzz.layout", (const char *)data, size, s,
+                               &stubs, &n, &err) == 0) {
+        if (!stubs != !n)
+            abort();
+        free(stubs);
+    } else if (stubs || n || !err.msg[0]) {
+        abort();
+    }
     return 0;
 }
