@@ -629,7 +629,10 @@ size_t plan_model_exclude(plan_model *m, const char *pattern, int ram_only)
 
 void plan_model_set_plan_iters(plan_model *m, unsigned n) { m->plan_iters = n; }
 
-int plan_model_unplanned(const plan_model *m, plan_unplanned *out)
+/* plan_model_unplanned's scan over the first iters iterations (0: all);
+ * late (nunits bytes, or NULL) gets 1 for each unit with such bytes. */
+static int unplanned(const plan_model *m, unsigned iters, plan_unplanned *out,
+                     unsigned char *late_out)
 {
     memset(out, 0, sizeof *out);
     size_t *base = malloc((m->nunits + 1) * sizeof *base);
@@ -651,7 +654,7 @@ int plan_model_unplanned(const plan_model *m, plan_unplanned *out)
     for (int pass = 0; pass < 2; pass++)
         for (unsigned k = 0; k < m->nwork; k++) {
             const plan_work *w = &m->work[k];
-            unsigned np = plan_work_iters(m, k, m->plan_iters);
+            unsigned np = plan_work_iters(m, k, iters);
             unsigned i0 = pass ? np : 0, i1 = pass ? w->n : np;
             for (unsigned i = i0; i < i1; i++)
                 for (size_t a = m->iter_start[w->first + i];
@@ -683,10 +686,26 @@ int plan_model_unplanned(const plan_model *m, plan_unplanned *out)
                     }
                 }
         }
+    if (late_out)
+        memcpy(late_out, late, m->nunits);
     free(base);
     free(g);
     free(late);
     return 0;
+}
+
+int plan_model_unplanned(const plan_model *m, plan_unplanned *out)
+{
+    return unplanned(m, m->plan_iters, out, NULL);
+}
+
+long plan_model_late_units(const plan_model *m, unsigned iters,
+                           unsigned char *late)
+{
+    plan_unplanned un;
+    if (unplanned(m, iters, &un, late) < 0)
+        return -1;
+    return (long)un.units;
 }
 
 void plan_model_set_cache_seed(plan_model *m, uint64_t seed)

@@ -217,6 +217,13 @@ typedef struct plan_eval_out {
     double *unit_misses;  /* per unit per warm iteration, if not NULL */
 } plan_eval_out;
 
+/* late[u] (nunits bytes) = 1 for each unit with code that only the
+ * iterations past the first iters (0: all) of each workload run
+ * (plan_model_unplanned's sections): a search on those iterations does
+ * not see where that code goes. Returns how many, or -1 (out of memory). */
+long plan_model_late_units(const plan_model *m, unsigned iters,
+                           unsigned char *late);
+
 /* Builds the compressed stream (idempotent; after the evidence is in). */
 int plan_model_compress(plan_model *m);
 

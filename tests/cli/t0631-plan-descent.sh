@@ -47,6 +47,29 @@ test_expect_success 'under --time the descent has its own part: an annealing the
     echo "$((end - start)) s" && test $((end - start)) -le 9
 '
 
+# Code only the iterations past the planning ones run (the demo's fourth
+# iteration runs code its first two do not): the search cannot see where
+# it goes, so after the descent each section with such code goes to its
+# best colour on every iteration. Seed 2 is a search whose moves left one
+# of them where the fourth iteration misses more; the pass moves it, and
+# the plan's figure is the one the pass reached, as sim measures it.
+test_expect_success 'sections run only past the planning iterations are placed on every iteration' '
+    $CPO plan -v $P --plan-iterations 2 --seed 2 --layout late.layout \
+        --json -o late.json 2>errl &&
+    line=$(grep "sections run code only in the iterations past the planning ones" errl) &&
+    echo "$line" &&
+    python3 - "$line" $(miss late.json) <<-\EOF &&
+	import re, sys
+	m = re.search(r"(\d+) sections .*; (\d+) moved .*: ([\d.]+) -> ([\d.]+) misses", sys.argv[1])
+	n, moved, a, b = int(m[1]), int(m[2]), float(m[3]), float(m[4])
+	assert n >= 1 and moved >= 1 and b < a, sys.argv[1]
+	assert abs(float(sys.argv[2]) - b) < 0.05, (sys.argv[2], b)
+	EOF
+    $CODEPLACE sim $T --elf $ELF --map $MAP --target rp2040 \
+        --layout late.layout --json -q -o sl.json &&
+    same $(miss late.json) $(jget sl.json "d[\"warm\"][\"misses_mean\"]")
+'
+
 test_expect_success 'a bad count is a usage error' '
     test_exit 2 $CPO plan $P --descent-passes x 2>err &&
     grep "descent-passes" err
