@@ -825,8 +825,10 @@ static int run_plan(cli_ctx *ctx, const plan_args *a, plan_state *st)
     if (un.bytes)
         cli_info(ctx, "plan: %llu bytes of code in %zu sections run only in "
                  "iterations the search does not simulate (the first in "
-                 "iteration %u of %s, counting from 0): it places them "
-                 "blind, and the figures count them; --plan-iterations %u "
+                 "iteration %u of %s, counting from 0): the annealing places "
+                 "them after its descent, with one pass over every iteration, "
+                 "the other steps blind; the figures count them; "
+                 "--plan-iterations %u "
                  "takes them in (each move costs more)",
                  (unsigned long long)un.bytes, un.units, un.first,
                  a->tpath[un.work], un.cover);

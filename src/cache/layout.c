@@ -258,6 +258,25 @@ static int parse_stub(const char *path, unsigned ln, char *p,
     return 0;
 }
 
+/* A NUL-terminated copy of a layout file's text (len bytes) to cut into
+ * lines; NULL with err when it holds a NUL (not a text file) or on OOM. */
+static char *text_copy(const char *path, const char *text, size_t len,
+                       cp_err *err)
+{
+    if (memchr(text, 0, len)) {
+        cp_seterr(err, "%s: not a text file", path);
+        return NULL;
+    }
+    char *data = malloc(len + 1);
+    if (!data) {
+        cp_seterr(err, "out of memory");
+        return NULL;
+    }
+    memcpy(data, text, len);
+    data[len] = 0;
+    return data;
+}
+
 int csim_layout_stubs(const char *path, const csim_stream *s, csim_stub **out,
                       size_t *n, cp_err *err)
 {
@@ -279,13 +298,9 @@ int csim_layout_stubs_text(const char *path, const char *text, size_t len,
     size_t cap = 0;
     *out = NULL;
     *n = 0;
-    if (memchr(text, 0, len))
-        return cp_seterr(err, "%s: not a text file", path);
-    char *data = malloc(len + 1);
+    char *data = text_copy(path, text, len, err);
     if (!data)
-        return cp_seterr(err, "out of memory");
-    memcpy(data, text, len);
-    data[len] = 0;
+        return -1;
     unsigned ln = 0;
     int rc = 0;
     for (char *p = data, *nl; p && *p && rc == 0; p = nl) {
@@ -365,13 +380,9 @@ int csim_layout_apply_text(const char *path, const char *text, size_t len,
                            cp_err *err)
 {
     memset(st, 0, sizeof *st);
-    if (memchr(text, 0, len))
-        return cp_seterr(err, "%s: not a text file", path);
-    char *data = malloc(len + 1);
+    char *data = text_copy(path, text, len, err);
     if (!data)
-        return cp_seterr(err, "out of memory");
-    memcpy(data, text, len);
-    data[len] = 0;
+        return -1;
     entry *col = NULL;
     size_t ncol = 0, capc = 0;
     uint8_t *seen = calloc(s->nfns ? s->nfns : 1, 1);
