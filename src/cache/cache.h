@@ -301,12 +301,10 @@ typedef struct csim_layout_stats {
  * given. Errors name the file and line. */
 int csim_layout_apply(const char *path, const csim_stream *s, csim_map *m,
                       const tgt_cache *g, csim_layout_stats *st, cp_err *err);
-/* The @stub lines of a layout file (docs/formats/layout.md): *out
- * (malloc'ed, *n entries; NULL when none), targets resolved by name in s.
- * A target not in the image is an error naming the file and line. */
-int csim_layout_stubs(const char *path, const csim_stream *s, csim_stub **out,
-                      size_t *n, cp_err *err);
-/* The same from text in memory (len bytes); path names it in errors. */
+/* The @stub lines of a layout file's text in memory (len bytes;
+ * docs/formats/layout.md): *out (malloc'ed, *n entries; NULL when none),
+ * targets resolved by name in s. A target not in the image is an error
+ * naming the file (path) and line. */
 int csim_layout_stubs_text(const char *path, const char *text, size_t len,
                            const csim_stream *s, csim_stub **out, size_t *n,
                            cp_err *err);

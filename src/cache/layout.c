@@ -277,20 +277,6 @@ static char *text_copy(const char *path, const char *text, size_t len,
     return data;
 }
 
-int csim_layout_stubs(const char *path, const csim_stream *s, csim_stub **out,
-                      size_t *n, cp_err *err)
-{
-    char *text;
-    size_t len;
-    *out = NULL;
-    *n = 0;
-    if (cp_read_file(path, &text, &len, err) < 0)
-        return -1;
-    int rc = csim_layout_stubs_text(path, text, len, s, out, n, err);
-    free(text);
-    return rc;
-}
-
 int csim_layout_stubs_text(const char *path, const char *text, size_t len,
                            const csim_stream *s, csim_stub **out, size_t *n,
                            cp_err *err)
@@ -448,7 +434,7 @@ int csim_layout_apply_text(const char *path, const char *text, size_t len,
             continue;
         }
         if (!strncmp(p, "@stub", 5) && isspace((unsigned char)p[5])) {
-            /* Fetched through the stream (csim_layout_stubs); checked here. */
+            /* Fetched through the stream (csim_layout_stubs_text); checked here. */
             if (version < 2) {
                 cp_seterr(err, "%s:%u: @stub lines need layout version 2 "
                           "(the file says 1)", path, ln);

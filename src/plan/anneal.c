@@ -176,8 +176,10 @@ static int place_late(plan_search *r, plan_incr *x, const size_t *hk,
     }
     double all = *all0 = plan_incr_total(y);
     for (size_t j = 0; j < nl; j++) {
-        if ((r->o->stop && *r->o->stop) || (t_end > 0 && cp_now_s() > t_end)) {
-            r->time_cut = t_end > 0 && cp_now_s() > t_end;
+        if (r->o->stop && *r->o->stop)
+            break;
+        if (t_end > 0 && cp_now_s() > t_end) {
+            r->time_cut = 1;
             break;
         }
         int b = best_colour(r, y, lk, j, limit, &all);
@@ -452,7 +454,7 @@ double plan_anneal(plan_search *r, uint64_t seed, unsigned long moves,
     }
     double t_end_desc = cp_now_s();
     size_t nlate = 0, late_moved = 0;
-    double late0 = 0, late1 = 0, t_late = cp_now_s();
+    double late0 = 0, late1 = 0;
     if (!failed && !(r->o->stop && *r->o->stop) &&
         place_late(r, x, hk, n, best_off, limit, t_end, &cur, &nlate,
                    &late_moved, &late0, &late1) < 0)
@@ -487,6 +489,6 @@ double plan_anneal(plan_search *r, uint64_t seed, unsigned long moves,
         plan_note(r, "anneal: %zu sections run code only in the iterations "
                   "past the planning ones; %zu moved to their best colour on "
                   "every iteration: %.1f -> %.1f misses/iteration, %.1f s",
-                  nlate, late_moved, late0, late1, t_late_end - t_late);
+                  nlate, late_moved, late0, late1, t_late_end - t_end_desc);
     return full;
 }
