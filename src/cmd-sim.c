@@ -142,7 +142,7 @@ static void why(FILE *o, const simctx *c)
 {
     const csim_report *r = c->r;
     const csim_iter *w = &r->warm_sum;
-    char b1[48], b2[48], b3[48];
+    char b1[48], b2[48], b3[48], b4[48];
     double miss = per_warm(r, w->misses);
     double cap = per_warm(r, (uint64_t)(w->fa_misses - w->compulsory));
     double conf = miss - per_warm(r, w->fa_misses);
@@ -156,7 +156,7 @@ static void why(FILE *o, const simctx *c)
                    "ways.\n", num(b1, fp_bytes, 0));
         return;
     }
-    if (fp_bytes > r->cache.size)
+    if (fp_bytes > r->cache.size && cap <= miss)
         fprintf(o, "  the footprint, %s bytes per iteration, exceeds the "
                    "%s-byte cache: %s capacity misses per iteration (%.0f%%), "
                    "the ones a fully associative LRU cache of that size takes "
@@ -165,6 +165,17 @@ static void why(FILE *o, const simctx *c)
                    "below is the floor), moving code to RAM removes them.\n",
                 num(b1, fp_bytes, 0), num(b2, r->cache.size, 0),
                 num(b3, cap, 0), 100 * cap / miss);
+    else if (fp_bytes > r->cache.size)
+        /* The sets' layout keeps lines a fully associative LRU cache
+         * would lose: its capacity misses are more than the misses. */
+        fprintf(o, "  the footprint, %s bytes per iteration, exceeds the "
+                   "%s-byte cache: a fully associative LRU cache of that "
+                   "size would take %s capacity misses per iteration, more "
+                   "than the %s this one takes (the layout leaves sets no "
+                   "more hot lines than ways where that cache would evict "
+                   "them); moving code to RAM removes the rest.\n",
+                num(b1, fp_bytes, 0), num(b2, r->cache.size, 0),
+                num(b3, cap, 0), num(b4, miss, 0));
     else
         fprintf(o, "  the footprint, %s bytes per iteration, fits the "
                    "%s-byte cache (%s capacity misses per iteration).\n",

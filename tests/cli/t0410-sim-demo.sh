@@ -114,4 +114,22 @@ test_expect_success 'a layout planned for another image: an error naming it' '
     test -s out
 '
 
+test_expect_success 'why: fewer misses than a fully associative cache, no share above 100 %' '
+    $CODEPLACE trace $FW/demo-rp2040.elf --target rp2040 \
+        --init codeplace_init --iter codeplace_iteration -n 3 -o run.trace -q &&
+    $CODEPLACE sim run.trace --elf $FW/demo-rp2040.elf --cache 1K,2,8 >out &&
+    $CODEPLACE sim run.trace --elf $FW/demo-rp2040.elf --cache 1K,2,8 --json -q >w.json &&
+    python3 - <<-\EOF
+	import json, re
+	w = json.load(open("w.json"))["warm"]["sum"]
+	# The case this checks: the 2-way cache beats fully associative LRU.
+	assert w["conflict"] < 0, w
+	t = open("out").read()
+	assert "no conflict misses to remove" in t, t
+	assert "would take" in t and "more than the" in t, t
+	for p in re.findall(r"\(([0-9]+)%\)", t):
+	    assert int(p) <= 100, p
+	EOF
+'
+
 test_done
