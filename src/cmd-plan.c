@@ -644,10 +644,14 @@ static int run_strategies(cli_ctx *ctx, const plan_args *a, plan_state *st)
             continue;
         plan_opts ok = o;
         if (all) {
-            if ((k == PLAN_RAM || k == PLAN_COMBINED || k == PLAN_RANK ||
-                 k == PLAN_DENSITY) && a->budget == 0)
-                continue;
-            cli_info(ctx, "plan: %s ...", plan_strategy_name((plan_strategy)k));
+            if (!plan_runs_alone((plan_strategy)k, a->budget))
+                continue; /* colour with a budget: combined's first search */
+            if (k == PLAN_COMBINED) {
+                ok.colour_out = &st->res[PLAN_COLOUR];
+                cli_info(ctx, "plan: combined (its first search: colour) ...");
+            } else {
+                cli_info(ctx, "plan: %s ...", plan_strategy_name((plan_strategy)k));
+            }
             if (a->time_limit > 0) {
                 /* Its part of what is left of the whole run's limit. */
                 double now = cp_now_s();
@@ -663,10 +667,14 @@ static int run_strategies(cli_ctx *ctx, const plan_args *a, plan_state *st)
             cli_error("%s", err.msg);
             return -1;
         }
-        if (!st->best || plan_result_cycles(m, st->res[k]) <
-                             plan_result_cycles(m, st->best) - 1e-6)
-            st->best = st->res[k];
     }
+    /* The fewest cycles, in the order of the strategies: on a tie the
+     * earlier (colour before combined when combined gave both). */
+    for (int k = 0; k < PLAN_AUTO; k++)
+        if (st->res[k] &&
+            (!st->best || plan_result_cycles(m, st->res[k]) <
+                              plan_result_cycles(m, st->best) - 1e-6))
+            st->best = st->res[k];
     for (int k = 0; k < PLAN_AUTO; k++) {
         const plan_result *r = st->res[k];
         if (r && r->fast_cut)

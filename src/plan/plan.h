@@ -214,6 +214,13 @@ typedef struct plan_opts {
     /* When set (by a signal handler), the search stops early: the result
      * is then not a finished plan. May be NULL. */
     volatile sig_atomic_t *stop;
+    /* When not NULL, a combined run also leaves here the plan of its
+     * first search, which is the colour strategy's (the same start, seed
+     * and moves; only the share of a time limit differs): running every
+     * strategy, auto and compare take colour from there rather than make
+     * that search twice. The caller frees it, also when the run then
+     * fails. */
+    struct plan_result **colour_out;
 } plan_opts;
 
 plan_opts plan_opts_default(const tgt *t);
@@ -284,6 +291,11 @@ plan_result *plan_run(plan_model *m, plan_strategy s, const plan_opts *o,
                       cp_err *err);
 void plan_result_free(plan_result *r);
 
+/* When every strategy runs in turn (auto, compare) with this budget,
+ * whether s runs on its own: not one that needs fast memory without a
+ * budget, nor colour with one (combined's first search is its plan:
+ * plan_opts.colour_out). */
+int plan_runs_alone(plan_strategy s, uint32_t budget);
 /* When every strategy runs in turn (auto, compare) with this budget under
  * one time limit: the part of the time left when s starts that s gets
  * (those after it get theirs of what it leaves). 0 for the strategies

@@ -225,6 +225,40 @@ static void strategies_fix_a_three_way_conflict(void)
     T_EQ(nfast, 1);
     plan_result_free(r);
 
+    /* combined leaves the plan of its first search, the colour
+     * strategy's: the same sections at the same places, the same figure
+     * (no time limit: the shares of one would differ). */
+    {
+        plan_opts oc = o;
+        oc.time_limit = 0;
+        plan_result *col = NULL, *alone;
+        plan_opts on = oc;
+        oc.colour_out = &col;
+        r = plan_run(m, PLAN_COMBINED, &oc, &e);
+        alone = plan_run(m, PLAN_COLOUR, &on, &e);
+        T_ASSERT(r && col && alone);
+        if (r && col && alone) {
+            T_EQ(col->strategy, PLAN_COLOUR);
+            T_EQ(col->fast_bytes, 0);
+            T_EQ(col->nitems, alone->nitems);
+            for (size_t i = 0; i < col->nitems && i < alone->nitems; i++) {
+                T_EQ(col->items[i].unit, alone->items[i].unit);
+                T_EQ(col->items[i].region, alone->items[i].region);
+                T_EQ(col->items[i].offset, alone->items[i].offset);
+            }
+            T_ASSERT(fabs(col->misses - alone->misses) < 1e-9);
+            T_EQ(col->moves, alone->moves);
+        }
+        plan_result_free(r);
+        plan_result_free(col);
+        plan_result_free(alone);
+    }
+    /* auto with a budget: colour a candidate without a run of its own. */
+    r = plan_run(m, PLAN_AUTO, &o, &e);
+    T_ASSERT(r);
+    T_EQ((long)r->misses, 0);
+    plan_result_free(r);
+
     o.budget = 0;
     r = plan_run(m, PLAN_AUTO, &o, &e);
     T_ASSERT(r);
