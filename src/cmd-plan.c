@@ -699,6 +699,29 @@ static int run_strategies(cli_ctx *ctx, const plan_args *a, plan_state *st)
     return 0;
 }
 
+/* The figures are per warm iteration, the first of each workload
+ * simulated but not counted, except where a workload (or what the search
+ * simulates of it) has one iteration only: then that cold run is what is
+ * counted, compulsory misses and all. Said, not refused. */
+static void warn_cold(const plan_args *a, const plan_model *m)
+{
+    int search_cold = 0;
+    for (unsigned k = 0; k < plan_model_nworkloads(m); k++) {
+        unsigned n = plan_model_workload_iters(m, k);
+        if (n == 1)
+            cli_warn("%s: 1 complete iteration: no warm iteration, the "
+                     "misses are those of a cold cache (every line's first "
+                     "fetch one), not of the warm iterations a plan is for; "
+                     "trace 3 or more (codeplace trace -n)", a->tpath[k]);
+        else if (a->plan_iters == 1)
+            search_cold = 1;
+    }
+    if (search_cold)
+        cli_warn("--plan-iterations 1: the search counts the first "
+                 "iteration, a cold cache, while the plan's figures are of "
+                 "the warm ones; 2 or more let it count warm iterations");
+}
+
 /* Is rl this run's chosen plan relinked (every function the plan places
  * where the plan puts it, as verify checks)? 0, or -1 (reported): the
  * stubs and the text's end read from another image would give a figure of
@@ -825,6 +848,7 @@ static int run_plan(cli_ctx *ctx, const plan_args *a, plan_state *st)
         return CLI_FAIL;
     plan_model_set_plan_iters(m, a->plan_iters);
     plan_model_set_cache_seed(m, a->cache_seed);
+    warn_cold(a, m);
     plan_unplanned un;
     if (plan_model_unplanned(m, &un) < 0) {
         cli_error("out of memory");

@@ -748,6 +748,11 @@ const char *plan_model_workload(const plan_model *m, unsigned k,
     return m->work[k].name;
 }
 
+unsigned plan_model_workload_iters(const plan_model *m, unsigned k)
+{
+    return k < m->nwork ? m->work[k].n : 0;
+}
+
 double plan_model_insns(const plan_model *m)
 {
     double sum = 0;

@@ -74,6 +74,8 @@ unsigned plan_model_nworkloads(const plan_model *m);
 /* The trace (or NULL) and the weight of workload k. */
 const char *plan_model_workload(const plan_model *m, unsigned k,
                                 double *weight);
+/* The iterations workload k holds (0 past the last workload). */
+unsigned plan_model_workload_iters(const plan_model *m, unsigned k);
 /* Starts a new workload of the given weight: the next
  * plan_model_begin_iteration opens it (the building block of
  * add_workload). Fails past PLAN_MAX_WORK. */

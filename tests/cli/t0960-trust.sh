@@ -121,6 +121,20 @@ test_expect_success 'report warns of a trace with no warm iteration' '
     grep -q "one.trace: 1 complete iteration: no warm iteration, the misses are those of a cold cache" err
 '
 
+test_expect_success 'plan warns of a trace with no warm iteration, and of a search on a cold one' '
+    $CODEPLACE trace -q $FW/demo-rp2040.elf --target rp2040 $HARNESS -n 1 -o one.trace >/dev/null &&
+    $CODEPLACE plan $FW/demo-rp2040.elf --map $FW/demo-rp2040.map --trace one.trace \
+        --strategy hotblock -q -o /dev/null 2>err &&
+    grep -q "one.trace: 1 complete iteration: no warm iteration, the misses are those of a cold cache" err &&
+    $CODEPLACE trace -q $FW/demo-rp2040.elf --target rp2040 $HARNESS -n 2 -o two.trace >/dev/null &&
+    $CODEPLACE plan $FW/demo-rp2040.elf --map $FW/demo-rp2040.map --trace two.trace \
+        --strategy hotblock -q -o /dev/null 2>err &&
+    ! grep -q "cold" err &&
+    $CODEPLACE plan $FW/demo-rp2040.elf --map $FW/demo-rp2040.map --trace two.trace \
+        --strategy hotblock --plan-iterations 1 -q -o /dev/null 2>err &&
+    grep -q "plan-iterations 1: the search counts the first iteration, a cold cache" err
+'
+
 # ---- the map must agree with the ELF before plan moves anything ----
 
 test_expect_success 'plan: a cut map is refused, --unverified flags every output' '
