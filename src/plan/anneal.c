@@ -174,10 +174,15 @@ static int place_late(plan_search *r, plan_incr *x, const size_t *hk,
         rc = -1;
         goto out;
     }
-    double all = *all0 = plan_incr_total(y);
+    double all = *all0 = plan_incr_total(y), t0 = cp_now_s();
+    size_t every = nl / 4 ? nl / 4 : 1;
     for (size_t j = 0; j < nl; j++) {
         if (r->o->stop && *r->o->stop)
             break;
+        if (j && j % every == 0 && !r->chain)
+            plan_say(r, "late sections: %zu of %zu, %.1f misses/iteration "
+                     "on every iteration, %.1f s", j, nl, all,
+                     cp_now_s() - t0);
         if (t_end > 0 && cp_now_s() > t_end) {
             r->time_cut = 1;
             break;
