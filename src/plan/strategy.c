@@ -544,7 +544,9 @@ plan_result *plan_run(plan_model *m, plan_strategy s, const plan_opts *o,
          * then coloured. The better of the two, and never worse than the
          * annealed flash-only layout both start from. Under --time each
          * phase gets its part of what is left (a search one part, a
-         * selection SELECT_PART), so what one leaves goes to the rest. */
+         * selection SELECT_PART, counted SELECT_AHEAD in the shares of the
+         * phases before it), so what one leaves goes to the rest. The
+         * first search is the colour strategy's (colour_out). */
         const double S = SEARCH_PART, F = SELECT_PART, FA = SELECT_AHEAD;
         double c = do_colour(&r, 0, phase_share(S, 2 * S + 2 * FA));
         if (o->colour_out && !r.failed &&
