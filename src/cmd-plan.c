@@ -24,7 +24,7 @@ enum {
     O_ELF, O_MAP, O_TRACE, O_TARGET, O_CACHE, O_AS, O_UNCACHED, O_BUDGET, O_STRATEGY,
     O_PAD, O_EXCLUDE, O_NORAM, O_ITERS, O_PLAN_ITERS, O_MOVES, O_DESCENT,
     O_TIME, O_SEED,
-    O_THREADS,    O_CACHE_SEED, O_LIST, O_LAYOUT, O_EMIT, O_COMPARE, O_REFINE, O_REFINE_MAP,
+    O_THREADS,    O_JOBS, O_CACHE_SEED, O_LIST, O_LAYOUT, O_EMIT, O_COMPARE, O_REFINE, O_REFINE_MAP,
     O_UNVERIFIED, O_SAMPLES,
     O_NOPT
 };
@@ -73,6 +73,10 @@ static const cli_opt opts[] = {
                    "its own thread, the best one kept (default 1; 2 is "
                    "opt-in: on a busy machine it was as often worse under "
                    "--time); the same inputs, seed and N give the same plan"},
+    [O_JOBS] = {"jobs", 'j', "N", "threads that share the descent's tries "
+                "(each section at every start colour) and the late sections' "
+                "pass (default 2; 1: one thread); the plan is the same for "
+                "any N"},
     [O_CACHE_SEED] = {"cache-seed", 0, "N", "seed of the random replacement "
                       "policy, as codeplace sim --seed (default 1)"},
     [O_LIST] = {"list", 0, "FILE", "write the name list"},
@@ -405,6 +409,7 @@ typedef struct plan_args {
     plan_strategy strategy;
     uint32_t budget, pad, iters, plan_iters, moves, descent;
     uint32_t threads; /* 0: the default (one chain) */
+    uint32_t jobs;    /* 0: the default (PLAN_JOBS) */
     uint64_t seed, cache_seed;
     double time_limit;
     double t_start;       /* when the command started (cp_now_s) */
@@ -489,6 +494,13 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, char **pos,
             if (a->threads < 1 || a->threads > PLAN_MAX_THREADS)
                 return cli_usage_error(ctx, "--threads %s: give 1 to %d",
                                        arg, PLAN_MAX_THREADS);
+            break;
+        case O_JOBS:
+            if (cli_arg_u32(ctx, "jobs", arg, 0, &a->jobs) < 0)
+                return CLI_USAGE;
+            if (a->jobs < 1 || a->jobs > PLAN_MAX_THREADS)
+                return cli_usage_error(ctx, "--jobs %s: give 1 to %d", arg,
+                                       PLAN_MAX_THREADS);
             break;
         case O_CACHE_SEED:
             if (cli_arg_u64(ctx, "cache-seed", arg, 0, &a->cache_seed) < 0)
@@ -635,6 +647,7 @@ static int run_strategies(cli_ctx *ctx, const plan_args *a, plan_state *st)
     o.t_start = a->t_start; /* set-up counts */
     o.seed = a->seed;
     o.threads = a->threads ? a->threads : 1;
+    o.jobs = a->jobs ? a->jobs : PLAN_JOBS;
     o.progress = progress;
     o.progress_ctx = ctx;
     o.stop = &cp_sig_stop;

@@ -2,6 +2,7 @@
 #include "plan/search.h"
 
 #include "plan/incr.h"
+#include "plan/pool.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -58,12 +59,54 @@ static double go_to(plan_search *r, plan_incr *x, const size_t *hk, size_t n,
     return cur;
 }
 
+/* best_colour with the tries shared by the threads of pool. */
+static int best_colour_pool(plan_search *r, plan_incr *x, plan_pool *pool,
+                            const size_t *hk, size_t k, uint32_t limit,
+                            double *cur)
+{
+    plan_model *m = r->m;
+    size_t u = hk[k];
+    uint32_t old = r->off[u], nc = 0, bi;
+    uint32_t *cand = malloc(m->sets * sizeof *cand);
+    if (!cand)
+        return -1;
+    for (uint32_t c = 0; c < m->sets; c++) {
+        uint32_t p = plan_find_slot(r, u, c, limit);
+        if (p != NONE && p != old)
+            cand[nc++] = p;
+    }
+    double bv;
+    if (plan_pool_best(pool, x, k, r->hot_base, cand, nc, *cur, &bi, &bv,
+                       r->err) < 0) {
+        free(cand);
+        return -1;
+    }
+    uint32_t bp = bi == UINT32_MAX ? NONE : cand[bi];
+    free(cand);
+    if (bp == NONE)
+        return 0;
+    put_at(r, u, bp);
+    if ((*cur = plan_incr_try2(x, k, r->hot_base + bp, SIZE_MAX, 0,
+                               HUGE_VAL)) < 0)
+        return -1;
+    if (plan_pool_apply(pool, k, r->hot_base + bp, *cur, r->err) < 0) {
+        r->err_set = 1;
+        return -1;
+    }
+    return 1;
+}
+
 /* Hot unit hk[k] to the start colour, of all of them, that lowers the
  * misses most (each tried exactly, a try given up once it cannot win),
- * if one does: 1 (moved; *cur follows), 0 (stays) or -1 (out of memory). */
-static int best_colour(plan_search *r, plan_incr *x, const size_t *hk,
-                       size_t k, uint32_t limit, double *cur)
+ * if one does: 1 (moved; *cur follows), 0 (stays) or -1 (out of memory,
+ * or with r->err_set what err says). With a pool its threads share the
+ * tries; the choice is the same. */
+static int best_colour(plan_search *r, plan_incr *x, plan_pool *pool,
+                       const size_t *hk, size_t k, uint32_t limit,
+                       double *cur)
 {
+    if (pool)
+        return best_colour_pool(r, x, pool, hk, k, limit, cur);
     plan_model *m = r->m;
     size_t u = hk[k];
     uint32_t old = r->off[u], bp = NONE;
@@ -95,6 +138,29 @@ static int best_colour(plan_search *r, plan_incr *x, const size_t *hk,
     return 1;
 }
 
+/* Threads for best_colour's tries (--jobs), each with its own copy of an
+ * evaluation like x (built from the placement now: r->off must be where x
+ * has the units); NULL when there is to be one thread, or a copy could not
+ * be made (said with -v; the tries then run in this thread: the same
+ * plan, slower). */
+static plan_pool *make_pool(plan_search *r, const size_t *hk, size_t n,
+                            unsigned iters, double total)
+{
+    unsigned jobs = r->o->jobs;
+    if (jobs <= 1 || r->chain || n == 0)
+        return NULL;
+    if (jobs > PLAN_MAX_THREADS)
+        jobs = PLAN_MAX_THREADS;
+    plan_build(r);
+    cp_err e = {{0}};
+    plan_pool *p = plan_pool_new(r->m, &r->L, hk, n, iters, jobs - 1, total,
+                                 &e);
+    if (!p)
+        plan_note(r, "the tries at every colour run in one thread: %s",
+                  e.msg);
+    return p;
+}
+
 /* The descent after the annealing: each hot unit in turn goes to its best
  * start colour (best_colour); passes repeat, up to max_passes, while one
  * gains at least 0.01 %. Deterministic. Returns the units moved, or -1
@@ -106,26 +172,31 @@ static long polish(plan_search *r, plan_incr *x, const size_t *hk, size_t n,
     long moved = 0;
     double t0 = cp_now_s();
     size_t every = n / 4 ? n / 4 : 1;
+    plan_pool *pool = make_pool(r, hk, n, r->iters, *cur);
     for (*passes = 0; *passes < max_passes;) {
         double start = *cur;
         ++*passes;
         for (size_t k = 0; k < n; k++) {
             if ((r->o->stop && *r->o->stop) || (t_end > 0 && cp_now_s() > t_end)) {
                 *stopped = 1;
+                plan_pool_free(pool);
                 return moved;
             }
             if (k && k % every == 0 && !r->chain)
                 plan_say(r, "descent: pass %u, %zu of %zu sections, %.1f "
                          "misses/iteration, %.1f s", *passes, k, n, *cur,
                          cp_now_s() - t0);
-            int rc = best_colour(r, x, hk, k, limit, cur);
-            if (rc < 0)
+            int rc = best_colour(r, x, pool, hk, k, limit, cur);
+            if (rc < 0) {
+                plan_pool_free(pool);
                 return -1;
+            }
             moved += rc;
         }
         if (*cur > start - 1e-4 * start)
             break;
     }
+    plan_pool_free(pool);
     return moved;
 }
 
@@ -175,6 +246,7 @@ static int place_late(plan_search *r, plan_incr *x, const size_t *hk,
         goto out;
     }
     double all = *all0 = plan_incr_total(y), t0 = cp_now_s();
+    plan_pool *pool = make_pool(r, lk, nl, 0, all);
     size_t every = nl / 4 ? nl / 4 : 1;
     for (size_t j = 0; j < nl; j++) {
         if (r->o->stop && *r->o->stop)
@@ -187,7 +259,7 @@ static int place_late(plan_search *r, plan_incr *x, const size_t *hk,
             r->time_cut = 1;
             break;
         }
-        int b = best_colour(r, y, lk, j, limit, &all);
+        int b = best_colour(r, y, pool, lk, j, limit, &all);
         if (b < 0) {
             rc = -1;
             break;
@@ -195,6 +267,7 @@ static int place_late(plan_search *r, plan_incr *x, const size_t *hk,
         *moved += (size_t)b;
     }
     *all1 = all;
+    plan_pool_free(pool);
     plan_incr_free(y);
     for (size_t k = 0; k < n; k++)
         best_off[k] = r->off[hk[k]];
@@ -479,7 +552,8 @@ double plan_anneal(plan_search *r, uint64_t seed, unsigned long moves,
         r->time_cut = 1;
     if (failed) {
         r->failed = 1;
-        cp_seterr(r->err, "out of memory (incremental evaluation)");
+        if (!r->err_set)
+            cp_seterr(r->err, "out of memory (incremental evaluation)");
         return HUGE_VAL;
     }
     double full = plan_cost(r, 0);

@@ -180,8 +180,11 @@ int plan_strategy_parse(const char *s, plan_strategy *out);
  * (docs/BENCHMARKS.md). */
 #define PLAN_ANNEAL_PART 0.5
 
-/* At most this many annealing chains per search (plan_opts.threads). */
+/* At most this many annealing chains per search (plan_opts.threads), or
+ * threads sharing the tries of a descent (plan_opts.jobs). */
 #define PLAN_MAX_THREADS 8
+/* The default of plan_opts.jobs: the 2 cores the planner is meant for. */
+#define PLAN_JOBS 2
 
 typedef struct plan_opts {
     uint32_t budget;        /* bytes of fast memory to fill (0: flash only) */
@@ -208,6 +211,12 @@ typedef struct plan_opts {
      * placement wins (a tie: the lowest k). With a move budget and no time
      * limit the result depends on the seed and the number of chains only. */
     unsigned threads;
+    /* Threads that share the tries of the descent and of the late
+     * sections' pass, each unit at every start colour (1 or 0: the calling
+     * thread alone; at most PLAN_MAX_THREADS). The plan does not depend on
+     * it. Not inside a chain of several (--threads): those run their
+     * descents side by side already. */
+    unsigned jobs;
     int verbose;            /* progress callback use */
     /* Progress: level 0 for what a terminal shows (the searches'
      * progress), 1 for details. */

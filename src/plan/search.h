@@ -30,6 +30,8 @@ typedef struct plan_search {
     double evals;
     cp_err *err;
     int failed;           /* an evaluation failed: err says why */
+    int err_set;          /* err holds the reason already (not out of
+                             memory) */
     double deadline;      /* monotonic seconds the search stops at (0: none) */
     unsigned long moves;  /* annealing moves made */
     int time_cut;         /* the deadline stopped a search */

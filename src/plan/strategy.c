@@ -50,6 +50,7 @@ plan_opts plan_opts_default(const tgt *t)
     o.seed = 1;
     o.time_limit = 60;
     o.threads = 1;
+    o.jobs = PLAN_JOBS;
     return o;
 }
 

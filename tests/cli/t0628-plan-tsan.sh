@@ -99,6 +99,22 @@ test_expect_success 'colour, 2 chains with the descent: no ThreadSanitizer repor
 	EOF
 '
 
+# One chain whose descent and late sections' pass share their tries with
+# helper threads (--jobs, src/plan/pool.c): no report, and the plan of
+# --jobs 1 (the demo's third iteration runs code its first two do not,
+# so the late pass runs too).
+test_expect_success 'colour, one chain, descent and late pass on 3 threads: no report, the --jobs 1 plan' '
+    P1="$ELF --map $MAP --trace $TEST_TMP/run.trace --target rp2040 --seed 3 --time 0 --plan-iterations 2" &&
+    tsan_plan err $P1 $C64 --descent-passes 1 --jobs 3 -v \
+        --layout $TEST_TMP/j3.layout -o /dev/null &&
+    grep "descent: 1 pass, [1-9][0-9]* sections moved" err &&
+    grep "sections run code only in the iterations past the planning ones" err &&
+    ! grep "run in one thread" err &&
+    (cd "$CP_ROOT" && $CODEPLACE plan $P1 $C64 --descent-passes 1 --jobs 1 \
+        --layout $TEST_TMP/j1.layout -q >/dev/null) &&
+    test_cmp $TEST_TMP/j1.layout $TEST_TMP/j3.layout
+'
+
 test_expect_success 'combined 4K, 2 chains, ld stub order: no ThreadSanitizer report' '
     tsan_plan err $P --strategy combined --budget 4K --search-moves 100 --descent-passes 0 \
         --plan-iterations 1 --layout $TEST_TMP/k.layout --json -o $TEST_TMP/k.json &&

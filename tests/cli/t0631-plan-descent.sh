@@ -36,6 +36,14 @@ test_expect_success 'the sanitizer build makes the same plan' '
     cmp $TEST_TMP/d1.layout s1.layout
 '
 
+test_expect_success '--jobs 1 and 4 make the plan of the default 2 (the tries shared by threads)' '
+    for j in 1 4; do
+        $CPO plan $P --descent-passes 1 --jobs $j --layout j$j.layout -q >/dev/null &&
+        cmp $TEST_TMP/d1.layout j$j.layout || return 1
+    done &&
+    test_exit 2 $CPO plan $P --jobs 0 2>err && grep -q "jobs 0: give 1 to 8" err
+'
+
 test_expect_success 'under --time the descent has its own part: an annealing the clock stops leaves it time' '
     start=$(date +%s) &&
     $CPO plan $ELF --map $MAP --trace $T --target rp2040 --strategy colour \
