@@ -59,6 +59,16 @@ static double go_to(plan_search *r, plan_incr *x, const size_t *hk, size_t n,
     return cur;
 }
 
+/* Hot unit u (hk[k]) to offset p for good: the block's map, r->off and
+ * x; *cur the new total. 0, or -1 (out of memory). */
+static int keep_at(plan_search *r, plan_incr *x, size_t k, size_t u,
+                   uint32_t p, double *cur)
+{
+    put_at(r, u, p);
+    *cur = plan_incr_try2(x, k, r->hot_base + p, SIZE_MAX, 0, HUGE_VAL);
+    return *cur < 0 ? -1 : 0;
+}
+
 /* best_colour with the tries shared by the threads of pool. */
 static int best_colour_pool(plan_search *r, plan_incr *x, plan_pool *pool,
                             const size_t *hk, size_t k, uint32_t limit,
@@ -85,9 +95,7 @@ static int best_colour_pool(plan_search *r, plan_incr *x, plan_pool *pool,
     free(cand);
     if (bp == NONE)
         return 0;
-    put_at(r, u, bp);
-    if ((*cur = plan_incr_try2(x, k, r->hot_base + bp, SIZE_MAX, 0,
-                               HUGE_VAL)) < 0)
+    if (keep_at(r, x, k, u, bp, cur) < 0)
         return -1;
     if (plan_pool_apply(pool, k, r->hot_base + bp, *cur, r->err) < 0) {
         r->err_set = 1;
@@ -131,11 +139,7 @@ static int best_colour(plan_search *r, plan_incr *x, plan_pool *pool,
     }
     if (bp == NONE)
         return 0;
-    put_at(r, u, bp);
-    if ((*cur = plan_incr_try2(x, k, r->hot_base + bp, SIZE_MAX, 0,
-                               HUGE_VAL)) < 0)
-        return -1;
-    return 1;
+    return keep_at(r, x, k, u, bp, cur) < 0 ? -1 : 1;
 }
 
 /* Threads for best_colour's tries (--jobs), each with its own copy of an
