@@ -59,20 +59,16 @@ static double go_to(plan_search *r, plan_incr *x, const size_t *hk, size_t n,
     return cur;
 }
 
-/* Hot unit u (hk[k]) to offset p for good: the block's map, r->off and
- * x; *cur the new total. 0, or -1 (out of memory). */
-static int keep_at(plan_search *r, plan_incr *x, size_t k, size_t u,
-                   uint32_t p, double *cur)
-{
-    put_at(r, u, p);
-    *cur = plan_incr_try2(x, k, r->hot_base + p, SIZE_MAX, 0, HUGE_VAL);
-    return *cur < 0 ? -1 : 0;
-}
-
-/* best_colour with the tries shared by the threads of pool. */
-static int best_colour_pool(plan_search *r, plan_incr *x, plan_pool *pool,
-                            const size_t *hk, size_t k, uint32_t limit,
-                            double *cur)
+/* Hot unit hk[k] to the start colour, of all of them, that lowers the
+ * misses most (each tried exactly, a try given up once it cannot win),
+ * if one does: 1 (moved; *cur follows), 0 (stays) or -1 (out of memory,
+ * or with r->err_set what err says). With a pool its threads share the
+ * tries (the choice is the same); without, they run in this thread.
+ * Every try re-simulates only the sets it enters: the ones it leaves are
+ * simulated once (plan_incr_try2's memo). */
+static int best_colour(plan_search *r, plan_incr *x, plan_pool *pool,
+                       const size_t *hk, size_t k, uint32_t limit,
+                       double *cur)
 {
     plan_model *m = r->m;
     size_t u = hk[k];
@@ -95,51 +91,15 @@ static int best_colour_pool(plan_search *r, plan_incr *x, plan_pool *pool,
     free(cand);
     if (bp == NONE)
         return 0;
-    if (keep_at(r, x, k, u, bp, cur) < 0)
+    put_at(r, u, bp);
+    if ((*cur = plan_incr_try2(x, k, r->hot_base + bp, SIZE_MAX, 0,
+                               HUGE_VAL)) < 0)
         return -1;
-    if (plan_pool_apply(pool, k, r->hot_base + bp, *cur, r->err) < 0) {
+    if (pool && plan_pool_apply(pool, k, r->hot_base + bp, *cur, r->err) < 0) {
         r->err_set = 1;
         return -1;
     }
     return 1;
-}
-
-/* Hot unit hk[k] to the start colour, of all of them, that lowers the
- * misses most (each tried exactly, a try given up once it cannot win),
- * if one does: 1 (moved; *cur follows), 0 (stays) or -1 (out of memory,
- * or with r->err_set what err says). With a pool its threads share the
- * tries; the choice is the same. */
-static int best_colour(plan_search *r, plan_incr *x, plan_pool *pool,
-                       const size_t *hk, size_t k, uint32_t limit,
-                       double *cur)
-{
-    if (pool)
-        return best_colour_pool(r, x, pool, hk, k, limit, cur);
-    plan_model *m = r->m;
-    size_t u = hk[k];
-    uint32_t old = r->off[u], bp = NONE;
-    double bv = *cur;
-    /* Every try from here re-simulates only the sets it enters: the ones
-     * it leaves are simulated once (plan_incr_try2's memo). */
-    for (uint32_t c = 0; c < m->sets; c++) {
-        uint32_t p = plan_find_slot(r, u, c, limit);
-        if (p == NONE || p == old)
-            continue;
-        double win = bv - 1e-9 * (1 + fabs(bv)); /* to beat */
-        put_at(r, u, p);
-        double v = plan_incr_try2(x, k, r->hot_base + p, SIZE_MAX, 0, win);
-        plan_incr_undo(x);
-        put_at(r, u, old);
-        if (v < 0)
-            return -1;
-        if (v < win) {
-            bv = v;
-            bp = p;
-        }
-    }
-    if (bp == NONE)
-        return 0;
-    return keep_at(r, x, k, u, bp, cur) < 0 ? -1 : 1;
 }
 
 /* Threads for best_colour's tries (--jobs), each with its own copy of an

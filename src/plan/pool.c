@@ -174,6 +174,15 @@ int plan_pool_best(plan_pool *p, plan_incr *x, size_t k, uint32_t base,
                    const uint32_t *cand, uint32_t ncand, double cur,
                    uint32_t *bi, double *bv, cp_err *err)
 {
+    if (!p) {
+        share one;
+        run_tries(x, k, base, cand, ncand, 0, 1, cur, &one);
+        if (one.failed)
+            return cp_seterr(err, "out of memory (incremental evaluation)");
+        *bi = one.bi;
+        *bv = one.bv;
+        return 0;
+    }
     p->k = k;
     p->base = base;
     p->cand = cand;

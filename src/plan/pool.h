@@ -28,7 +28,8 @@ void plan_pool_free(plan_pool *p);
  * once it cannot beat the best its thread has: *bi is the index of the
  * candidate that lowers the total cur most (by more than rounding; the
  * lowest index among equals), *bv its total; *bi = UINT32_MAX when none
- * lowers it. 0, or -1 (out of memory: err says so). */
+ * lowers it. With no pool (NULL) the caller tries them all in turn, the
+ * same choice. 0, or -1 (out of memory: err says so). */
 int plan_pool_best(plan_pool *p, plan_incr *x, size_t k, uint32_t base,
                    const uint32_t *cand, uint32_t ncand, double cur,
                    uint32_t *bi, double *bv, cp_err *err);
