@@ -681,13 +681,10 @@ static int run_strategies(cli_ctx *ctx, const plan_args *a, plan_state *st)
             return -1;
         }
     }
-    /* The fewest cycles, in the order of the strategies: on a tie the
-     * earlier (colour before combined when combined gave both). */
-    for (int k = 0; k < PLAN_AUTO; k++)
-        if (st->res[k] &&
-            (!st->best || plan_result_cycles(m, st->res[k]) <
-                              plan_result_cycles(m, st->best) - 1e-6))
-            st->best = st->res[k];
+    /* On a tie the earlier strategy (colour before combined when combined
+     * gave both). */
+    int bk = plan_best_of(m, st->res);
+    st->best = bk < 0 ? NULL : st->res[bk];
     for (int k = 0; k < PLAN_AUTO; k++) {
         const plan_result *r = st->res[k];
         if (r && r->fast_cut)

@@ -307,6 +307,10 @@ void plan_result_free(plan_result *r);
  * budget, nor colour with one (combined's first search is its plan:
  * plan_opts.colour_out). */
 int plan_runs_alone(plan_strategy s, uint32_t budget);
+/* Of the results of every strategy (all[k]: strategy k's, or NULL), the
+ * index of the one with the fewest estimated cycles, the earlier strategy
+ * on a tie (within 1e-6 cycles); -1 when there is none. */
+int plan_best_of(const plan_model *m, plan_result *const all[PLAN_AUTO]);
 /* When every strategy runs in turn (auto, compare) with this budget under
  * one time limit: the part of the time left when s starts that s gets
  * (those after it get theirs of what it leaves). 0 for the strategies

@@ -393,15 +393,23 @@ int plan_runs_alone(plan_strategy s, uint32_t budget)
     return !(s == PLAN_COLOUR && budget);
 }
 
+int plan_best_of(const plan_model *m, plan_result *const all[PLAN_AUTO])
+{
+    int best = -1;
+    for (int k = 0; k < PLAN_AUTO; k++)
+        if (all[k] && (best < 0 || plan_result_cycles(m, all[k]) <
+                                       plan_result_cycles(m, all[best]) - 1e-6))
+            best = k;
+    return best;
+}
+
 double plan_time_share(plan_strategy s, uint32_t budget)
 {
-    if ((unsigned)s >= PLAN_AUTO || (needs_budget(s) && !budget))
+    if (!plan_runs_alone(s, budget))
         return 0;
-    if (s == PLAN_COLOUR && budget)
-        return 0; /* combined's first search (plan_opts.colour_out) */
     double rest = 0;
     for (int k = s; k < PLAN_AUTO; k++)
-        if ((budget || !needs_budget(k)) && !(k == PLAN_COLOUR && budget))
+        if (plan_runs_alone((plan_strategy)k, budget))
             rest += time_part((plan_strategy)k);
     return rest > 0 ? time_part(s) / rest : 0;
 }
@@ -456,16 +464,12 @@ plan_result *plan_run(plan_model *m, plan_strategy s, const plan_opts *o,
             if (!(all[k] = plan_run(m, (plan_strategy)k, &ok, err)))
                 break;
         }
-        /* The fewest cycles, in the order of the strategies: on a tie the
-         * earlier. */
         int failed = 0;
-        for (int k = 0; k < PLAN_AUTO; k++) {
+        for (int k = 0; k < PLAN_AUTO; k++)
             if (plan_runs_alone((plan_strategy)k, o->budget) && !all[k])
                 failed = 1;
-            if (all[k] && (!best || plan_result_cycles(m, all[k]) <
-                                        plan_result_cycles(m, best) - 1e-6))
-                best = all[k];
-        }
+        int bk = plan_best_of(m, all);
+        best = bk < 0 ? NULL : all[bk];
         for (int k = 0; k < PLAN_AUTO; k++)
             if (all[k] != best || failed)
                 plan_result_free(all[k]);
