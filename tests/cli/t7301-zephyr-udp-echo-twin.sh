@@ -3,8 +3,9 @@
 # sample: built on the vendored Zephyr 3.5.0 (LAN9220 driver, QEMU's
 # user-network address), run in qemu-system-arm -M mps2-an385 with user
 # networking (a free 127.0.0.1 port forwarded to the guest's port 7) and
-# swept by codeplace bench udp. Rates far below what the guest answers
-# (docs/zephyr.md measures the sweep): every request sent is answered.
+# swept by codeplace bench udp. Rates far below what the guest answers on
+# a loaded host (docs/zephyr.md measures the sweep; past saturation QEMU's
+# lan9118 model stops receiving for good): every request sent is answered.
 . "$(dirname "$0")/lib.sh"
 . "$CP_ROOT/tests/cli/vendor-lib.sh"
 B=$TEST_TMP/mps2
@@ -23,13 +24,13 @@ test_expect_success 'udp_echo builds for mps2_an385: LAN9220 Ethernet at 10.0.2.
     grep -q " T udp_echo_netif_start$" syms && grep -q " T main$" syms
 '
 
-test_expect_success 'in QEMU the twin answers every request of bench udp at 50, 100, 200/s' '
+test_expect_success 'in QEMU the twin answers every request of bench udp at 20, 50, 100/s' '
     port=$(udp_port)
     timeout 150 qemu-system-arm -M mps2-an385 -kernel "$ELF" -display none \
         -monitor none -serial file:serial.txt \
         -nic user,model=lan9118,hostfwd=udp:127.0.0.1:$port-:7 & qp=$!
     python3 "$CP_ROOT/tests/cli/udp-wait.py" $port 0.5 120 >wait &&
-    $CODEPLACE bench udp 127.0.0.1:$port --rates 50,100,200 --step 1 --passes 2 \
+    $CODEPLACE bench udp 127.0.0.1:$port --rates 20,50,100 --step 1 --passes 2 --timeout 2000 \
         --csv -o s.csv -q; rc=$?
     alive=no; kill -0 $qp 2>/dev/null && alive=yes
     kill $qp; wait $qp 2>/dev/null
@@ -39,7 +40,7 @@ test_expect_success 'in QEMU the twin answers every request of bench udp at 50, 
     $CSVSUM s.csv >sum && cat sum &&
     test $(wc -l <sum) = 6 &&
     awk "{ if (\$3 == 0 || \$5 != \$3 || \$6 != 0 || \$7 != 0 || \$8 != 0) exit 1 }" sum &&
-    test "$(cut -d" " -f1 sum | tr "\n" " ")" = "50 100 200 50 100 200 "
+    test "$(cut -d" " -f1 sum | tr "\n" " ")" = "20 50 100 20 50 100 "
 '
 
 test_done
