@@ -307,9 +307,10 @@ static int set_network(cli_ctx *ctx, const trace_qemu_opts *o, qrun *r)
     else
         cli_info(ctx, "the guest is %s (%s); QEMU's user network takes "
                  "its subnet", trc_qemu_ipstr(c->guest_ip, b), from);
+    /* the readiness wait watches the guest's frames; --run sends none */
     snprintf(r->pcap, sizeof r->pcap, "%s.net.pcap", ctx->out_path);
     remove(r->pcap);
-    c->pcap = r->pcap;
+    c->pcap = o->run ? NULL : r->pcap;
     return 0;
 }
 
@@ -356,7 +357,7 @@ static void no_answer(const trace_qemu_opts *o, const qrun *r,
                       const trc_qemu_await_res *a)
 {
     char g[16], s[16];
-    uint32_t gip = r->c.guest_ip ? r->c.guest_ip : 0x0a00020f;
+    uint32_t gip = r->c.guest_ip ? r->c.guest_ip : TRC_QEMU_DEFAULT_GUEST;
     trc_qemu_ipstr(gip, g);
     cli_error("the guest did not answer on UDP port %u (forwarded from "
               "127.0.0.1:%u) in %.1f s", o->udp_port, r->c.udp_host,
@@ -382,11 +383,6 @@ static void no_answer(const trace_qemu_opts *o, const qrun *r,
 static void start_udp(cli_ctx *ctx, const trace_qemu_opts *o, qrun *r)
 {
     cp_err err;
-    if ((r->ufd = trc_qemu_udp_socket(r->c.udp_host, &err)) < 0) {
-        cli_error("%s", err.msg);
-        r->why = "stopped";
-        return;
-    }
     if (o->run) {
         if (start_cmd(o->run, r->c.udp_host, &r->cpid, &err)) {
             cli_error("--run: %s", err.msg);
@@ -395,10 +391,15 @@ static void start_udp(cli_ctx *ctx, const trace_qemu_opts *o, qrun *r)
         r->ready = !r->why;
         return;
     }
+    if ((r->ufd = trc_qemu_udp_socket(r->c.udp_host, &err)) < 0) {
+        cli_error("%s", err.msg);
+        r->why = "stopped";
+        return;
+    }
     double limit = o->timeout > 0 ? o->timeout - q_elapsed(r) : 60;
     trc_qemu_await_res a;
     int w = trc_qemu_await(r->ufd, r->pcap, r->c.guest_ip ? r->c.guest_ip
-                           : 0x0a00020f, r->qpid, o->size, limit > 0 ? limit
+                           : TRC_QEMU_DEFAULT_GUEST, r->qpid, o->size, limit > 0 ? limit
                            : 0.001, &q_interrupted, &a, &err);
     if (w < 0) {
         cli_error("%s", err.msg);
