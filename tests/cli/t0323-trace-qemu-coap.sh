@@ -1,5 +1,4 @@
 #!/bin/sh
-# test: serial (QEMU under UDP traffic, a Zephyr build: timing-sensitive on a loaded host)
 # trace --qemu --run on a stock Zephyr 3.5.0 UDP service that is not an echo:
 # samples/net/sockets/coap_server for mps2_an385, with echo_server's
 # overlay-smsc911x.conf for the lan9118 and IPv4 instead of IPv6 (QEMU's
