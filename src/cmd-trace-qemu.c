@@ -1,19 +1,17 @@
 /* codeplace trace --qemu: run the firmware in qemu-system-arm with the
- * codeplace-qemu.so recorder, optionally under UDP echo traffic, and report
- * what was recorded. */
+ * codeplace-qemu.so recorder, optionally under UDP traffic (codeplace's
+ * echo requests after waiting for the guest, or a --run command's), report
+ * what was recorded and who stopped QEMU. The machines, the readiness wait
+ * and the traffic are trace/qemurun.c's. */
 #include "cmd-trace.h"
 
 #include <errno.h>
-#include <netinet/in.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "emu/emu.h"
