@@ -63,8 +63,8 @@ test_expect_success 'the start-up is part of the harness run, before the first m
 test_expect_success 'without a ROM the run stops at the first use, naming it' '
     test_must_fail $CODEPLACE trace "$B/app.elf" --target rp2040 \
         --mark app_mark -n 1 -o run.trace >out 2>err &&
-    grep "reads the rom at 0x000000.. (by the instruction at PC 0x[0-9a-f]* (rom_funcs\{0,1\}_lookup+0x[0-9a-f]*)" err &&
-    grep "no ROM loaded: give the chip.s boot ROM with --rom FILE" err &&
+    grep "reads the boot ROM at 0x000000.. (by the instruction at PC 0x[0-9a-f]* (rom_funcs\{0,1\}_lookup+0x[0-9a-f]*)" err &&
+    grep "no ROM is loaded: give the chip.s boot ROM with --rom FILE" err &&
     grep "dump_image rom.bin 0 16384" err
 '
 
