@@ -645,7 +645,7 @@ static int do_run(cli_ctx *ctx, const run_opts *ro)
             cli_error("%s: the PC never reached --mark %s in %llu "
                       "instructions (--max-insns)%s", ro->elf, ro->mark,
                       (unsigned long long)ro->max_insns, kept);
-        else if (!st->iterations && !(ro->mark && st->marks))
+        else if (!st->iterations && !st->marks)
             cli_error("%s: %s ran past --max-insns %llu before the first "
                       "iteration%s", ro->elf, ro->init ? ro->init : "start-up",
                       (unsigned long long)ro->max_insns, kept);

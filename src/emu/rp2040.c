@@ -444,7 +444,7 @@ static int rp_read(void *cs, uint32_t a, uint32_t *v)
         }
         if (off == 0x1c) {
             *v = countdown(r, r->xcount, r->xcount_at, 12);
-            return 1;
+            return 2;
         }
         break;
     case ROSC: /* 2.17.8 */
@@ -454,10 +454,10 @@ static int rp_read(void *cs, uint32_t a, uint32_t *v)
             *v = dis ? 0 : 0x80001000u;
             return 1;
         }
-        if (off == 0x1c) { *v = rosc_random(r); return 1; }
+        if (off == 0x1c) { *v = rosc_random(r); return 2; }
         if (off == 0x20) {
             *v = countdown(r, r->rcount, r->rcount_at, 6);
-            return 1;
+            return 2;
         }
         break;
     case PLL_SYS: case PLL_USB: /* 2.18.4: CS.LOCK once powered, FBDIV set */
@@ -480,25 +480,25 @@ static int rp_read(void *cs, uint32_t a, uint32_t *v)
     case TIMER: /* 4.6.5 */
         alarms(r);
         switch (off) {
-        case 0x08: *v = r->timehr; return 1;            /* TIMEHR */
+        case 0x08: *v = r->timehr; return 2;            /* TIMEHR */
         case 0x0c: {                                    /* TIMELR */
             uint64_t t = now_us(r);
             r->timehr = (uint32_t)(t >> 32);
             *v = (uint32_t)t;
-            return 1;
+            return 2;
         }
         case 0x10: case 0x14: case 0x18: case 0x1c:
             *v = r->alarm[(off - 0x10) / 4];
-            return 1;
-        case 0x20: *v = r->armed; return 1;
-        case 0x24: *v = (uint32_t)(now_us(r) >> 32); return 1; /* TIMERAWH */
-        case 0x28: *v = (uint32_t)now_us(r); return 1;         /* TIMERAWL */
-        case 0x2c: *v = board_get(r->b, a, 0x7); return 1;     /* DBGPAUSE */
-        case 0x30: *v = board_get(r->b, a, 0); return 1;       /* PAUSE */
-        case 0x34: *v = r->intr; return 1;
-        case 0x38: *v = r->inte; return 1;
-        case 0x3c: *v = r->intf; return 1;
-        case 0x40: *v = (r->intr | r->intf) & r->inte; return 1;
+            return 2;
+        case 0x20: *v = r->armed; return 2;
+        case 0x24: *v = (uint32_t)(now_us(r) >> 32); return 2; /* TIMERAWH */
+        case 0x28: *v = (uint32_t)now_us(r); return 2;         /* TIMERAWL */
+        case 0x2c: *v = board_get(r->b, a, 0x7); return 2;     /* DBGPAUSE */
+        case 0x30: *v = board_get(r->b, a, 0); return 2;       /* PAUSE */
+        case 0x34: *v = r->intr; return 2;
+        case 0x38: *v = r->inte; return 2;
+        case 0x3c: *v = r->intf; return 2;
+        case 0x40: *v = (r->intr | r->intf) & r->inte; return 2;
         }
         break;
     case WATCHDOG: /* 4.7.6 */
@@ -718,6 +718,10 @@ static const struct { uint32_t addr; const char *name; } regs[] = {
     {0x4003c00c, "SPI0_SSPSR"}, {0x40040000 + 0xc, "SPI1_SSPSR"},
     {0x4005c018, "RTC_CTRL"}, {XIP_CTRL + 0x0c, "XIP_CTR_HIT"},
     {XIP_CTRL + 0x10, "XIP_CTR_ACC"}, {SSI + 0x28, "SSI_SR"},
+    {UART0 + 0x18, "UART0_UARTFR"}, {UART1 + 0x18, "UART1_UARTFR"},
+    {UART0, "UART0_UARTDR"}, {UART1, "UART1_UARTDR"},
+    {SIO + 0x50, "SIO_FIFO_ST"}, {SIO + 0x58, "SIO_FIFO_RD"},
+    {SIO + 0x04, "SIO_GPIO_IN"},
 };
 
 static int rp_reg_name(uint32_t a, char *buf, size_t cap)
@@ -727,6 +731,10 @@ static int rp_reg_name(uint32_t a, char *buf, size_t cap)
             snprintf(buf, cap, "%s", regs[i].name);
             return 1;
         }
+    if (a >= SIO + 0x100 && a < SIO + 0x180) {
+        snprintf(buf, cap, "SIO_SPINLOCK%u", (a - SIO - 0x100) / 4);
+        return 1;
+    }
     for (size_t i = sizeof blocks / sizeof blocks[0]; i-- > 0;) {
         uint32_t span = blocks[i].base >= SIO ? 0x10000000u
                         : blocks[i].base >= 0x50000000u ? 0x100000u : 0x4000u;
