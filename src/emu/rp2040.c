@@ -257,7 +257,7 @@ static int reset_value(uint32_t a, uint32_t *v)
 {
     uint32_t blk = a & ~0x3fffu, off = a & 0xfffu;
     switch (blk) {
-    case SYSCFG: /* 2.21.2 */
+    case SYSCFG: /* 2.21 "Syscfg", its list of registers */
         if (off > 0x18)
             return 0;
         *v = off == 0x08 ? 0x10000000 : off == 0x14 ? 0x66 : 0;
@@ -267,12 +267,12 @@ static int reset_value(uint32_t a, uint32_t *v)
             *v = (off % 12) == 4 ? 0x100 : 0;
             return (off % 12) != 8;
         }
-        if (off == 0x78) { *v = 0xff; return 1; }        /* CLK_SYS_RESUS_CTRL */
+        if (off == 0x78) { *v = 0xff; return 1; } /* CLK_SYS_RESUS_CTRL */
         if (off == 0xa0 || off == 0xa8) { *v = 0xffffffff; return 1; }
         if (off == 0xa4 || off == 0xac) { *v = 0x7fff; return 1; }
         if (off >= 0xb8 && off <= 0xc4) { *v = 0; return 1; }
         return 0;
-    case PSM: /* 2.13.5 */
+    case PSM: /* 2.13 "Power-On State Machine", its list of registers */
         if (off > 0x8)
             return 0;
         *v = 0;
@@ -309,7 +309,7 @@ static int reset_value(uint32_t a, uint32_t *v)
         case 0xc: *v = 0x77000; return 1;
         }
         return 0;
-    case BUSCTRL: /* 2.1.5.1 */
+    case BUSCTRL: /* 2.1.5 "Bus Performance Counters": BUS_PRIORITY */
         *v = 0;
         return off == 0x0;
     case UART0: case UART1: /* 4.2.8 */
@@ -326,7 +326,8 @@ static int reset_value(uint32_t a, uint32_t *v)
         if (off == 0x00) { *v = 0x07000000; return 1; }
         if (off <= 0x28) { *v = 0; return 1; }
         return 0;
-    case VREG: /* 2.10.6: VREG 0xb1 (1.10 V), BOD 0x91, CHIP_RESET 0 */
+    case VREG: /* 2.10 "Core Supply Regulator", its list of registers:
+                * VREG 0xb1 (1.10 V), BOD 0x91, CHIP_RESET 0 */
         *v = off == 0 ? 0xb1 : off == 4 ? 0x91 : 0;
         return off <= 8;
     }
@@ -334,7 +335,7 @@ static int reset_value(uint32_t a, uint32_t *v)
         *v = 0; /* MAIN_CTRL, SIE_CTRL (4.1.4) */
         return 1;
     }
-    if (blk == XIP_CTRL) { /* 2.6.3.5 */
+    if (blk == XIP_CTRL) { /* 2.6.3: the XIP_CTRL register list */
         *v = off == 0 ? 0x3 : 0;
         return off == 0;
     }
@@ -403,8 +404,16 @@ static int rp_read(void *cs, uint32_t a, uint32_t *v)
     if (a >= PPB)
         return ppb_read(r, a, v);
     switch (blk) {
-    case SYSINFO: /* 2.20.2: CHIP_ID (MANUFACTURER 0x927, PART 2, rev. B2) */
-        if (off == 0x0) { *v = 0x20002927; return 1; }
+    case SYSINFO: /* 2.20 "Sysinfo" */
+        if (off == 0x0) {
+            /* CHIP_ID: MANUFACTURER 0x927, PART 2, REVISION 1 for B0/B1
+             * and 2 for B2, as the ROM's version byte (0x13: 1 B0, 2 B1,
+             * 3 B2; 2.8.2) says; B2 without a ROM. */
+            uint8_t rom = 3;
+            emu_read(r->e, 0x13, &rom, 1);
+            *v = (rom >= 3 ? 0x20000000u : 0x10000000u) | 0x2927;
+            return 1;
+        }
         if (off == 0x4) { *v = 0x2; return 1; } /* PLATFORM: ASIC */
         return 0;
     case RESETS: /* 2.14.3: RESET_DONE follows RESET */
@@ -426,7 +435,7 @@ static int rp_read(void *cs, uint32_t a, uint32_t *v)
             return 1;
         }
         break;
-    case PSM: /* 2.13.5: DONE: every domain is on unless forced off */
+    case PSM: /* 2.13: DONE: every domain is on unless forced off */
         if (off == 0xc) {
             *v = ~board_get(r->b, PSM + 4, 0) & 0x1ffff;
             return 1;
@@ -515,7 +524,7 @@ static int rp_read(void *cs, uint32_t a, uint32_t *v)
             return 1;
         }
         break;
-    case TBMAN: /* 2.22? TBMAN PLATFORM: ASIC */
+    case TBMAN: /* 2.22 TBMAN: PLATFORM says ASIC */
         if (off == 0) { *v = 0x1; return 1; }
         break;
     }
