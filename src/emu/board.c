@@ -32,6 +32,8 @@ board *board_new(emu *e, cp_err *err)
     const char *chip = e->cfg.t->chip;
     if (chip && !strcmp(chip, "rp2040"))
         b->chip = &bd_rp2040;
+    else if (chip && !strcmp(chip, "rp2350"))
+        b->chip = &bd_rp2350;
     if (b->chip && !(b->cs = b->chip->init(e, b, err))) {
         board_free(b);
         return NULL;

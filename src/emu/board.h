@@ -52,6 +52,9 @@ typedef struct bd_chip {
 } bd_chip;
 
 extern const bd_chip bd_rp2040;
+/* RP2350: its boot ROM handled as the RP2040's (unmapped without --rom);
+ * no register model yet, every read counted. */
+extern const bd_chip bd_rp2350;
 
 /* Creates the board for e's target (a chip model when the target names
  * one). NULL and err on failure. */

@@ -628,9 +628,10 @@ static int rom_missing(emu *e, cp_err *err)
     if (caller)
         snprintf(w2, sizeof w2, ", called from %s+0x%x", caller->name,
                  (lr & ~1u) - caller->addr);
-    const char *how = "give the chip's boot ROM with --rom FILE (read it "
-                      "from a board with a probe, e.g. OpenOCD `dump_image "
-                      "rom.bin 0 16384`)";
+    char how[200];
+    snprintf(how, sizeof how, "give the chip's boot ROM with --rom FILE "
+             "(read it from a board with a probe, e.g. OpenOCD `dump_image "
+             "rom.bin 0x%x %u`)", e->rom_missing->base, e->rom_missing->size);
     if (e->fault_type == UC_MEM_FETCH_UNMAPPED) {
         where(e, e->last_block, w1, sizeof w1);
         return cp_seterr(err, "the firmware calls into the boot ROM at "
