@@ -238,9 +238,13 @@ static int uart_read(rp *r, uint32_t base, uint32_t off, uint32_t *v)
     case 0x000: *v = 0; return 1;    /* UARTDR: nothing is received */
     case 0x004: *v = 0; return 1;    /* UARTRSR: no errors */
     case 0x018: *v = 0x90; return 1; /* UARTFR: TXFE, RXFE; sent at once */
-    case 0x03c: *v = 0x20; return 1; /* UARTRIS: TXRIS */
-    case 0x040:                      /* UARTMIS */
-        *v = 0x20 & board_get(r->b, base + 0x038, 0);
+    case 0x03c: /* UARTRIS: TXRIS while enabled (the FIFO is always empty) */
+        *v = (board_get(r->b, base + 0x030, 0x300) & 0x101) == 0x101 ? 0x20
+                                                                   : 0;
+        return 1;
+    case 0x040: /* UARTMIS */
+        uart_read(r, base, 0x03c, v);
+        *v &= board_get(r->b, base + 0x038, 0);
         return 1;
     }
     if (off >= 0xfe0 && off < 0x1000) {
@@ -251,7 +255,8 @@ static int uart_read(rp *r, uint32_t base, uint32_t off, uint32_t *v)
 }
 
 /* ---- registers with a known reset value (the "Reset" column of each
- * register table) that read back what was written ---- */
+ * register table; pico-sdk's hardware/regs headers carry the same values as
+ * *_RESET) that read back what was written ---- */
 
 static int reset_value(uint32_t a, uint32_t *v)
 {
@@ -262,15 +267,16 @@ static int reset_value(uint32_t a, uint32_t *v)
             return 0;
         *v = off == 0x08 ? 0x10000000 : off == 0x14 ? 0x66 : 0;
         return 1;
-    case CLOCKS: /* 2.15.7: CTRL 0, DIV 0x100 (integer 1) for each clock */
+    case CLOCKS: /* 2.15.7: CTRL 0, DIV 0x100 (integer 1) for each clock;
+                  * clk_peri (6) has no DIV */
         if (off < 0x78) {
             *v = (off % 12) == 4 ? 0x100 : 0;
-            return (off % 12) != 8;
+            return (off % 12) != 8 && off != 6 * 12 + 4;
         }
         if (off == 0x78) { *v = 0xff; return 1; } /* CLK_SYS_RESUS_CTRL */
         if (off == 0xa0 || off == 0xa8) { *v = 0xffffffff; return 1; }
         if (off == 0xa4 || off == 0xac) { *v = 0x7fff; return 1; }
-        if (off >= 0xb8 && off <= 0xc4) { *v = 0; return 1; }
+        if (off >= 0xb8 && off <= 0xc0) { *v = 0; return 1; } /* INTR.. */
         return 0;
     case PSM: /* 2.13 "Power-On State Machine", its list of registers */
         if (off > 0x8)
@@ -284,18 +290,22 @@ static int reset_value(uint32_t a, uint32_t *v)
         }
         *v = 0;
         return off < 0x190;
+    case IO_QSPI: /* 2.19.6.2: the six QSPI pins' CTRL, then INTR, INTE */
+        if (off < 0x30) {
+            *v = 0x1f;
+            return (off & 4) != 0;
+        }
+        *v = 0;
+        return off < 0x5c;
     case PADS_BANK0: /* 2.19.6.3 */
         *v = off == 0 ? 0 : off <= 0x78 ? 0x56 : off == 0x7c ? 0xda : 0x5a;
         return off <= 0x80;
     case PADS_QSPI: /* 2.19.6.4 */
         *v = off == 0 ? 0 : off == 0x4 ? 0x56 : off <= 0x14 ? 0x52 : 0x5a;
         return off <= 0x18;
-    case XOSC: /* 2.16.7 */
-        if (off == 0x08 || off == 0x0c) {
-            *v = off == 0x0c ? 0xc4 : 0;
-            return 1;
-        }
-        return 0;
+    case XOSC: /* 2.16.7: STARTUP 0 (DORMANT has no reset value) */
+        *v = 0;
+        return off == 0x0c;
     case ROSC: /* 2.17.8 */
         if (off == 0x00) { *v = 0xaa0; return 1; }
         if (off == 0x04 || off == 0x08) { *v = 0; return 1; }
@@ -309,9 +319,12 @@ static int reset_value(uint32_t a, uint32_t *v)
         case 0xc: *v = 0x77000; return 1;
         }
         return 0;
-    case BUSCTRL: /* 2.1.5 "Bus Performance Counters": BUS_PRIORITY */
-        *v = 0;
-        return off == 0x0;
+    case BUSCTRL: /* 2.1.5 "Bus Performance Counters": BUS_PRIORITY 0,
+                   * PERFSEL0-3 0x1f (pico_rand claims a counter whose SEL
+                   * still has that value); the counters are not modelled */
+        *v = off == 0 ? 0 : 0x1f;
+        return off == 0 || off == 0x0c || off == 0x14 || off == 0x1c ||
+               off == 0x24;
     case UART0: case UART1: /* 4.2.8 */
         switch (off) {
         case 0x020: case 0x024: case 0x028: case 0x02c: case 0x038:
@@ -344,7 +357,7 @@ static int reset_value(uint32_t a, uint32_t *v)
             *v = 0;
             return 1;
         }
-        if (off == 0x2c) { *v = 0x3f; return 1; }
+        if (off == 0x2c) { *v = 0; return 1; } /* IMR */
         if (off == 0xf4) { *v = 0x03000000; return 1; }
         return 0;
     }
@@ -430,10 +443,6 @@ static int rp_read(void *cs, uint32_t a, uint32_t *v)
             return 1;
         }
         if (off == 0x7c) { *v = 0; return 1; } /* RESUS_STATUS */
-        if (off == 0xb0 || off == 0xb4) {      /* ENABLED0/1 */
-            *v = off == 0xb0 ? 0xffffffff : 0x7fff;
-            return 1;
-        }
         break;
     case PSM: /* 2.13: DONE: every domain is on unless forced off */
         if (off == 0xc) {
@@ -604,7 +613,7 @@ static void timer_write(rp *r, uint32_t off, uint32_t v, unsigned op)
         r->armed |= 1u << i;
         return;
     }
-    case 0x20: r->armed &= ~apply(0, v, op == 3 ? 0 : op); return;
+    case 0x20: r->armed &= ~v; return; /* ARMED: write 1 to disarm */
     case 0x34: r->intr &= ~v; return; /* write 1 to clear */
     case 0x38: r->inte = apply(r->inte, v, op); return;
     case 0x3c: r->intf = apply(r->intf, v, op); return;
