@@ -268,10 +268,10 @@ static int reset_value(uint32_t a, uint32_t *v)
         *v = off == 0x08 ? 0x10000000 : off == 0x14 ? 0x66 : 0;
         return 1;
     case CLOCKS: /* 2.15.7: CTRL 0, DIV 0x100 (integer 1) for each clock;
-                  * clk_peri (6) has no DIV */
+                  * clk_peri (6) has no DIV: a reserved word, read as 0 */
         if (off < 0x78) {
-            *v = (off % 12) == 4 ? 0x100 : 0;
-            return (off % 12) != 8 && off != 6 * 12 + 4;
+            *v = (off % 12) == 4 && off != 6 * 12 + 4 ? 0x100 : 0;
+            return (off % 12) != 8;
         }
         if (off == 0x78) { *v = 0xff; return 1; } /* CLK_SYS_RESUS_CTRL */
         if (off == 0xa0 || off == 0xa8) { *v = 0xffffffff; return 1; }
@@ -376,7 +376,9 @@ static int ppb_read(rp *r, uint32_t a, uint32_t *v)
     case 0xe000ed0c:                            /* AIRCR: VECTKEYSTAT */
         *v = 0xfa050000 | (board_get(r->b, a, 0) & 0x8000);
         return 1;
-    case 0xe000ed14: *v = 0x204; return 1;      /* CCR: STKALIGN, UNALIGN */
+    case 0xe000ed14: /* CCR: STKALIGN and UNALIGN_TRP read as one (B3.2.8) */
+        *v = 0x208;
+        return 1;
     case 0xe000ed90: *v = 0x800; return 1;      /* MPU_TYPE: 8 regions */
     }
     /* SysTick, NVIC_IPR, ICSR, VTOR, SCR, SHPR2/3, SHCSR: read back (reset
@@ -427,7 +429,7 @@ static int rp_read(void *cs, uint32_t a, uint32_t *v)
             *v = (rom >= 3 ? 0x20000000u : 0x10000000u) | 0x2927;
             return 1;
         }
-        if (off == 0x4) { *v = 0x2; return 1; } /* PLATFORM: ASIC */
+        if (off == 0x4) { *v = 0x2; return 1; } /* PLATFORM: bit 1 ASIC */
         return 0;
     case RESETS: /* 2.14.3: RESET_DONE follows RESET */
         if (off == 0x0) { *v = r->reset; return 1; }
@@ -533,8 +535,8 @@ static int rp_read(void *cs, uint32_t a, uint32_t *v)
             return 1;
         }
         break;
-    case TBMAN: /* 2.22 TBMAN: PLATFORM says ASIC */
-        if (off == 0) { *v = 0x1; return 1; }
+    case TBMAN: /* 2.22 TBMAN: PLATFORM reads 0x5 (ASIC), its reset value */
+        if (off == 0) { *v = 0x5; return 1; }
         break;
     }
     if (blk == XIP_CTRL && off == 0x8) { /* STAT: FLUSH_READY, FIFO_EMPTY */

@@ -18,7 +18,7 @@ test_expect_success 'no ROM: the first use stops the run, naming it' '
     test_must_fail $CODEPLACE trace "$B/app.elf" --target rp2350 \
         --mark app_mark -n 1 -o run.trace >out 2>err &&
     grep "the firmware reads the boot ROM at 0x000000.. (by the instruction at PC 0x[0-9a-f]* (rom_func_lookup+0x[0-9a-f]*), called from runtime_init_bootrom_reset+0x[0-9a-f]*), and no ROM is loaded" err &&
-    grep "dump_image rom.bin 0x0 32768" err &&
+    grep "dump_image rom.bin 0 32768" err &&
     grep "^ended:        fault" out
 '
 
