@@ -852,6 +852,7 @@ static int boot_to(emu *e, uint32_t until, cp_err *err)
         return cp_seterr(err, "the start-up stopped at PC %s before it "
                          "reached %s", w1, w2);
     }
+    e->st.booted = 1;
     return 0;
 }
 
