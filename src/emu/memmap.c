@@ -95,87 +95,61 @@ static int add_region(emu *e, uint32_t base, uint32_t size, uint8_t *host,
     return 0;
 }
 
-int emu_map_target(emu *e, cp_err *err)
+/* Maps one of the target's memories. flash is the shared copy of the
+ * flash contents; the first flash memory takes ownership (*owned = 0). */
+static int map_mem(emu *e, const tgt_mem *m, uint8_t *flash, int *owned,
+                   cp_err *err)
 {
-    const tgt *t = e->cfg.t;
-    uint8_t *flash = NULL;
-    uint32_t fsize = 0;
-    e->flash_lo = UINT32_MAX;
-    e->flash_hi = 0;
-    for (unsigned i = 0; i < t->nmems; i++) {
-        const tgt_mem *m = &t->mems[i];
-        if ((m->kind == TGT_MEM_FLASH || m->kind == TGT_MEM_FLASH_NOALLOC ||
-             m->kind == TGT_MEM_FLASH_UNCACHED) && m->size > fsize)
-            fsize = m->size;
-    }
-    if (fsize && !(flash = calloc(1, fsize)))
-        return cp_seterr(err, "out of memory for %u bytes of flash", fsize);
-    int flash_owned = 1;
-    for (unsigned i = 0; i < t->nmems; i++) {
-        const tgt_mem *m = &t->mems[i];
-        uc_err ue;
-        switch (m->kind) {
-        case TGT_MEM_FLASH:
-        case TGT_MEM_FLASH_NOALLOC:
-        case TGT_MEM_FLASH_UNCACHED:
-            if (add_region(e, m->base, m->size, flash, flash_owned, 0,
-                           regname(m), err))
-                goto fail;
-            flash_owned = 0;
-            /* Memory of unicorn's own: memory given with uc_mem_map_ptr
-             * made stores to RAM take the self-modifying-code path. */
-            ue = uc_mem_map(e->uc, m->base, m->size,
-                            UC_PROT_READ | UC_PROT_EXEC);
-            if (m->base < e->flash_lo)
-                e->flash_lo = m->base;
-            if (m->base + (m->size - 1) > e->flash_hi)
-                e->flash_hi = m->base + (m->size - 1);
-            break;
-        case TGT_MEM_PERIPH:
-            if (add_region(e, m->base, m->size, NULL, 0, 1, regname(m), err) ||
-                map_periph(e, &e->reg[e->nreg - 1], err))
-                goto fail;
-            continue;
-        case TGT_MEM_ROM:
-            if (!e->cfg.rom_path && t->chip) {
-                /* No ROM: left unmapped, so that code calling or reading
-                 * it stops there instead of running on zeros. */
-                e->rom_missing = m;
-                continue;
-            }
-            if (add_region(e, m->base, m->size, NULL, 0, 0, regname(m), err))
-                goto fail;
-            ue = uc_mem_map(e->uc, m->base, m->size,
-                            e->cfg.rom_path ? UC_PROT_READ | UC_PROT_EXEC
-                                            : UC_PROT_READ);
-            if (ue == UC_ERR_OK && e->cfg.rom_path && load_rom(e, m, err))
-                goto fail;
-            e->rom_vectors = e->cfg.rom_path && m->base == 0;
-            break;
-        default:
-            if (add_region(e, m->base, m->size, NULL, 0, 0, regname(m), err))
-                goto fail;
-            ue = uc_mem_map(e->uc, m->base, m->size, UC_PROT_ALL);
+    uc_err ue;
+    switch (m->kind) {
+    case TGT_MEM_FLASH:
+    case TGT_MEM_FLASH_NOALLOC:
+    case TGT_MEM_FLASH_UNCACHED:
+        if (add_region(e, m->base, m->size, flash, *owned, 0, regname(m), err))
+            return -1;
+        *owned = 0;
+        /* Memory of unicorn's own: memory given with uc_mem_map_ptr made
+         * stores to RAM take the self-modifying-code path. */
+        ue = uc_mem_map(e->uc, m->base, m->size, UC_PROT_READ | UC_PROT_EXEC);
+        if (m->base < e->flash_lo)
+            e->flash_lo = m->base;
+        if (m->base + (m->size - 1) > e->flash_hi)
+            e->flash_hi = m->base + (m->size - 1);
+        break;
+    case TGT_MEM_PERIPH:
+        if (add_region(e, m->base, m->size, NULL, 0, 1, regname(m), err))
+            return -1;
+        return map_periph(e, &e->reg[e->nreg - 1], err);
+    case TGT_MEM_ROM:
+        if (!e->cfg.rom_path && e->cfg.t->chip) {
+            /* No ROM: left unmapped, so that code calling or reading it
+             * stops there instead of running on zeros. */
+            e->rom_missing = m;
+            return 0;
         }
-        if (ue != UC_ERR_OK) {
-            cp_seterr(err, "cannot map %s at 0x%08x: %s", m->name, m->base,
-                      uc_strerror(ue));
-            goto fail;
-        }
+        if (add_region(e, m->base, m->size, NULL, 0, 0, regname(m), err))
+            return -1;
+        ue = uc_mem_map(e->uc, m->base, m->size,
+                        e->cfg.rom_path ? UC_PROT_READ | UC_PROT_EXEC
+                                        : UC_PROT_READ);
+        if (ue == UC_ERR_OK && e->cfg.rom_path && load_rom(e, m, err))
+            return -1;
+        e->rom_vectors = e->cfg.rom_path && m->base == 0;
+        break;
+    default:
+        if (add_region(e, m->base, m->size, NULL, 0, 0, regname(m), err))
+            return -1;
+        ue = uc_mem_map(e->uc, m->base, m->size, UC_PROT_ALL);
     }
-    if (!fsize)
-        free(flash);
-    if (0) {
-fail:
-        if (flash_owned)
-            free(flash);
-        return -1;
-    }
-    int has_rom = 0;
-    for (unsigned i = 0; i < t->nmems; i++)
-        has_rom |= t->mems[i].kind == TGT_MEM_ROM;
-    if (e->cfg.rom_path && !has_rom)
-        return cp_seterr(err, "--rom: target %s has no rom memory", t->name);
+    if (ue != UC_ERR_OK)
+        return cp_seterr(err, "cannot map %s at 0x%08x: %s", m->name, m->base,
+                         uc_strerror(ue));
+    return 0;
+}
+
+/* The chip's windows outside the target's memory list, and --periph. */
+static int map_extra(emu *e, cp_err *err)
+{
     const bd_chip *c = board_chip(e->bd);
     for (unsigned i = 0; c && c->windows[2 * i + 1]; i++) {
         uint32_t b = c->windows[2 * i], s = c->windows[2 * i + 1];
@@ -194,6 +168,37 @@ fail:
             return -1;
     }
     return 0;
+}
+
+int emu_map_target(emu *e, cp_err *err)
+{
+    const tgt *t = e->cfg.t;
+    uint8_t *flash = NULL;
+    uint32_t fsize = 0;
+    int has_rom = 0;
+    e->flash_lo = UINT32_MAX;
+    e->flash_hi = 0;
+    for (unsigned i = 0; i < t->nmems; i++) {
+        const tgt_mem *m = &t->mems[i];
+        if ((m->kind == TGT_MEM_FLASH || m->kind == TGT_MEM_FLASH_NOALLOC ||
+             m->kind == TGT_MEM_FLASH_UNCACHED) && m->size > fsize)
+            fsize = m->size;
+        has_rom |= m->kind == TGT_MEM_ROM;
+    }
+    if (e->cfg.rom_path && !has_rom)
+        return cp_seterr(err, "--rom: target %s has no rom memory", t->name);
+    if (fsize && !(flash = calloc(1, fsize)))
+        return cp_seterr(err, "out of memory for %u bytes of flash", fsize);
+    int owned = 1;
+    for (unsigned i = 0; i < t->nmems; i++)
+        if (map_mem(e, &t->mems[i], flash, &owned, err)) {
+            if (owned)
+                free(flash);
+            return -1;
+        }
+    if (owned)
+        free(flash);
+    return map_extra(e, err);
 }
 
 /* Load segments outside every target memory get memory of their own. */
