@@ -87,20 +87,6 @@ int emu_read(emu *e, uint32_t addr, void *buf, size_t n)
     return uc_mem_read(e->uc, addr, buf, n) == UC_ERR_OK ? 0 : -1;
 }
 
-/* ---- describing addresses in errors ---- */
-
-static void where(const emu *e, uint32_t addr, char *buf, size_t cap)
-{
-    const img_func *f = img_lookup(e->cfg.im, addr);
-    const tgt_mem *m = tgt_mem_at(e->cfg.t, addr);
-    if (!f && m && m->kind == TGT_MEM_ROM)
-        snprintf(buf, cap, "0x%08x (boot ROM)", addr);
-    else if (f)
-        snprintf(buf, cap, "0x%08x (%s+0x%x)", addr, f->name, addr - f->addr);
-    else
-        snprintf(buf, cap, "0x%08x (no function)", addr);
-}
-
 /* ---- the trace side ---- */
 
 static void put(emu *e, const trc_rec *r)
@@ -383,7 +369,7 @@ static int is_self_branch(emu *e, uint32_t a)
 static void null_call(emu *e, uint32_t a)
 {
     char w1[160], note[320];
-    where(e, e->last_block, w1, sizeof w1);
+    emu_where(e, e->last_block, w1, sizeof w1);
     snprintf(note, sizeof note, "a jump to 0x%08x, the ROM's vector table, "
              "after the block at %s (a call through a null pointer?)", a, w1);
     emu_set_stop_note(e, note);
@@ -423,7 +409,7 @@ static void hook_block(uc_engine *uc, uint64_t address, uint32_t size,
         char w1[160];
         uint32_t at = a + b->svc - 1;
         const uint8_t *p = code_at(e, at, 2);
-        where(e, at, w1, sizeof w1);
+        emu_where(e, at, w1, sizeof w1);
         snprintf(e->st.stop_note, sizeof e->st.stop_note,
                  "the firmware stopped at PC %s: SVC #%u (the board takes no "
                  "exceptions)", w1, p ? p[0] : 0u);
@@ -434,7 +420,7 @@ static void hook_block(uc_engine *uc, uint64_t address, uint32_t size,
     if (b->parked) {
         /* `b .`: the firmware parked itself (after exit, a fault handler). */
         char w1[160];
-        where(e, a, w1, sizeof w1);
+        emu_where(e, a, w1, sizeof w1);
         snprintf(e->st.stop_note, sizeof e->st.stop_note,
                  "the firmware stopped at PC %s (a branch to itself)", w1);
         e->parked = 1;
@@ -469,7 +455,7 @@ static void hook_code(uc_engine *uc, uint64_t address, uint32_t size,
     }
     if (size == 2 && is_self_branch(e, a)) {
         char w1[160];
-        where(e, a, w1, sizeof w1);
+        emu_where(e, a, w1, sizeof w1);
         snprintf(e->st.stop_note, sizeof e->st.stop_note,
                  "the firmware stopped at PC %s (a branch to itself)", w1);
         stop(e, EMU_END_STOPPED);
@@ -634,82 +620,6 @@ void emu_free(emu *e)
 
 /* ---- running ---- */
 
-static const char *access_name(int type)
-{
-    switch (type) {
-    case UC_MEM_READ_UNMAPPED: return "read of unmapped memory";
-    case UC_MEM_WRITE_UNMAPPED: return "write to unmapped memory";
-    case UC_MEM_FETCH_UNMAPPED: return "jump to unmapped memory";
-    case UC_MEM_WRITE_PROT: return "write to read-only memory";
-    case UC_MEM_READ_PROT: return "read of unreadable memory";
-    case UC_MEM_FETCH_PROT: return "jump to non-executable memory";
-    default: return "bad access";
-    }
-}
-
-/* The firmware called or read the boot ROM, and there is none. */
-static int rom_missing(emu *e, cp_err *err)
-{
-    char w1[160], w2[200] = "";
-    uint32_t lr;
-    uc_reg_read(e->uc, UC_ARM_REG_LR, &lr);
-    const img_func *caller = img_lookup(e->cfg.im, lr & ~1u);
-    if (caller)
-        snprintf(w2, sizeof w2, ", called from %s+0x%x", caller->name,
-                 (lr & ~1u) - caller->addr);
-    char how[200], base[16] = "0";
-    if (e->rom_missing->base)
-        snprintf(base, sizeof base, "0x%x", e->rom_missing->base);
-    snprintf(how, sizeof how, "give the chip's boot ROM with --rom FILE "
-             "(read it from a board with a probe, e.g. OpenOCD `dump_image "
-             "rom.bin %s %u`)", base, e->rom_missing->size);
-    if (e->fault_type == UC_MEM_FETCH_UNMAPPED) {
-        where(e, e->last_block, w1, sizeof w1);
-        return cp_seterr(err, "the firmware calls into the boot ROM at "
-                         "0x%08x (after the block at %s%s), and no ROM is "
-                         "loaded: %s", e->fault_addr, w1, w2, how);
-    }
-    where(e, e->fault_pc, w1, sizeof w1);
-    return cp_seterr(err, "the firmware reads the boot ROM at 0x%08x (by the "
-                     "instruction at PC %s%s), and no ROM is loaded: %s",
-                     e->fault_addr, w1, w2, how);
-}
-
-/* Turns a unicorn error after uc_emu_start into a message. */
-static int fault(emu *e, uc_err ue, cp_err *err)
-{
-    char w1[160], w2[160];
-    uint32_t pc;
-    uc_reg_read(e->uc, UC_ARM_REG_PC, &pc);
-    e->st.end = EMU_END_FAULT;
-    if (e->fault && e->rom_missing &&
-        e->fault_addr - e->rom_missing->base < e->rom_missing->size)
-        return rom_missing(e, err);
-    if (e->fault) {
-        if (e->fault_type == UC_MEM_FETCH_UNMAPPED ||
-            e->fault_type == UC_MEM_FETCH_PROT) {
-            where(e, e->last_block, w2, sizeof w2);
-            return cp_seterr(err, "%s at 0x%08x (after the block at %s)",
-                             access_name(e->fault_type), e->fault_addr, w2);
-        }
-        where(e, e->fault_pc, w1, sizeof w1);
-        return cp_seterr(err, "%s at 0x%08x (%d bytes) by the instruction at "
-                         "PC %s", access_name(e->fault_type), e->fault_addr,
-                         e->fault_size, w1);
-    }
-    where(e, pc, w1, sizeof w1);
-    if (ue == UC_ERR_INSN_INVALID) {
-        uint16_t hw[2] = {0, 0};
-        uc_mem_read(e->uc, pc, hw, 4);
-        if (emu_thumb_len(hw[0]) == 4)
-            return cp_seterr(err, "invalid instruction for %s at PC %s: "
-                             "%04x %04x", e->cfg.t->cpu, w1, hw[0], hw[1]);
-        return cp_seterr(err, "invalid instruction for %s at PC %s: %04x",
-                         e->cfg.t->cpu, w1, hw[0]);
-    }
-    return cp_seterr(err, "%s at PC %s", uc_strerror(ue), w1);
-}
-
 static int wr_ok(emu *e, cp_err *err)
 {
     if (e->werr_set) {
@@ -769,14 +679,14 @@ static int call(emu *e, uint32_t fn, uint32_t sp, cp_err *err)
     if (wr_ok(e, err))
         return -1;
     if (ue != UC_ERR_OK)
-        return fault(e, ue, err);
+        return emu_fault(e, ue, err);
     if (e->st.end != EMU_END_DONE)
         return 0;
     uint32_t now;
     uc_reg_read(e->uc, UC_ARM_REG_PC, &now);
     if (now != trap) {
         char w1[160];
-        where(e, now, w1, sizeof w1);
+        emu_where(e, now, w1, sizeof w1);
         e->st.end = EMU_END_FAULT;
         return cp_seterr(err, "the call of 0x%08x stopped at PC %s without "
                          "returning", fn, w1);
@@ -868,15 +778,15 @@ static int boot_to(emu *e, uint32_t until, cp_err *err)
     if (wr_ok(e, err))
         return -1;
     if (ue != UC_ERR_OK)
-        return fault(e, ue, err);
+        return emu_fault(e, ue, err);
     if (e->st.end != EMU_END_DONE)
         return 0;
     uint32_t now;
     uc_reg_read(e->uc, UC_ARM_REG_PC, &now);
     if (now != until) {
         char w1[160], w2[160];
-        where(e, now, w1, sizeof w1);
-        where(e, until, w2, sizeof w2);
+        emu_where(e, now, w1, sizeof w1);
+        emu_where(e, until, w2, sizeof w2);
         e->st.end = EMU_END_FAULT;
         return cp_seterr(err, "the start-up stopped at PC %s before it "
                          "reached %s", w1, w2);
@@ -965,14 +875,14 @@ int emu_run_free(emu *e, trc_writer *w, uint32_t entry, uint32_t sp,
         uint32_t pc;
         char w1[160];
         uc_reg_read(e->uc, UC_ARM_REG_PC, &pc);
-        where(e, pc, w1, sizeof w1);
+        emu_where(e, pc, w1, sizeof w1);
         snprintf(e->st.stop_note, sizeof e->st.stop_note,
                  "the firmware stopped at PC %s (%s)", w1,
                  ue == UC_ERR_OK ? "returned" : "CPU exception");
         e->st.end = EMU_END_STOPPED;
         return 0;
     }
-    return fault(e, ue, err);
+    return emu_fault(e, ue, err);
 }
 
 const uint8_t *emu_uart(const emu *e, unsigned n, size_t *len)

@@ -96,4 +96,11 @@ int emu_map_segments(emu *e, cp_err *err);
  * what start-up code would (.data copied, .bss zeroed). */
 int emu_load(emu *e, int harness, cp_err *err);
 
+/* "0x... (function+0x..)" for addr, into buf (fault.c). */
+void emu_where(const emu *e, uint32_t addr, char *buf, size_t cap);
+/* Turns a unicorn error after a run into err (the fault the memory hooks
+ * saw, a missing ROM, an invalid instruction); ends the run as a fault.
+ * Returns -1. */
+int emu_fault(emu *e, uc_err ue, cp_err *err);
+
 #endif
