@@ -84,4 +84,13 @@ test_expect_success 'ROM code is fetched past the XIP cache (uncached)' '
     ! grep "^fetch 0x0000[0-3][0-9a-f]\{3\} [0-9]* [0-9]*$" rec
 '
 
+test_expect_success 'a hook on every instruction counts the same iterations' '
+    $CODEPLACE trace "$B/app.elf" --target rp2040 --rom "$CP_BOOTROM" \
+        --mark app_mark -n 3 --per-iteration -o r.trace >a 2>/dev/null &&
+    $CODEPLACE trace "$B/app.elf" --target rp2040 --rom "$CP_BOOTROM" \
+        --mark app_mark -n 3 --per-iteration --count-each >b 2>/dev/null &&
+    test_cmp a b &&
+    test $(wc -l <a) = 3
+'
+
 test_done
