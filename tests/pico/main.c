@@ -9,22 +9,28 @@
 
 uint32_t lib_cold(uint32_t x);
 
+/* The same name as a static function of work.c. */
+__attribute__((noinline, noclone)) static uint32_t twice(uint32_t x)
+{
+    return x + x;
+}
+
 volatile uint32_t codeplace_result;
 static uint32_t iter;
 
 void codeplace_init(void);
 void codeplace_iteration(void);
 
-void codeplace_init(void)
+__attribute__((used, noinline)) void codeplace_init(void)
 {
     work_init();
     codeplace_result = 0;
     iter = 0;
 }
 
-void codeplace_iteration(void)
+__attribute__((used, noinline)) void codeplace_iteration(void)
 {
-    codeplace_result = codeplace_result * 33u + work_iteration(iter++);
+    codeplace_result = twice(codeplace_result * 33u) + work_iteration(iter++);
 }
 
 int main(void)
