@@ -24,6 +24,8 @@ work_crc
 lib_mix
 fill_keys
 not_a_function
+strlen
+twice
 # region: flash
 work_div
 work_hist
@@ -32,10 +34,12 @@ LIST
 
 test_expect_success 'sram names to SRAM, flash names first in .text in list order, the rest reported' '
     pico_build "$P" "$B" -DHOT_LIST="$TEST_TMP/hot.list" &&
-    grep "codeplace: app: 4 functions for SRAM, 3 for the flash hot block" "$B.log" &&
+    grep "codeplace: app: 6 functions for SRAM, 3 for the flash hot block" "$B.log" &&
     in_sram work_crc && in_sram lib_mix && in_sram fill_keys &&
     grep "hot.list:6: .not_a_function. (sram) is in no object or archive on the link line" "$B.log" &&
-    grep "sram: 3 of 4 listed functions placed, 1 not" "$B.log" &&
+    grep "hot.list:7: .strlen. (sram) is in no object or archive on the link line (from a library the linker finds with -l" "$B.log" &&
+    grep "hot.list:8: .twice. (sram) is defined in 2 link inputs" "$B.log" &&
+    grep "sram: 3 of 6 listed functions placed, 3 not" "$B.log" &&
     grep "flash: 3 of 3 listed functions placed, 0 not" "$B.log" &&
     test "$(addr __codeplace_hot_start)" = "$(addr work_div)" &&
     test $((0x$(addr work_div))) -lt $((0x$(addr work_hist))) &&
@@ -50,7 +54,7 @@ test_expect_success 'sram names to SRAM, flash names first in .text in list orde
 test_expect_success 'STRICT fails the link and leaves no ELF' '
     configure -DHOT_STRICT=1 &&
     test_must_fail build &&
-    grep "1 listed functions were not placed" out &&
+    grep "3 listed functions were not placed" out &&
     ! test -f "$B/app.elf" &&
     configure -DHOT_STRICT=
 '
