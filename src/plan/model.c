@@ -326,6 +326,10 @@ plan_model *plan_model_new(const img *im, const tgt *t, const tgt_cache *c,
         return NULL;
     }
     int calls = find_calls(m);
+    if (calls >= 0 && m->nstock_calls &&
+        !(m->stock_call_ins = calloc(m->nstock_calls,
+                                     sizeof *m->stock_call_ins)))
+        calls = -1;
     if (calls < 0 || plan_ldstub_setup(m) < 0) {
         cp_seterr(err, "out of memory");
         plan_model_free(m);
@@ -344,6 +348,9 @@ void plan_model_free(plan_model *m)
     free(m->stock_stub_sfx);
     free(m->stock_calls);
     free(m->stock_fast_unit);
+    free(m->stock_call_ins);
+    free(m->stock_fast_addr);
+    free(m->stock_fast_ins);
     free(m->units);
     free(m->acc);
     free(m->iter_start);
@@ -501,6 +508,8 @@ int plan_model_add_access(plan_model *m, uint32_t addr, uint32_t len,
     if (m->niters == 0 || m->work_open)
         return 0; /* before a trace's first iteration: start-up, not planned */
     m->iter_insns[m->niters - 1] += ninsn;
+    if (uncached && m->stock_fast_stubs)
+        plan_stock_fast_count(m, addr, ninsn);
     if (uncached || len == 0)
         return 0;
     /* Split the run at unit boundaries. */
@@ -524,17 +533,27 @@ int plan_model_add_access(plan_model *m, uint32_t addr, uint32_t len,
             /* The stock image's own stubs move as ld lays them out again
              * (plan/picolink.c). */
             uint32_t sb = m->stock_stubs * m->veneer_bytes;
-            uint32_t kind = PLAN_FIXED, off = addr;
+            uint32_t kind = PLAN_FIXED, off = addr, plen = 0;
             if (m->stock_stubs && addr - m->stock_stub_lo < sb) {
                 kind = PLAN_STOCKSTUB;
                 off = addr - m->stock_stub_lo;
                 if (take > sb - off)
                     take = sb - off;
+                if (ninsn && addr == first_addr)
+                    plan_stock_stub_count(m, off / m->veneer_bytes,
+                                          m->last_fetch_unit, ninsn);
+                /* The caller, when the run is its call into the stub:
+                 * moved to fast memory, it no longer goes through it. */
+                if (addr == first_addr && m->last_fetch_unit < m->nunits &&
+                    take <= 0xff)
+                    plen = take | (m->last_fetch_unit + 1) << 8;
+                else if (take > 0xff)
+                    plen = 0xff, take = 0xff;
             } else if (m->stock_stubs && addr < m->stock_stub_lo &&
                        m->stock_stub_lo - addr < take) {
                 take = m->stock_stub_lo - addr;
             }
-            if (push(m, kind, off, take) < 0)
+            if (push(m, kind, off, plen ? plen : take) < 0)
                 return -1;
         } else {
             plan_unit *un = &m->units[u];

@@ -89,11 +89,20 @@ static int add_fast_stubs(plan_model *m, const img_isec *s)
 {
     for (uint32_t a = s->addr; a + m->veneer_bytes <= s->addr + s->size;
          a += m->veneer_bytes) {
-        uint32_t *nu = realloc(m->stock_fast_unit,
-                               (m->stock_fast_stubs + 1) * sizeof *nu);
-        if (!nu)
+        size_t k = m->stock_fast_stubs + 1;
+        uint32_t *nu = realloc(m->stock_fast_unit, k * sizeof *nu);
+        if (nu)
+            m->stock_fast_unit = nu;
+        uint32_t *na = realloc(m->stock_fast_addr, k * sizeof *na);
+        if (na)
+            m->stock_fast_addr = na;
+        void *ni = realloc(m->stock_fast_ins, k * sizeof *m->stock_fast_ins);
+        if (ni)
+            m->stock_fast_ins = ni;
+        if (!nu || !na || !ni)
             return -1;
-        m->stock_fast_unit = nu;
+        memset(m->stock_fast_ins[k - 1], 0, sizeof *m->stock_fast_ins);
+        m->stock_fast_addr[k - 1] = a;
         uint32_t u = UINT32_MAX;
         const img_func *f = img_lookup(m->im, a);
         size_t n = f ? strlen(f->name) : 0;
@@ -313,4 +322,67 @@ uint32_t plan_place_stubs(const plan_model *m, uint32_t group,
         L->stock_addr[s] = L->live[s] ? base + L->stock_addr[s] * vb
                                       : UINT32_MAX;
     return (uint32_t)n + nlive;
+}
+
+/* Instructions of a workload's iterations: all, and its first's. */
+static void credit(const plan_model *m, double (*w)[2], uint32_t ninsn)
+{
+    unsigned k = m->nwork - 1;
+    w[k][0] += ninsn;
+    if (m->niters - 1 == m->work[k].first)
+        w[k][1] += ninsn;
+}
+
+/* ... per warm iteration, weighted as plan_model_insns weighs them. */
+static double warm_ins(const plan_model *m, double (*w)[2])
+{
+    double v = 0;
+    for (unsigned k = 0; k < m->nwork; k++)
+        v += (w[k][0] - (m->work[k].n > 1 ? w[k][1] : 0)) *
+             plan_work_scale(m, k, 0);
+    return v;
+}
+
+void plan_stock_fast_count(plan_model *m, uint32_t addr, uint32_t ninsn)
+{
+    if (!ninsn || !m->nwork || !m->niters)
+        return;
+    for (uint32_t s = 0; s < m->stock_fast_stubs; s++)
+        if (addr - m->stock_fast_addr[s] < m->veneer_bytes) {
+            credit(m, m->stock_fast_ins[s], ninsn);
+            return;
+        }
+}
+
+void plan_stock_stub_count(plan_model *m, uint32_t stub, uint32_t caller,
+                           uint32_t ninsn)
+{
+    if (!ninsn || !m->nwork || !m->niters || !m->stock_call_ins)
+        return;
+    for (size_t i = 0; i < m->nstock_calls; i++)
+        if (m->stock_calls[i].caller == caller &&
+            m->stock_calls[i].target == stub) {
+            credit(m, m->stock_call_ins[i], ninsn);
+            return;
+        }
+}
+
+double plan_stock_fast_saved(const plan_model *m, const plan_result *r)
+{
+    double saved = 0;
+    for (size_t i = 0; i < r->nitems; i++) {
+        if (r->items[i].region != PLAN_FAST)
+            continue;
+        uint32_t u = (uint32_t)r->items[i].unit;
+        /* A stock stub in SRAM whose flash target moves there too. */
+        for (uint32_t s = 0; s < m->stock_fast_stubs; s++)
+            if (m->stock_fast_unit[s] == u)
+                saved += warm_ins(m, m->stock_fast_ins[s]);
+        /* A call from flash into the SDK's RAM code whose caller moves to
+         * SRAM: it no longer goes through the stock stub. */
+        for (size_t c = 0; m->stock_call_ins && c < m->nstock_calls; c++)
+            if (m->stock_calls[c].caller == u)
+                saved += warm_ins(m, m->stock_call_ins[c]);
+    }
+    return saved;
 }

@@ -9,7 +9,9 @@
 #define PLAN_FIXED UINT32_MAX      /* access outside every unit */
 #define PLAN_CALL (UINT32_MAX - 1) /* a call: off = target index, len = caller */
 #define PLAN_STOCKSTUB (UINT32_MAX - 3) /* a fetch of one of the stock image's
-                                          stubs: off = bytes from the first */
+                                          stubs: off = bytes from the first,
+                                          len = bytes | (caller unit + 1,
+                                          or 0) << 8 */
 #define PLAN_NOFILL (UINT32_MAX - 2) /* as PLAN_FIXED, through an alias that
                                         looks the cache up but never fills
                                         it (off: the cached window's address) */
@@ -138,9 +140,15 @@ struct plan_model {
     const char **stock_stub_sfx;
     plan_call *stock_calls; /* (unit, stock stub) for each call through one */
     size_t nstock_calls, cstock_calls;
+    double (*stock_call_ins)[PLAN_MAX_WORK][2]; /* per stock call: the
+                                  instructions its stub ran, as below */
     uint32_t stock_fast_stubs;
     uint32_t *stock_fast_unit; /* per stock fast-memory stub: its target unit
                                   (UINT32_MAX: none) */
+    uint32_t *stock_fast_addr; /* ... its address */
+    /* ... the instructions the traces ran in it, per workload: in every
+     * iteration, and in the workload's first */
+    double (*stock_fast_ins)[PLAN_MAX_WORK][2];
     uint32_t veneer_bytes; /* a long-call stub the linker adds */
     uint32_t veneer_insns; /* instructions one pass through it runs */
 };
@@ -186,12 +194,14 @@ static inline int plan_acc_lines(const plan_model *m, const plan_layout *L,
         /* Where ld put that stub in this layout (plan/picolink.c). */
         uint32_t s = a->off / m->veneer_bytes;
         uint32_t at = s < m->stock_stubs ? L->stock_addr[s] : UINT32_MAX;
-        if (at == UINT32_MAX)
-            return 0;
+        uint32_t caller = a->len >> 8, len = a->len & 0xff;
+        if (at == UINT32_MAX ||
+            (caller && L->addr[caller - 1] == PLAN_ADDR_FAST))
+            return 0; /* gone, or called directly from fast memory now */
         base = at ? (uint64_t)at + a->off % m->veneer_bytes
                   : (uint64_t)m->stock_stub_lo + a->off;
         *l0 = (uint32_t)(base >> m->line_shift);
-        *l1 = (uint32_t)((base + a->len - 1) >> m->line_shift);
+        *l1 = (uint32_t)((base + len - 1) >> m->line_shift);
         return 1;
     }
     if (a->unit == PLAN_FIXED || a->unit == PLAN_NOFILL) {
@@ -317,6 +327,18 @@ int plan_pico_can_rename(const plan_model *m, const plan_unit *u);
 /* The stock image's stubs in fast memory that stay with r: those whose
  * target r does not move to fast memory too. */
 uint32_t plan_stock_fast_stubs(const plan_model *m, const plan_result *r);
+/* Counts ninsn instructions of a fetch run at addr outside the cached
+ * memory when it is one of the stock image's stubs in fast memory. */
+void plan_stock_fast_count(plan_model *m, uint32_t addr, uint32_t ninsn);
+/* Counts ninsn instructions run in stock flash stub `stub` called from
+ * unit caller. */
+void plan_stock_stub_count(plan_model *m, uint32_t stub, uint32_t caller,
+                           uint32_t ninsn);
+/* The instructions per warm iteration of the stock image's stubs that r
+ * no longer runs: those in fast memory whose target r moves there too,
+ * and the passes through flash ones of calls whose caller r moves to fast
+ * memory. */
+double plan_stock_fast_saved(const plan_model *m, const plan_result *r);
 /* The bucket of ld's stub table that the stub named suffix (after the
  * group id) of the group of unit group_unit falls in; UINT64_MAX when the
  * group's id is not known. */
