@@ -88,7 +88,10 @@ int emu_read(emu *e, uint32_t addr, void *buf, size_t n)
 static void where(const emu *e, uint32_t addr, char *buf, size_t cap)
 {
     const img_func *f = img_lookup(e->cfg.im, addr);
-    if (f)
+    const tgt_mem *m = tgt_mem_at(e->cfg.t, addr);
+    if (!f && m && m->kind == TGT_MEM_ROM)
+        snprintf(buf, cap, "0x%08x (boot ROM)", addr);
+    else if (f)
         snprintf(buf, cap, "0x%08x (%s+0x%x)", addr, f->name, addr - f->addr);
     else
         snprintf(buf, cap, "0x%08x (no function)", addr);
@@ -534,6 +537,10 @@ emu *emu_new(const emu_cfg *cfg, cp_err *err)
         emu_free(e);
         return NULL;
     }
+    if (!(e->bd = board_new(e, err))) {
+        emu_free(e);
+        return NULL;
+    }
     if (bt_grow(e) || emu_map_target(e, err) || emu_map_segments(e, err)) {
         if (!e->bt)
             cp_seterr(err, "out of memory");
@@ -565,6 +572,7 @@ void emu_free(emu *e)
         return;
     if (e->uc)
         uc_close(e->uc);
+    board_free(e->bd);
     for (unsigned i = 0; i < e->nreg; i++)
         if (e->reg[i].owned)
             free(e->reg[i].host);
@@ -589,6 +597,32 @@ static const char *access_name(int type)
     }
 }
 
+/* The firmware called or read the boot ROM, and there is none. */
+static int rom_missing(emu *e, cp_err *err)
+{
+    char w1[160], w2[160];
+    uint32_t lr;
+    uc_reg_read(e->uc, UC_ARM_REG_LR, &lr);
+    const char *how = "give the chip's boot ROM with --rom FILE (read it "
+                      "from a board with a probe, e.g. OpenOCD `dump_image "
+                      "rom.bin 0 16384`)";
+    const tgt_mem *m = e->rom_missing;
+    if (e->fault_type == UC_MEM_FETCH_UNMAPPED) {
+        where(e, e->last_block, w1, sizeof w1);
+        where(e, lr & ~1u, w2, sizeof w2);
+        return cp_seterr(err, "the firmware calls into the %s at 0x%08x "
+                         "(after the block at %s; LR %s), and %s has no ROM "
+                         "loaded: %s", m->name, e->fault_addr, w1, w2,
+                         e->cfg.t->name, how);
+    }
+    where(e, e->fault_pc, w1, sizeof w1);
+    where(e, lr & ~1u, w2, sizeof w2);
+    return cp_seterr(err, "the firmware reads the %s at 0x%08x (by the "
+                     "instruction at PC %s, called from %s), and %s has no "
+                     "ROM loaded: %s", m->name, e->fault_addr, w1, w2,
+                     e->cfg.t->name, how);
+}
+
 /* Turns a unicorn error after uc_emu_start into a message. */
 static int fault(emu *e, uc_err ue, cp_err *err)
 {
@@ -596,6 +630,9 @@ static int fault(emu *e, uc_err ue, cp_err *err)
     uint32_t pc;
     uc_reg_read(e->uc, UC_ARM_REG_PC, &pc);
     e->st.end = EMU_END_FAULT;
+    if (e->fault && e->rom_missing &&
+        e->fault_addr - e->rom_missing->base < e->rom_missing->size)
+        return rom_missing(e, err);
     if (e->fault) {
         if (e->fault_type == UC_MEM_FETCH_UNMAPPED ||
             e->fault_type == UC_MEM_FETCH_PROT) {
@@ -641,6 +678,30 @@ static uint32_t trap_addr(emu *e)
     return e->reg[0].base + e->reg[0].size - 4;
 }
 
+/* Runs from begin until the PC reaches until (or the run stops). unicorn
+ * leaves the run at a WFE or WFI hint with the PC after it; the board
+ * resumes there: a WFE may complete at any time (ARMv6-M ARM B1.5.19,
+ * "Wait For Event"), and the time the firmware waits for advances with
+ * the instructions of its loop. */
+static uc_err run(emu *e, uint32_t begin, uint32_t until)
+{
+    for (;;) {
+        uc_err ue = uc_emu_start(e->uc, begin | 1, until, 0, 0);
+        if (ue != UC_ERR_INSN_INVALID && ue != UC_ERR_EXCEPTION)
+            return ue;
+        if (e->st.end != EMU_END_DONE || e->fault)
+            return ue;
+        uint32_t pc;
+        uint16_t hw;
+        uc_reg_read(e->uc, UC_ARM_REG_PC, &pc);
+        if (emu_read(e, pc - 2, &hw, 2) ||
+            (hw != 0xbf20 && hw != 0xbf30)) /* WFE, WFI */
+            return ue;
+        e->st.waits++;
+        begin = pc;
+    }
+}
+
 /* Calls fn with LR = trap; runs until it returns. */
 static int call(emu *e, uint32_t fn, uint32_t sp, cp_err *err)
 {
@@ -651,7 +712,7 @@ static int call(emu *e, uint32_t fn, uint32_t sp, cp_err *err)
             uc_reg_write(e->uc, r, &zero);
     uc_reg_write(e->uc, UC_ARM_REG_SP, &sp);
     uc_reg_write(e->uc, UC_ARM_REG_LR, &lr);
-    uc_err ue = uc_emu_start(e->uc, pc, trap, 0, 0);
+    uc_err ue = run(e, pc, trap);
     flush_run(e);
     if (wr_ok(e, err))
         return -1;
@@ -688,18 +749,106 @@ static int harness_sp(emu *e, uint32_t *sp, cp_err *err)
     return 0;
 }
 
+/* CRC-32 as the RP2040 boot ROM checks boot2 (datasheet 2.8.1.3.1,
+ * "Checksum"): polynomial 0x04c11db7, initial 0xffffffff, most significant
+ * bit first, no final XOR. */
+static uint32_t boot2_crc(const uint8_t *p, size_t n)
+{
+    uint32_t c = 0xffffffffu;
+    for (size_t i = 0; i < n; i++) {
+        c ^= (uint32_t)p[i] << 24;
+        for (int k = 0; k < 8; k++)
+            c = c & 0x80000000u ? (c << 1) ^ 0x04c11db7u : c << 1;
+    }
+    return c;
+}
+
+/* Where a run from reset starts, after the image is loaded. */
+static int reset_entry(emu *e, uint32_t *pc, uint32_t *sp, uint32_t *lr,
+                       cp_err *err)
+{
+    const img_section *b2 = img_section_by_name(e->cfg.im, ".boot2");
+    const char *chip = e->cfg.t->chip;
+    if (chip && !strcmp(chip, "rp2040") && b2 && b2->size == 256) {
+        uint8_t code[256];
+        if (uc_mem_read(e->uc, b2->addr, code, sizeof code))
+            return cp_seterr(err, "cannot read boot2 at 0x%08x", b2->addr);
+        uint32_t want = (uint32_t)code[252] | (uint32_t)code[253] << 8 |
+                        (uint32_t)code[254] << 16 | (uint32_t)code[255] << 24;
+        uint32_t got = boot2_crc(code, 252);
+        if (got != want)
+            return cp_seterr(err, "'%s': boot2 at 0x%08x fails the boot ROM's "
+                             "CRC-32 check (0x%08x, stored 0x%08x): the chip "
+                             "would not boot this image", img_path(e->cfg.im),
+                             b2->addr, got, want);
+        /* 2.8.1.3: the ROM copies boot2 from the start of flash to the top
+         * 256 bytes of SRAM5 (0x20041f00) and enters it with LR 0, its own
+         * stack just below; boot2 then vectors into flash itself. */
+        if (uc_mem_write(e->uc, 0x20041f00, code, sizeof code))
+            return cp_seterr(err, "cannot write boot2 to SRAM");
+        *pc = 0x20041f00;
+        *sp = 0x20041f00;
+        *lr = 0;
+        return 0;
+    }
+    uint32_t vt, v[2];
+    if (emu_find_vectors(e->cfg.im, &vt, err) || emu_read(e, vt, v, 8))
+        return -1;
+    *pc = v[1] & ~1u;
+    *sp = v[0];
+    *lr = 0xffffffffu;
+    return 0;
+}
+
+/* Runs from reset to the PC at until (harness mode's start-up). */
+static int boot_to(emu *e, uint32_t until, cp_err *err)
+{
+    uint32_t pc, sp, lr;
+    if (reset_entry(e, &pc, &sp, &lr, err)) {
+        e->st.end = EMU_END_FAULT;
+        return -1;
+    }
+    uc_reg_write(e->uc, UC_ARM_REG_SP, &sp);
+    uc_reg_write(e->uc, UC_ARM_REG_MSP, &sp);
+    uc_reg_write(e->uc, UC_ARM_REG_LR, &lr);
+    uc_err ue = run(e, pc, until);
+    flush_run(e);
+    if (wr_ok(e, err))
+        return -1;
+    if (ue != UC_ERR_OK)
+        return fault(e, ue, err);
+    if (e->st.end != EMU_END_DONE)
+        return 0;
+    uint32_t now;
+    uc_reg_read(e->uc, UC_ARM_REG_PC, &now);
+    if (now != until) {
+        char w1[160], w2[160];
+        where(e, now, w1, sizeof w1);
+        where(e, until, w2, sizeof w2);
+        e->st.end = EMU_END_FAULT;
+        return cp_seterr(err, "the start-up stopped at PC %s before it "
+                         "reached %s", w1, w2);
+    }
+    return 0;
+}
+
 int emu_run_harness(emu *e, trc_writer *w, uint32_t init, uint32_t iter,
                     uint64_t n, cp_err *err)
 {
     uint32_t sp, r0;
+    int boot = e->cfg.boot_until != 0;
     /* A failure before the first iteration ends the run as a fault, never
      * as "done". */
-    if (emu_load(e, 1, err) || harness_sp(e, &sp, err)) {
+    if (emu_load(e, !boot, err) || harness_sp(e, &sp, err)) {
         e->st.end = EMU_END_FAULT;
         return -1;
     }
     e->w = e->cfg.count_each ? NULL : w;
     clock_gettime(CLOCK_MONOTONIC, &e->t0);
+    if (boot && boot_to(e, e->cfg.boot_until, err))
+        return -1;
+    if (e->st.end != EMU_END_DONE)
+        return 0;
     if (init) {
         if (call(e, init, sp, err))
             return -1;
@@ -741,10 +890,16 @@ int emu_run_free(emu *e, trc_writer *w, uint32_t entry, uint32_t sp,
     e->mark = mark;
     e->nmarks_stop = n;
     clock_gettime(CLOCK_MONOTONIC, &e->t0);
+    uint32_t lr = 0xffffffffu;
+    if (!entry && reset_entry(e, &entry, &sp, &lr, err)) {
+        e->st.end = EMU_END_FAULT;
+        return -1;
+    }
     uc_reg_write(e->uc, UC_ARM_REG_SP, &sp);
     uint32_t msp = sp;
     uc_reg_write(e->uc, UC_ARM_REG_MSP, &msp);
-    uc_err ue = uc_emu_start(e->uc, entry | 1, 0xffffffff, 0, 0);
+    uc_reg_write(e->uc, UC_ARM_REG_LR, &lr);
+    uc_err ue = run(e, entry, 0xffffffff);
     flush_run(e);
     if (wr_ok(e, err))
         return -1;
@@ -765,4 +920,21 @@ int emu_run_free(emu *e, trc_writer *w, uint32_t entry, uint32_t sp,
         return 0;
     }
     return fault(e, ue, err);
+}
+
+const uint8_t *emu_uart(const emu *e, unsigned n, size_t *len)
+{
+    return board_uart(e->bd, n, len);
+}
+
+size_t emu_unmodelled(const emu *e, emu_unmod *out, size_t max,
+                      uint64_t *total, size_t *nregs)
+{
+    return board_unmodelled(e->bd, out, max, total, nregs);
+}
+
+const char *emu_chip(const emu *e)
+{
+    const bd_chip *c = board_chip(e->bd);
+    return c ? c->name : NULL;
 }

@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unicorn/unicorn.h>
 
+#include "emu/board.h"
 #include "emu/emu.h"
 
 #define MAX_REGIONS 32
@@ -19,6 +20,7 @@ typedef struct region {
     int periph;
     int owned;     /* host is ours to free */
     const char *name;
+    struct emu *e;
 } region;
 
 /* Cached facts about one translated block. */
@@ -72,6 +74,9 @@ struct emu {
     uint32_t last_block;
     int parked;              /* stopped at a branch to itself */
     struct timespec t0;
+    board *bd;               /* the peripherals */
+    const tgt_mem *rom_missing; /* the chip's ROM, not given (unmapped) */
+    uint32_t lr0;            /* LR at the start of a free run */
     /* Fault details from the memory hooks. */
     int fault;
     uint32_t fault_addr, fault_pc;

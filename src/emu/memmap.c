@@ -19,28 +19,59 @@ region *emu_region_at(emu *e, uint32_t addr)
     return NULL;
 }
 
+/* The engine calls these for peripheral pages only; user is the region
+ * (its base turns the offset into an address). */
 static uint64_t periph_read(uc_engine *uc, uint64_t offset, unsigned size,
                             void *user)
 {
-    emu *e = user;
+    region *r = user;
     (void)uc;
-    (void)offset;
-    (void)size;
-    e->st.periph_reads++;
-    return 0;
+    return board_read(r->e->bd, r->base + (uint32_t)offset, size);
 }
 
 static void periph_write(uc_engine *uc, uint64_t offset, unsigned size,
                          uint64_t value, void *user)
 {
-    emu *e = user;
+    region *r = user;
     (void)uc;
-    (void)offset;
-    (void)size;
-    (void)value;
-    e->st.periph_writes++;
+    board_write(r->e->bd, r->base + (uint32_t)offset, size, (uint32_t)value);
 }
 
+static int map_periph(emu *e, region *r, cp_err *err)
+{
+    uc_err ue = uc_mmio_map(e->uc, r->base, r->size, periph_read, r,
+                            periph_write, r);
+    if (ue != UC_ERR_OK)
+        return cp_seterr(err, "cannot map %s at 0x%08x: %s", r->name, r->base,
+                         uc_strerror(ue));
+    return 0;
+}
+
+/* The chip's boot ROM from a file: at most the ROM memory's size. */
+static int load_rom(emu *e, const tgt_mem *m, cp_err *err)
+{
+    const char *path = e->cfg.rom_path;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return cp_seterr(err, "--rom '%s': cannot open it", path);
+    uint8_t *buf = calloc(1, m->size);
+    size_t n = buf ? fread(buf, 1, m->size, f) : 0;
+    int more = buf && fgetc(f) != EOF;
+    fclose(f);
+    int rc = 0;
+    if (!buf)
+        rc = cp_seterr(err, "out of memory");
+    else if (!n)
+        rc = cp_seterr(err, "--rom '%s': empty", path);
+    else if (more)
+        rc = cp_seterr(err, "--rom '%s': larger than the %u bytes of %s's "
+                       "%s at 0x%08x", path, m->size, e->cfg.t->name, m->name,
+                       m->base);
+    else if (uc_mem_write(e->uc, m->base, buf, n) != UC_ERR_OK)
+        rc = cp_seterr(err, "--rom '%s': cannot write it", path);
+    free(buf);
+    return rc;
+}
 static int add_region(emu *e, uint32_t base, uint32_t size, uint8_t *host,
                       int owned, int periph, const char *name, cp_err *err)
 {
@@ -59,6 +90,7 @@ static int add_region(emu *e, uint32_t base, uint32_t size, uint8_t *host,
     r->owned = owned;
     r->periph = periph;
     r->name = name;
+    r->e = e;
     r->cached = tgt_is_cached(e->cfg.t, base);
     return 0;
 }
@@ -88,7 +120,7 @@ int emu_map_target(emu *e, cp_err *err)
         case TGT_MEM_FLASH_UNCACHED:
             if (add_region(e, m->base, m->size, flash, flash_owned, 0,
                            regname(m), err))
-                return -1;
+                goto fail;
             flash_owned = 0;
             /* Memory of unicorn's own: memory given with uc_mem_map_ptr
              * made stores to RAM take the self-modifying-code path. */
@@ -100,34 +132,65 @@ int emu_map_target(emu *e, cp_err *err)
                 e->flash_hi = m->base + (m->size - 1);
             break;
         case TGT_MEM_PERIPH:
-            if (add_region(e, m->base, m->size, NULL, 0, 1, regname(m), err))
-                return -1;
-            ue = uc_mmio_map(e->uc, m->base, m->size, periph_read, e,
-                             periph_write, e);
+            if (add_region(e, m->base, m->size, NULL, 0, 1, regname(m), err) ||
+                map_periph(e, &e->reg[e->nreg - 1], err))
+                goto fail;
+            continue;
+        case TGT_MEM_ROM:
+            if (!e->cfg.rom_path && t->chip) {
+                /* No ROM: left unmapped, so that code calling or reading
+                 * it stops there instead of running on zeros. */
+                e->rom_missing = m;
+                continue;
+            }
+            if (add_region(e, m->base, m->size, NULL, 0, 0, regname(m), err))
+                goto fail;
+            ue = uc_mem_map(e->uc, m->base, m->size,
+                            e->cfg.rom_path ? UC_PROT_READ | UC_PROT_EXEC
+                                            : UC_PROT_READ);
+            if (ue == UC_ERR_OK && e->cfg.rom_path && load_rom(e, m, err))
+                goto fail;
             break;
         default:
             if (add_region(e, m->base, m->size, NULL, 0, 0, regname(m), err))
-                return -1;
-            /* ROM holds no code of the image: readable, never run. */
-            ue = uc_mem_map(e->uc, m->base, m->size,
-                            m->kind == TGT_MEM_ROM ? UC_PROT_READ : UC_PROT_ALL);
+                goto fail;
+            ue = uc_mem_map(e->uc, m->base, m->size, UC_PROT_ALL);
         }
-        if (ue != UC_ERR_OK)
-            return cp_seterr(err, "cannot map %s at 0x%08x: %s", m->name,
-                             m->base, uc_strerror(ue));
+        if (ue != UC_ERR_OK) {
+            cp_seterr(err, "cannot map %s at 0x%08x: %s", m->name, m->base,
+                      uc_strerror(ue));
+            goto fail;
+        }
     }
     if (!fsize)
         free(flash);
+    if (0) {
+fail:
+        if (flash_owned)
+            free(flash);
+        return -1;
+    }
+    int has_rom = 0;
+    for (unsigned i = 0; i < t->nmems; i++)
+        has_rom |= t->mems[i].kind == TGT_MEM_ROM;
+    if (e->cfg.rom_path && !has_rom)
+        return cp_seterr(err, "--rom: target %s has no rom memory", t->name);
+    const bd_chip *c = board_chip(e->bd);
+    for (unsigned i = 0; c && c->windows[2 * i + 1]; i++) {
+        uint32_t b = c->windows[2 * i], s = c->windows[2 * i + 1];
+        if (emu_region_at(e, b))
+            continue;
+        if (add_region(e, b, s, NULL, 0, 1, c->name, err) ||
+            map_periph(e, &e->reg[e->nreg - 1], err))
+            return -1;
+    }
     for (unsigned i = 0; i < e->cfg.nperiph; i++) {
         const emu_range *p = &e->cfg.periph[i];
         uint32_t b = p->base & ~(PAGE - 1);
         uint32_t s = ((p->base + p->size + PAGE - 1) & ~(PAGE - 1)) - b;
-        if (add_region(e, b, s, NULL, 0, 1, "--periph", err))
+        if (add_region(e, b, s, NULL, 0, 1, "--periph", err) ||
+            map_periph(e, &e->reg[e->nreg - 1], err))
             return -1;
-        uc_err ue = uc_mmio_map(e->uc, b, s, periph_read, e, periph_write, e);
-        if (ue != UC_ERR_OK)
-            return cp_seterr(err, "cannot map --periph 0x%08x: %s", b,
-                             uc_strerror(ue));
     }
     return 0;
 }
