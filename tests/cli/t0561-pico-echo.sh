@@ -6,9 +6,22 @@
 # gcc). The builds are shared by the whole file.
 . "$(dirname "$0")/lib.sh"
 . "$CP_ROOT/tests/cli/vendor-lib.sh"
+# libunicorn leaks the code bitmap it builds when the firmware writes to a
+# page it also runs code from (QEMU's self-modifying-code path; pico-sdk
+# puts code and data side by side in SRAM): a leak in the library, not in
+# codeplace (unicorn-engine/unicorn issue 2149), kept out of LSan's report.
+printf 'leak:tb_invalidate_phys_page_fast\n' >"$TEST_TMP/lsan.supp"
+export LSAN_OPTIONS="suppressions=$TEST_TMP/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 PB=$TEST_TMP/pico-echo
 HB=$TEST_TMP/host
 ELF=$PB/echo.elf
+
+TRACE="$CODEPLACE trace $ELF --target rp2040 --rom $CP_BOOTROM"
+
+# host_result N: the host build's codeplace_result after N iterations
+host_result() { sed -n "s/^codeplace_result after $1 iterations: //p" "$HB/out"; }
+# trace_result SYM FILE: SYM's value in a trace's summary
+trace_result() { sed -n "s/^result: *$1 = \(0x[0-9a-f]*\) .*/\1/p" "$2"; }
 
 nm_addr() { arm-none-eabi-nm "$1" | awk -v s="$2" '$3 == s {print $1}'; }
 
@@ -22,7 +35,8 @@ test_expect_success 'the host build of the echo answers every request' '
 	codeplace_result after 300 iterations: 0x006796e7
 	codeplace_errors: 0
 	EOT
-    test_cmp expect out
+    test_cmp expect out &&
+    cp out "$HB/out"
 '
 
 # The harness checks what comes back: a reply whose payload lwIP was handed
@@ -58,6 +72,24 @@ test_expect_success 'the echo builds as a pico-sdk app on pico-sdk.s lwIP' '
     done &&
     grep -q "pico-sdk-2.2.0/lib/lwip/src/core/udp.c.o" "$PB/echo.elf.map" &&
     grep -q "pico_lwip/include" "$PB/build.ninja"
+'
+
+test_expect_success 'from reset the echo gives the host.s replies on the virtual board' '
+    $TRACE --mark codeplace_mark -n 10 --result codeplace_result -o free.trace >free.txt 2>&1 &&
+    grep -x "mode: *free-run" free.txt &&
+    grep -q "^ended: *done" free.txt &&
+    test -n "$(host_result 10)" &&
+    test "$(trace_result codeplace_result free.txt)" = "$(host_result 10)"
+'
+
+test_expect_success 'in harness mode, after the real start-up, the same replies and no error' '
+    $TRACE --init codeplace_init --iter codeplace_iteration -n 300 \
+        --result codeplace_result -o "$TEST_TMP/stock.trace" >h.txt 2>&1 &&
+    grep -x "mode: *harness" h.txt &&
+    test "$(trace_result codeplace_result h.txt)" = "$(host_result 300)" &&
+    $TRACE --init codeplace_init --iter codeplace_iteration -n 300 \
+        --result codeplace_errors -o /dev/null >e.txt 2>&1 &&
+    test "$(trace_result codeplace_errors e.txt)" = 0x00000000
 '
 
 test_done
