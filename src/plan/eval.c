@@ -49,6 +49,8 @@ void plan_layout_stock(const plan_model *m, plan_layout *L)
 
 uint32_t plan_hot_base(const plan_model *m)
 {
+    if (m->hot_start)
+        return m->hot_start; /* after pico-sdk's start-up sections */
     return (m->text_start + 7) & ~7u;
 }
 
@@ -116,11 +118,27 @@ void plan_layout_make(const plan_model *m, const uint32_t *hot_off,
                 L->nstubs++;
             }
     }
+    /* The stock image's own stubs share ld's table with them (a pico-sdk
+     * image's calls into the SDK's RAM code): each new stub goes after
+     * those before it in the table, or, when that is not known, all of
+     * them after the new ones. */
+    uint32_t base = cur;
     for (size_t i = 0; i < ntg; i++) {
-        L->stub[tg[i]] = cur;
+        uint32_t before = 0;
+        if (m->stock_stubs) {
+            before = L->stub_order ? plan_ldstub_stock_before(m, group, tg[i])
+                                   : UINT32_MAX;
+            if (before == UINT32_MAX) {
+                before = 0;
+                L->stub_order = 0;
+            }
+        }
+        L->stub[tg[i]] = base + (uint32_t)(i + before) * m->veneer_bytes;
         cur += m->veneer_bytes;
         L->nstubs++;
     }
+    cur += m->stock_stubs * m->veneer_bytes;
+    L->nstubs += m->stock_stubs;
     uint32_t old_end = (m->text_end + 7) & ~7u;
     L->text_delta = (int64_t)((cur + 7) & ~7u) - (int64_t)old_end;
 }

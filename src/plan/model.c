@@ -32,10 +32,16 @@ static int build_units(plan_model *m, cp_err *err)
     size_t cap = 0, nf = img_nfuncs(im);
     if (img_nisecs(im)) {
         size_t f = 0;
+        uint32_t hs;
+        int pico = plan_model_is_pico(im, &hs);
         img_load_isec_align((img *)im);
         for (size_t i = 0; i < img_nisecs(im); i++) {
             const img_isec *s = img_isec_at(im, i);
             if (!tgt_is_cached(m->t, s->addr))
+                continue;
+            /* ld's stubs of a pico-sdk image are not code to place: they
+             * go where ld puts them (plan/picolink.c). */
+            if (pico && s->path && !strcmp(s->path, "linker stubs"))
                 continue;
             while (f < nf && img_func_at(im, f)->addr < s->addr)
                 f++;
@@ -293,7 +299,7 @@ plan_model *plan_model_new(const img *im, const tgt *t, const tgt_cache *c,
         return NULL;
     }
     int calls = find_calls(m);
-    if (calls < 0 || plan_ldstub_setup(m) < 0) {
+    if (calls < 0 || plan_ldstub_setup(m) < 0 || plan_model_pico_link(m) < 0) {
         cp_seterr(err, "out of memory");
         plan_model_free(m);
         return NULL;
@@ -308,6 +314,7 @@ void plan_model_free(plan_model *m)
         return;
     free(m->zacc);
     free(m->ziter_start);
+    free(m->stock_stub_sfx);
     free(m->units);
     free(m->acc);
     free(m->iter_start);

@@ -125,6 +125,16 @@ struct plan_model {
     size_t *tcall_start;   /* per target: its calls are tcall[start[t]..] */
     uint32_t *tcall;
     size_t stub_nc, stub_nt; /* calls and targets when these were made */
+    /* The pico-sdk link (plan/picolink.c): pico says the image is one;
+     * the hot block starts at hot_start (0: the text section's start,
+     * rounded up to 8); the stock image's own stubs in flash (each one's
+     * name in ld's table after the group id, NULL when not known) and in
+     * fast memory. */
+    int pico;
+    uint32_t hot_start;
+    uint32_t stock_stubs;
+    const char **stock_stub_sfx;
+    uint32_t stock_fast_stubs;
     uint32_t veneer_bytes; /* a long-call stub the linker adds */
     uint32_t veneer_insns; /* instructions one pass through it runs */
 };
@@ -269,6 +279,21 @@ int plan_layout_alloc(const plan_model *m, plan_layout *L);
 void plan_layout_free(plan_layout *L);
 
 uint32_t plan_hot_base(const plan_model *m);
+
+/* Whether im is a pico-sdk image (its .boot2 and __logical_binary_start),
+ * with *hot_start the __codeplace_hot_start of the script codeplace_apply()
+ * derives, or 0. */
+int plan_model_is_pico(const img *im, uint32_t *hot_start);
+/* For a pico-sdk image: the hot block's start after the start-up sections
+ * (which stay), the end of the code and stubs of .text, and the stock
+ * image's own stubs (plan/picolink.c). Nothing for another image. -1 when
+ * out of memory. */
+int plan_model_pico_link(plan_model *m);
+/* How many of the stock image's flash stubs come before the stub of target
+ * t in ld's table, in the group of unit group_unit; UINT32_MAX when that
+ * cannot be worked out. */
+uint32_t plan_ldstub_stock_before(const plan_model *m, uint32_t group_unit,
+                                  uint32_t t);
 
 /* The call site at addr (a direct BL / B.W between units), or NULL. */
 const plan_site *plan_model_site_at(const plan_model *m, uint32_t addr);

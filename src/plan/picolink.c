@@ -1,0 +1,125 @@
+/* The pico-sdk link model: what memmap_default.ld, and the script
+ * codeplace_apply() derives from it (cmake/codeplace.cmake), do with a
+ * plan.
+ *
+ * pico-sdk's .text output section starts with the start-up sections
+ * (KEEP .vectors with the default exception handlers, .binary_info_header,
+ * .embedded_block, .reset with the entry point): they stay first, and the
+ * derived script puts the hot block after them, at the next 8-byte
+ * boundary (`. = ALIGN(8); __codeplace_hot_start = .;`). The rest of
+ * .text follows in link order, as the stock script packs it, up to the
+ * last code section (crti.o's .fini), after which ld puts its long-branch
+ * stubs: those of the stock image (calls from flash into the SDK's own RAM
+ * code, .time_critical and libgcc's) and those the plan adds, in the order
+ * of ld's stub table (plan/ldstub.c). Constructor tables and .eh_frame end
+ * .text after them and move with them, as .rodata does. */
+#include "plan/plan_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* An input section of the map in the text section, by name. */
+static const img_isec *text_isec(const plan_model *m, const char *name)
+{
+    for (size_t i = 0; i < img_nisecs(m->im); i++) {
+        const img_isec *s = img_isec_at(m->im, i);
+        if (s->addr - m->text_start < m->text_end - m->text_start &&
+            !strcmp(s->name, name))
+            return s;
+    }
+    return NULL;
+}
+
+static int is_stub_isec(const img_isec *s)
+{
+    return s->path && !strcmp(s->path, "linker stubs");
+}
+
+int plan_model_is_pico(const img *im, uint32_t *hot_start)
+{
+    uint32_t v;
+    if (img_symbol(im, "__logical_binary_start", &v, NULL, NULL) < 0 ||
+        !img_section_by_name(im, ".boot2"))
+        return 0;
+    *hot_start = 0;
+    if (img_symbol(im, "__codeplace_hot_start", &v, NULL, NULL) == 0)
+        *hot_start = v; /* linked with the derived script */
+    return 1;
+}
+
+int plan_model_pico_link(plan_model *m)
+{
+    uint32_t hot;
+    if (!plan_model_is_pico(m->im, &hot))
+        return 0;
+    const img_isec *reset = text_isec(m, ".reset");
+    if (!reset)
+        return 0; /* not memmap_default.ld's shape: plan as for GNU ld */
+    if (!hot)
+        hot = (reset->addr + reset->size + 7) & ~7u;
+    m->hot_start = hot;
+    m->pico = 1;
+    /* The start-up sections stay where they are (what follows .reset in
+     * the stock image, crti.o's .init, goes after the block). */
+    for (size_t i = 0; i < m->nunits; i++)
+        if (m->units[i].addr < reset->addr + reset->size)
+            m->units[i].flags |= PLAN_U_NOMOVE | PLAN_U_NORAM;
+    /* The end of the code and of ld's stubs after it: what follows moves
+     * with the text's size. */
+    uint32_t code_end = m->text_start;
+    for (size_t i = 0; i < m->nunits; i++) {
+        const plan_unit *u = &m->units[i];
+        if (!(u->addr - m->text_start < m->text_end - m->text_start))
+            continue;
+        if (u->addr + u->size > code_end)
+            code_end = u->addr + u->size;
+    }
+    size_t nstub = 0;
+    for (size_t i = 0; i < img_nisecs(m->im); i++) {
+        const img_isec *s = img_isec_at(m->im, i);
+        if (!is_stub_isec(s) || !s->size)
+            continue;
+        if (!tgt_is_cached(m->t, s->addr)) {
+            m->stock_fast_stubs += s->size / m->veneer_bytes;
+            continue;
+        }
+        if (s->addr - m->text_start >= m->text_end - m->text_start)
+            continue;
+        m->stock_stubs += s->size / m->veneer_bytes;
+        if (s->addr + s->size > code_end)
+            code_end = s->addr + s->size;
+    }
+    m->text_end = code_end;
+    if (!m->stock_stubs)
+        return 0;
+    /* Each stock stub's name in ld's table, from its __NAME_veneer symbol
+     * (a global target: "_NAME+0_type"; a static one's name needs ids the
+     * image does not keep, and leaves the order a guess). */
+    m->stock_stub_sfx = calloc(m->stock_stubs, sizeof *m->stock_stub_sfx);
+    if (!m->stock_stub_sfx)
+        return -1;
+    for (size_t i = 0; i < img_nisecs(m->im); i++) {
+        const img_isec *s = img_isec_at(m->im, i);
+        if (!is_stub_isec(s) || !s->size || !tgt_is_cached(m->t, s->addr) ||
+            s->addr - m->text_start >= m->text_end - m->text_start)
+            continue;
+        for (uint32_t a = s->addr; a < s->addr + s->size && nstub < m->stock_stubs;
+             a += m->veneer_bytes) {
+            const img_func *f = img_lookup(m->im, a);
+            const char *sfx = NULL;
+            size_t n = f ? strlen(f->name) : 0;
+            if (f && f->addr == a && n > 9 && !strncmp(f->name, "__", 2) &&
+                !strcmp(f->name + n - 7, "_veneer")) {
+                char buf[600];
+                snprintf(buf, sizeof buf, "_%.*s+0_%d", (int)(n - 9),
+                         f->name + 2, m->stub_type);
+                sfx = cp_pool_str(m->pool, buf);
+                if (!sfx)
+                    return -1;
+            }
+            m->stock_stub_sfx[nstub++] = sfx;
+        }
+    }
+    return 0;
+}
