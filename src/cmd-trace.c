@@ -289,9 +289,9 @@ static void report_unmod(FILE *o, emu *e, int json, jw *w)
     }
     if (!total)
         return;
-    fprintf(o, "unmodelled:   %s reads of %zu registers (the last value "
-            "written, else 0)%s\n", cli_commas(b1, total), nregs,
-            nregs > n ? "; the most read:" : ":");
+    fprintf(o, "unmodelled:   %s read%s of %zu register%s (the last value "
+            "written, else 0)%s\n", cli_commas(b1, total), total == 1 ? "" : "s",
+            nregs, nregs == 1 ? "" : "s", nregs > n ? "; the most read:" : ":");
     for (size_t i = 0; i < n; i++)
         fprintf(o, "              %-24s 0x%08x %s\n", u[i].name, u[i].addr,
                 cli_commas(b1, u[i].reads));

@@ -56,7 +56,11 @@ double emu_elapsed(const emu *e)
 
 void emu_set_stop_note(emu *e, const char *note)
 {
-    snprintf(e->st.stop_note, sizeof e->st.stop_note, "%s", note);
+    size_t n = strlen(note);
+    if (n >= sizeof e->st.stop_note)
+        n = sizeof e->st.stop_note - 1;
+    memcpy(e->st.stop_note, note, n);
+    e->st.stop_note[n] = 0;
 }
 
 const emu_stats *emu_get_stats(const emu *e)
@@ -357,6 +361,19 @@ static int is_self_branch(emu *e, uint32_t a)
     return p && p[0] == 0xfe && p[1] == 0xe7;
 }
 
+/* A jump into the ROM's vector table (initial SP, reset, NMI, HardFault:
+ * ARMv6-M ARM B1.5.3): data, never code; a call through a null pointer
+ * such as an unset function table. */
+static void null_call(emu *e, uint32_t a)
+{
+    char w1[160], note[320];
+    where(e, e->last_block, w1, sizeof w1);
+    snprintf(note, sizeof note, "a jump to 0x%08x, the ROM's vector table, "
+             "after the block at %s (a call through a null pointer?)", a, w1);
+    emu_set_stop_note(e, note);
+    stop(e, EMU_END_STOPPED);
+}
+
 static void hook_block(uc_engine *uc, uint64_t address, uint32_t size,
                        void *user)
 {
@@ -367,6 +384,10 @@ static void hook_block(uc_engine *uc, uint64_t address, uint32_t size,
         on_mark(e);
         if (!e->in_iter)
             return; /* stopping at the start of the last iteration */
+    }
+    if (a < 0x10 && e->rom_vectors) {
+        null_call(e, a);
+        return;
     }
     e->last_block = a;
     const binfo *b = block_info(e, a, size);
@@ -600,27 +621,26 @@ static const char *access_name(int type)
 /* The firmware called or read the boot ROM, and there is none. */
 static int rom_missing(emu *e, cp_err *err)
 {
-    char w1[160], w2[160];
+    char w1[160], w2[200] = "";
     uint32_t lr;
     uc_reg_read(e->uc, UC_ARM_REG_LR, &lr);
+    const img_func *caller = img_lookup(e->cfg.im, lr & ~1u);
+    if (caller)
+        snprintf(w2, sizeof w2, ", called from %s+0x%x", caller->name,
+                 (lr & ~1u) - caller->addr);
     const char *how = "give the chip's boot ROM with --rom FILE (read it "
                       "from a board with a probe, e.g. OpenOCD `dump_image "
                       "rom.bin 0 16384`)";
-    const tgt_mem *m = e->rom_missing;
     if (e->fault_type == UC_MEM_FETCH_UNMAPPED) {
         where(e, e->last_block, w1, sizeof w1);
-        where(e, lr & ~1u, w2, sizeof w2);
-        return cp_seterr(err, "the firmware calls into the %s at 0x%08x "
-                         "(after the block at %s; LR %s), and %s has no ROM "
-                         "loaded: %s", m->name, e->fault_addr, w1, w2,
-                         e->cfg.t->name, how);
+        return cp_seterr(err, "the firmware calls into the boot ROM at "
+                         "0x%08x (after the block at %s%s), and no ROM is "
+                         "loaded: %s", e->fault_addr, w1, w2, how);
     }
     where(e, e->fault_pc, w1, sizeof w1);
-    where(e, lr & ~1u, w2, sizeof w2);
-    return cp_seterr(err, "the firmware reads the %s at 0x%08x (by the "
-                     "instruction at PC %s, called from %s), and %s has no "
-                     "ROM loaded: %s", m->name, e->fault_addr, w1, w2,
-                     e->cfg.t->name, how);
+    return cp_seterr(err, "the firmware reads the boot ROM at 0x%08x (by the "
+                     "instruction at PC %s%s), and no ROM is loaded: %s",
+                     e->fault_addr, w1, w2, how);
 }
 
 /* Turns a unicorn error after uc_emu_start into a message. */

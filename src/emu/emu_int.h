@@ -76,7 +76,7 @@ struct emu {
     struct timespec t0;
     board *bd;               /* the peripherals */
     const tgt_mem *rom_missing; /* the chip's ROM, not given (unmapped) */
-    uint32_t lr0;            /* LR at the start of a free run */
+    int rom_vectors;         /* a ROM's vector table is at 0 */
     /* Fault details from the memory hooks. */
     int fault;
     uint32_t fault_addr, fault_pc;

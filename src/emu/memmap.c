@@ -150,6 +150,7 @@ int emu_map_target(emu *e, cp_err *err)
                                             : UC_PROT_READ);
             if (ue == UC_ERR_OK && e->cfg.rom_path && load_rom(e, m, err))
                 goto fail;
+            e->rom_vectors = e->cfg.rom_path && m->base == 0;
             break;
         default:
             if (add_region(e, m->base, m->size, NULL, 0, 0, regname(m), err))
