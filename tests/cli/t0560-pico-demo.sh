@@ -1,16 +1,15 @@
 #!/bin/sh
 # The demo workload as a pico-sdk 2.2.0 pico_stdlib application
 # (firmware/pico/demo, built from the vendored tree with PICO_BOARD=pico)
-# and its host reference (firmware/pico/host: the same sources, host gcc).
-# The builds are shared by the whole file.
+# and its host reference (firmware/pico/host: the same sources, host gcc):
+# traced on the virtual board from reset and in harness mode (boot ROM from
+# the vendored tree) with the host's results; planned at 0 and 8 KiB,
+# each plan built with codeplace_apply() (both groups) in the same build
+# directory and traced again. One stock build, relinked per plan.
 . "$(dirname "$0")/lib.sh"
 . "$CP_ROOT/tests/cli/vendor-lib.sh"
-# libunicorn leaks the code bitmap it builds when the firmware writes to a
-# page it also runs code from (QEMU's self-modifying-code path; pico-sdk
-# puts code and data side by side in SRAM): a leak in the library, not in
-# codeplace (unicorn-engine/unicorn issue 2149), kept out of LSan's report.
-printf 'leak:tb_invalidate_phys_page_fast\n' >"$TEST_TMP/lsan.supp"
-export LSAN_OPTIONS="suppressions=$TEST_TMP/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+# unicorn's own allocations when code in SRAM is written, not codeplace's
+export LSAN_OPTIONS="suppressions=$CP_ROOT/tests/cli/lsan-unicorn.supp"
 PB=$TEST_TMP/pico-demo
 HB=$TEST_TMP/host
 ELF=$PB/demo.elf
@@ -21,6 +20,34 @@ TRACE="$CODEPLACE trace $ELF --target rp2040 --rom $CP_BOOTROM --result codeplac
 host_result() { sed -n "s/^codeplace_result after $1 iterations: //p" "$HB/out"; }
 # trace_result FILE: the result line of a trace's summary
 trace_result() { sed -n "s/^result: *codeplace_result = \(0x[0-9a-f]*\) .*/\1/p" "$1"; }
+
+S=$TEST_TMP/stock
+
+# plan_at NAME BUDGET STRATEGY: plans the stock image from its harness trace
+# (in the build directory, where the map's object paths resolve) into
+# $S/NAME (the snippets), $S/NAME.layout and $S/NAME.json. Sections named
+# plain .text (newlib's members, built without -ffunction-sections and
+# linked with -l) stay out of SRAM: codeplace_apply() cannot rename them. A shorter search
+# than the default keeps the file's time down; the prediction is as exact.
+plan_at() {
+    (cd "$PB" && $CODEPLACE plan "$S/demo.elf" --map "$S/demo.elf.map" \
+        --trace "$S/stock.trace" -t rp2040 --budget "$2" --strategy "$3" \
+        -n 0 --no-ram .text --search-moves 5000 --time 0 -q \
+        --layout "$S/$1.layout" --emit "$S/$1" --json -o "$S/$1.json")
+}
+# apply NAME: the stock build directory relinked with plan NAME
+apply() { pico_build "$CP_ROOT/firmware/pico/demo" "$PB" -DCODEPLACE_PLAN="$S/$1"; }
+# applies NAME: the misses per iteration plan NAME predicts (all of it applies)
+applies() { python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print([r for r in d["results"] if r["strategy"] == d["best"]][0]["misses_per_iteration"])' "$S/$1.json"; }
+# warm TRACE [ELF]: warm misses per iteration (of the applied image)
+warm() {
+    $CODEPLACE sim "$1" "${2:-$ELF}" --map "${2:-$ELF}.map" --json -q -o "$1.sim.json" 2>/dev/null &&
+        python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["warm"]["misses_mean"])' "$1.sim.json"
+}
+# sram_names NAME: the names of the list's sram group
+sram_names() { sed -n '/^# region: sram/,/^# region: flash/p' "$S/$1/codeplace.list" | grep -v "^#" | awk '{print $1}'; }
 
 nm_addr() { arm-none-eabi-nm "$1" | awk -v s="$2" '$3 == s {print $1}'; }
 
@@ -38,6 +65,7 @@ test_expect_success 'the host build of the demo gives the QEMU reference results
 test_expect_success 'the demo builds as a pico-sdk app with its start-up and the demo sources' '
     pico_build "$CP_ROOT/firmware/pico/demo" "$PB" &&
     test -f "$PB/demo.elf.map" &&
+    mkdir -p "$S" && cp "$ELF" "$ELF.map" "$S/" &&
     test "$(nm_addr "$ELF" __boot2_start__)" = 10000000 &&
     for s in main runtime_init codeplace_init codeplace_iteration codeplace_mark \
              demo_filter demo_report demo_parse_line; do
@@ -61,9 +89,54 @@ test_expect_success 'from reset the demo computes the host.s results on the virt
 test_expect_success 'in harness mode, after the real start-up, the same results' '
     $TRACE --init codeplace_init --iter codeplace_iteration -n 1 -o /dev/null >h1.txt 2>&1 &&
     test "$(trace_result h1.txt)" = "$(host_result 1)" &&
-    $TRACE --init codeplace_init --iter codeplace_iteration -n 10 -o "$TEST_TMP/stock.trace" >h.txt 2>&1 &&
+    $TRACE --init codeplace_init --iter codeplace_iteration -n 10 -o "$S/stock.trace" >h.txt 2>&1 &&
     grep -x "mode: *harness" h.txt &&
     test "$(trace_result h.txt)" = "$(host_result 10)"
 '
+
+test_expect_success 'plans at 0 and 8 KiB from the harness trace, all of each for pico-sdk' '
+    plan_at p0 0 colour &&
+    plan_at p8 8K combined &&
+    grep "all of the plan" "$S/p0/codeplace_pico.cmake" &&
+    grep "all of the plan" "$S/p8/codeplace_pico.cmake" &&
+    test -z "$(sram_names p0)" &&
+    test -n "$(sram_names p8)"
+'
+
+# The demo's prediction is not yet within 2 % of what its pico-sdk build
+# measures (0 KiB: 170.8 predicted, 311.7 measured; 8 KiB: 30.6 and
+# 207.3): memmap_default.ld links libgcc and libm into SRAM, so the stock
+# image has about 50 stubs from flash into them at the end of .text, which
+# the relink moves to the new end of .text while the plan keeps them where
+# they were; and the stubs from SRAM code into functions the 8 KiB plan
+# also moves to SRAM disappear, which the plan does not expect (8,654
+# fewer instructions per iteration than predicted). Until the planner
+# models both, these cases check what holds: every function where the plan
+# put it, the same results, and fewer misses than the stock build.
+for plan in p0 p8; do
+    test_expect_success "plan $plan built with codeplace_apply(): every name placed where planned" "
+        apply $plan &&
+        ! grep 'codeplace: warning' $PB.log &&
+        ! grep -E 'codeplace: demo.elf: (sram|flash): .* [1-9][0-9]* not$' $PB.log &&
+        for n in \$(sram_names $plan); do
+            case \$(nm_addr $ELF \$n) in 200?????) ;; *) echo \"\$n not in SRAM\"; exit 1 ;; esac
+        done &&
+        { $CODEPLACE verify $S/$plan.layout $ELF --map $ELF.map >verify.out; test \$? -le 1; } &&
+        grep -E '^functions: ([0-9]+) of \\1 where the plan put them$' verify.out
+    "
+    test_expect_success "plan $plan: the host.s results from reset and in harness mode" "
+        $TRACE --mark codeplace_mark -n 10 -o /dev/null >free.txt 2>&1 &&
+        test \"\$(trace_result free.txt)\" = \"\$(host_result 10)\" &&
+        $TRACE --init codeplace_init --iter codeplace_iteration -n 10 -o $S/$plan.trace >h.txt 2>&1 &&
+        test \"\$(trace_result h.txt)\" = \"\$(host_result 10)\"
+    "
+    test_expect_success "plan $plan: fewer misses than the stock build" "
+        p=\$(applies $plan) &&
+        m=\$(warm $S/$plan.trace) &&
+        s=\$(warm $S/stock.trace $S/demo.elf) &&
+        echo \"$plan: stock \$s, predicted \$p, measured \$m\" &&
+        awk -v s=\"\$s\" -v m=\"\$m\" 'BEGIN { exit !(m != \"\" && s != \"\" && m < s) }'
+    "
+done
 
 test_done
