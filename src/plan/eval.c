@@ -17,10 +17,11 @@ int plan_layout_alloc(const plan_model *m, plan_layout *L)
     L->addr = malloc(n * sizeof *L->addr);
     L->stub = calloc(m->ntargets ? m->ntargets : 1, sizeof *L->stub);
     L->tg = malloc((m->ntargets ? m->ntargets : 1) * sizeof *L->tg);
+    L->live = malloc(m->stock_stubs ? m->stock_stubs : 1);
     L->text_delta = 0;
     L->nstubs = 0;
     L->stub_order = 0;
-    if (!L->addr || !L->stub || !L->tg) {
+    if (!L->addr || !L->stub || !L->tg || !L->live) {
         plan_layout_free(L);
         return -1;
     }
@@ -32,6 +33,8 @@ void plan_layout_free(plan_layout *L)
     free(L->addr);
     free(L->stub);
     free(L->tg);
+    free(L->live);
+    L->live = NULL;
     L->addr = NULL;
     L->stub = NULL;
     L->tg = NULL;
@@ -123,11 +126,14 @@ void plan_layout_make(const plan_model *m, const uint32_t *hot_off,
      * those before it in the table, or, when that is not known, all of
      * them after the new ones. */
     uint32_t base = cur;
+    uint32_t nlive = m->stock_stubs ? plan_stock_stubs_live(m, fast, L->live)
+                                    : 0;
     for (size_t i = 0; i < ntg; i++) {
         uint32_t before = 0;
-        if (m->stock_stubs) {
-            before = L->stub_order ? plan_ldstub_stock_before(m, group, tg[i])
-                                   : UINT32_MAX;
+        if (nlive) {
+            before = L->stub_order
+                         ? plan_ldstub_stock_before(m, group, tg[i], L->live)
+                         : UINT32_MAX;
             if (before == UINT32_MAX) {
                 before = 0;
                 L->stub_order = 0;
@@ -137,8 +143,8 @@ void plan_layout_make(const plan_model *m, const uint32_t *hot_off,
         cur += m->veneer_bytes;
         L->nstubs++;
     }
-    cur += m->stock_stubs * m->veneer_bytes;
-    L->nstubs += m->stock_stubs;
+    cur += nlive * m->veneer_bytes;
+    L->nstubs += nlive;
     uint32_t old_end = (m->text_end + 7) & ~7u;
     L->text_delta = (int64_t)((cur + 7) & ~7u) - (int64_t)old_end;
 }

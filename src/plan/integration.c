@@ -27,28 +27,6 @@ const char *plan_integration_name(plan_integration in)
     return "?";
 }
 
-/* Whether codeplace_apply() can move unit u of a pico-sdk build to SRAM:
- * it renames the section that defines the unit's first name in the one
- * link input that defines it, when that section is code (.text*) of an
- * object or archive on the link line. A library ld found with -l (libgcc,
- * libc) is not on it: the map names it by its full path. */
-static int pico_can_rename(const plan_model *m, const plan_unit *u)
-{
-    if (strncmp(u->isec, ".text", 5) || (u->isec[5] && u->isec[5] != '.'))
-        return 0;
-    const img *im = plan_model_image(m);
-    for (size_t i = 0; i < img_nisecs(im); i++) {
-        const img_isec *s = img_isec_at(im, i);
-        if (s->addr == u->addr && !strcmp(s->name, u->isec) && s->path &&
-            s->path[0] == '/' && u->archive)
-            return 0;
-    }
-    size_t n = 0;
-    for (size_t i = 0; i < img_nfuncs(im); i++)
-        n += img_func_named(img_func_at(im, i), u->name);
-    return n == 1;
-}
-
 /* The first offset at or after p where base + offset is al-aligned. */
 static uint32_t align_off(uint32_t base, uint32_t p, uint32_t al)
 {
@@ -82,7 +60,7 @@ plan_result *plan_result_for(plan_model *m, const plan_result *r,
         if (in == PLAN_INT_ZEPHYR && it.region == PLAN_FAST && u->archive)
             keep = 0; /* a toolchain archive member: it cannot relocate it */
         if (in == PLAN_INT_PICO && it.region == PLAN_FAST &&
-            !pico_can_rename(m, u))
+            !plan_pico_can_rename(m, u))
             keep = 0;
         if (!keep) {
             if (it.region == PLAN_FAST)

@@ -866,7 +866,7 @@ int plan_ldstub_sort(const plan_model *m, uint32_t group_unit,
 }
 
 uint32_t plan_ldstub_stock_before(const plan_model *m, uint32_t group_unit,
-                                  uint32_t t)
+                                  uint32_t t, const unsigned char *live)
 {
     if (group_unit >= m->nunits || m->unit_sec_id[group_unit] == UINT32_MAX ||
         t >= m->ntargets || !m->targets[t].suffix)
@@ -877,6 +877,8 @@ uint32_t plan_ldstub_stock_before(const plan_model *m, uint32_t group_unit,
     uint64_t mine = plan_ldstub_hash(buf) % PLAN_LDSTUB_BUCKETS;
     uint32_t n = 0;
     for (uint32_t s = 0; s < m->stock_stubs; s++) {
+        if (!live[s])
+            continue;
         if (!m->stock_stub_sfx[s])
             return UINT32_MAX;
         snprintf(buf, sizeof buf, "%08x%s", id, m->stock_stub_sfx[s]);

@@ -235,6 +235,19 @@ static int run_ends_in_branch_to(const plan_model *m, uint32_t end,
            t == target;
 }
 
+static int add_stock_call(plan_model *m, uint32_t caller, uint32_t stub)
+{
+    for (size_t i = 0; i < m->nstock_calls; i++)
+        if (m->stock_calls[i].caller == caller &&
+            m->stock_calls[i].target == stub)
+            return 0;
+    if (cp_grow((void **)&m->stock_calls, &m->cstock_calls,
+                m->nstock_calls + 1, sizeof *m->stock_calls) < 0)
+        return -1;
+    m->stock_calls[m->nstock_calls++] = (plan_call){caller, stub};
+    return 0;
+}
+
 /* The calls and far jumps in the code (Thumb BL, and B.W on ARMv7-M and
  * later) between units: each one that crosses between flash and fast
  * memory gets a linker stub, executed or not. */
@@ -261,6 +274,15 @@ static int find_calls(plan_model *m)
                 uint32_t v = unit_at(m, target);
                 if (v != PLAN_FIXED && v != u &&
                     add_call(m, (uint32_t)u, un->addr + i, target, v) < 0) {
+                    free(code);
+                    return -1;
+                }
+                /* A call through one of the stock image's own stubs: the
+                 * stub stays while a caller stays in flash. */
+                uint32_t s = (target - m->stock_stub_lo) / m->veneer_bytes;
+                if (v == PLAN_FIXED && m->stock_stubs &&
+                    target >= m->stock_stub_lo && s < m->stock_stubs &&
+                    add_stock_call(m, (uint32_t)u, s) < 0) {
                     free(code);
                     return -1;
                 }
@@ -298,8 +320,13 @@ plan_model *plan_model_new(const img *im, const tgt *t, const tgt_cache *c,
         plan_model_free(m);
         return NULL;
     }
+    if (plan_model_pico_link(m) < 0) {
+        cp_seterr(err, "out of memory");
+        plan_model_free(m);
+        return NULL;
+    }
     int calls = find_calls(m);
-    if (calls < 0 || plan_ldstub_setup(m) < 0 || plan_model_pico_link(m) < 0) {
+    if (calls < 0 || plan_ldstub_setup(m) < 0) {
         cp_seterr(err, "out of memory");
         plan_model_free(m);
         return NULL;
@@ -315,6 +342,7 @@ void plan_model_free(plan_model *m)
     free(m->zacc);
     free(m->ziter_start);
     free(m->stock_stub_sfx);
+    free(m->stock_calls);
     free(m->units);
     free(m->acc);
     free(m->iter_start);

@@ -15,6 +15,8 @@
  * .text after them and move with them, as .rodata does. */
 #include "plan/plan_int.h"
 
+#include "plan/ldstub.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +36,28 @@ static const img_isec *text_isec(const plan_model *m, const char *name)
 static int is_stub_isec(const img_isec *s)
 {
     return s->path && !strcmp(s->path, "linker stubs");
+}
+
+/* Whether codeplace_apply() can move unit u of a pico-sdk build to SRAM:
+ * it renames the section that defines the unit's first name in the one
+ * link input that defines it, when that section is code (.text*) of an
+ * object or archive on the link line. A library ld found with -l (libgcc,
+ * libc) is not on it: the map names it by its full path. */
+int plan_pico_can_rename(const plan_model *m, const plan_unit *u)
+{
+    if (strncmp(u->isec, ".text", 5) || (u->isec[5] && u->isec[5] != '.'))
+        return 0;
+    const img *im = plan_model_image(m);
+    for (size_t i = 0; i < img_nisecs(im); i++) {
+        const img_isec *s = img_isec_at(im, i);
+        if (s->addr == u->addr && !strcmp(s->name, u->isec) && s->path &&
+            s->path[0] == '/' && u->archive)
+            return 0;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < img_nfuncs(im); i++)
+        n += img_func_named(img_func_at(im, i), u->name);
+    return n == 1;
 }
 
 int plan_model_is_pico(const img *im, uint32_t *hot_start)
@@ -65,6 +89,11 @@ int plan_model_pico_link(plan_model *m)
     for (size_t i = 0; i < m->nunits; i++)
         if (m->units[i].addr < reset->addr + reset->size)
             m->units[i].flags |= PLAN_U_NOMOVE | PLAN_U_NORAM;
+    /* Only what codeplace_apply() can rename goes to SRAM: the plan is
+     * what the pico-sdk build makes of it. */
+    for (size_t i = 0; i < m->nunits; i++)
+        if (!plan_pico_can_rename(m, &m->units[i]))
+            m->units[i].flags |= PLAN_U_NORAM;
     /* The end of the code and of ld's stubs after it: what follows moves
      * with the text's size. */
     uint32_t code_end = m->text_start;
@@ -86,6 +115,8 @@ int plan_model_pico_link(plan_model *m)
         }
         if (s->addr - m->text_start >= m->text_end - m->text_start)
             continue;
+        if (!m->stock_stubs)
+            m->stock_stub_lo = s->addr;
         m->stock_stubs += s->size / m->veneer_bytes;
         if (s->addr + s->size > code_end)
             code_end = s->addr + s->size;
@@ -113,7 +144,9 @@ int plan_model_pico_link(plan_model *m)
                 !strcmp(f->name + n - 7, "_veneer")) {
                 char buf[600];
                 snprintf(buf, sizeof buf, "_%.*s+0_%d", (int)(n - 9),
-                         f->name + 2, m->stub_type);
+                         f->name + 2,
+                         tgt_stub_thumb2(m->t) ? PLAN_LDSTUB_THUMB2_ONLY
+                                               : PLAN_LDSTUB_THUMB_ONLY);
                 sfx = cp_pool_str(m->pool, buf);
                 if (!sfx)
                     return -1;
@@ -122,4 +155,21 @@ int plan_model_pico_link(plan_model *m)
         }
     }
     return 0;
+}
+
+uint32_t plan_stock_stubs_live(const plan_model *m, const unsigned char *fast,
+                               unsigned char *live)
+{
+    uint32_t n = 0;
+    for (uint32_t s = 0; s < m->stock_stubs; s++) {
+        int called = 0, stays = 0;
+        for (size_t i = 0; i < m->nstock_calls; i++)
+            if (m->stock_calls[i].target == s) {
+                called = 1;
+                stays |= !fast[m->stock_calls[i].caller];
+            }
+        live[s] = !called || stays;
+        n += live[s];
+    }
+    return n;
 }

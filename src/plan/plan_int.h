@@ -132,8 +132,10 @@ struct plan_model {
      * fast memory. */
     int pico;
     uint32_t hot_start;
-    uint32_t stock_stubs;
+    uint32_t stock_stubs, stock_stub_lo;
     const char **stock_stub_sfx;
+    plan_call *stock_calls; /* (unit, stock stub) for each call through one */
+    size_t nstock_calls, cstock_calls;
     uint32_t stock_fast_stubs;
     uint32_t veneer_bytes; /* a long-call stub the linker adds */
     uint32_t veneer_insns; /* instructions one pass through it runs */
@@ -151,6 +153,7 @@ typedef struct plan_layout {
     uint32_t *tg;         /* scratch of plan_layout_make: the targets that
                              get a stub, in stub order (per layout, so that
                              search threads do not share it) */
+    unsigned char *live;  /* scratch: the stock image's stubs that stay */
 } plan_layout;
 
 /* Maps an access to its first and last line under the layout; 0 when the
@@ -289,11 +292,19 @@ int plan_model_is_pico(const img *im, uint32_t *hot_start);
  * image's own stubs (plan/picolink.c). Nothing for another image. -1 when
  * out of memory. */
 int plan_model_pico_link(plan_model *m);
-/* How many of the stock image's flash stubs come before the stub of target
- * t in ld's table, in the group of unit group_unit; UINT32_MAX when that
- * cannot be worked out. */
+/* Whether codeplace_apply() can move unit u of a pico-sdk build to SRAM
+ * (it renames the section of the one link input that defines u's first
+ * name, when that is code of an object or archive on the link line). */
+int plan_pico_can_rename(const plan_model *m, const plan_unit *u);
+/* How many of the stock image's flash stubs that stay (live[s]) come
+ * before the stub of target t in ld's table, in the group of unit
+ * group_unit; UINT32_MAX when that cannot be worked out. */
 uint32_t plan_ldstub_stock_before(const plan_model *m, uint32_t group_unit,
-                                  uint32_t t);
+                                  uint32_t t, const unsigned char *live);
+/* live[s] = whether stock stub s stays with the units fast[u] in fast
+ * memory (a caller of it stays in flash); returns how many stay. */
+uint32_t plan_stock_stubs_live(const plan_model *m, const unsigned char *fast,
+                               unsigned char *live);
 
 /* The call site at addr (a direct BL / B.W between units), or NULL. */
 const plan_site *plan_model_site_at(const plan_model *m, uint32_t addr);

@@ -1,7 +1,8 @@
 /* A pico_stdlib program: work_init, then iterations of work_iteration,
  * their combined result on stdout (UART). codeplace_init and
  * codeplace_iteration are the harness entry points (codeplace trace --init
- * codeplace_init --iter codeplace_iteration). */
+ * codeplace_init --iter codeplace_iteration), codeplace_mark the free-run
+ * one (--mark codeplace_mark). */
 #include <stdio.h>
 
 #include "pico/stdlib.h"
@@ -20,6 +21,13 @@ static uint32_t iter;
 
 void codeplace_init(void);
 void codeplace_iteration(void);
+void codeplace_mark(void);
+
+/* Free-run traces start an iteration each time the PC reaches it. */
+__attribute__((used, noinline)) void codeplace_mark(void)
+{
+    __asm volatile("" ::: "memory");
+}
 
 __attribute__((used, noinline)) void codeplace_init(void)
 {
@@ -37,8 +45,11 @@ int main(void)
 {
     stdio_init_all();
     codeplace_init();
-    for (int i = 0; i < 16; i++)
+    for (int i = 0; i < 16; i++) {
+        codeplace_mark();
         codeplace_iteration();
+    }
+    codeplace_mark();
     printf("result %08lx %lu\n", (unsigned long)codeplace_result,
            (unsigned long)lib_cold(iter));
     for (;;)
