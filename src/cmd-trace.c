@@ -290,8 +290,8 @@ static void report_unmod(FILE *o, emu *e, int json, jw *w)
     if (!total)
         return;
     fprintf(o, "unmodelled:   %s read%s of %zu register%s (the last value "
-            "written, else 0)%s\n", cli_commas(b1, total), total == 1 ? "" : "s",
-            nregs, nregs == 1 ? "" : "s", nregs > n ? "; the most read:" : ":");
+            "written, else 0)%s\n", cli_commas(b1, total),
+            total == 1 ? "" : "s", nregs, nregs == 1 ? "" : "s", nregs > n ? "; the most read:" : ":");
     for (size_t i = 0; i < n; i++)
         fprintf(o, "              %-24s 0x%08x %s\n", u[i].name, u[i].addr,
                 cli_commas(b1, u[i].reads));
@@ -645,7 +645,7 @@ static int do_run(cli_ctx *ctx, const run_opts *ro)
             cli_error("%s: the PC never reached --mark %s in %llu "
                       "instructions (--max-insns)%s", ro->elf, ro->mark,
                       (unsigned long long)ro->max_insns, kept);
-        else if (!st->iterations && !(ro->mark && st->marks))
+        else if (!st->iterations && !st->marks)
             cli_error("%s: %s ran past --max-insns %llu before the first "
                       "iteration%s", ro->elf, ro->init ? ro->init : "start-up",
                       (unsigned long long)ro->max_insns, kept);

@@ -32,6 +32,8 @@ board *board_new(emu *e, cp_err *err)
     const char *chip = e->cfg.t->chip;
     if (chip && !strcmp(chip, "rp2040"))
         b->chip = &bd_rp2040;
+    else if (chip && !strcmp(chip, "rp2350"))
+        b->chip = &bd_rp2350;
     if (b->chip && !(b->cs = b->chip->init(e, b, err))) {
         board_free(b);
         return NULL;
@@ -182,7 +184,9 @@ static const char *commas(char *buf, uint64_t n)
     return buf;
 }
 
-static void polled(board *b, bd_reg *r)
+/* Stops the run at a loop that keeps reading r (modelled: 1 when the
+ * board models r and it kept the value v). */
+static void polled(board *b, bd_reg *r, int modelled, uint32_t v)
 {
     emu *e = b->e;
     char name[40], fn[96], n1[32];
@@ -194,9 +198,16 @@ static void polled(board *b, bd_reg *r)
     else
         snprintf(fn, sizeof fn, "0x%08x", pc);
     char note[320];
-    snprintf(note, sizeof note, "polling %s 0x%08x in %s, %s times (a "
-             "register the virtual board does not model)", name, r->addr, fn,
-             commas(n1, r->streak));
+    if (modelled)
+        snprintf(note, sizeof note, "polling %s 0x%08x in %s, %s times, "
+                 "always 0x%08x with no peripheral write between (nothing "
+                 "on the virtual board changes it: no input, no other core, "
+                 "no interrupts)", name, r->addr, fn,
+                 commas(n1, r->same), v);
+    else
+        snprintf(note, sizeof note, "polling %s 0x%08x in %s, %s times (a "
+                 "register the virtual board does not model)", name, r->addr,
+                 fn, commas(n1, r->streak));
     emu_set_stop_note(e, note);
     if (e->st.end == EMU_END_DONE)
         e->st.end = EMU_END_STOPPED;
@@ -215,7 +226,8 @@ uint32_t board_read(board *b, uint32_t addr, unsigned size)
     uint32_t word = addr & ~3u, v;
     if (has_alias(b, word))
         word &= ~0x3000u; /* reads through an alias read the register */
-    if (!b->chip || !b->chip->read(b->cs, word, &v)) {
+    int how = b->chip ? b->chip->read(b->cs, word, &v) : 0;
+    if (!how) {
         bd_reg *r = board_reg(b, word);
         if (!r)
             return 0;
@@ -226,7 +238,21 @@ uint32_t board_read(board *b, uint32_t addr, unsigned size)
             r->streak = 0;
         }
         if (++r->streak >= b->poll_limit)
-            polled(b, r);
+            polled(b, r, 0, v);
+    } else if (how == 1) {
+        /* A modelled register read again and again with the same value
+         * and nothing written: the firmware waits for something that
+         * cannot happen here (UART input, core 1, a held spinlock). */
+        bd_reg *r = board_reg(b, word);
+        if (r) {
+            if (r->sgen != b->gen || r->last != v) {
+                r->sgen = b->gen;
+                r->last = v;
+                r->same = 0;
+            }
+            if (++r->same >= b->poll_limit)
+                polled(b, r, 1, v);
+        }
     }
     v >>= 8 * (addr & 3);
     return size >= 4 ? v : v & ((1u << (8 * size)) - 1);

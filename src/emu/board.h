@@ -24,10 +24,16 @@ typedef struct bd_reg {
     uint64_t unmod;     /* reads the model could not answer */
     uint64_t streak;    /* of them since the last peripheral write */
     uint64_t gen;       /* the write generation the streak belongs to */
+    uint32_t last;      /* modelled: the value the last read returned */
+    uint64_t same;      /* modelled: reads of that value in a row, with no
+                           peripheral write between */
+    uint64_t sgen;
 } bd_reg;
 
 /* A chip model: answers reads and takes writes of the registers it models.
- * read returns 1 with *v when it models the register, 0 otherwise. addr is
+ * read returns 1 with *v when it models the register, 2 when it models it
+ * and the value follows the simulated time (a timer: never a stuck
+ * poll), 0 otherwise. addr is
  * the word address with the atomic alias folded (write: op is the alias,
  * 0 normal, 1 XOR, 2 SET, 3 CLR, and v the value as written). */
 typedef struct bd_chip {
@@ -46,6 +52,9 @@ typedef struct bd_chip {
 } bd_chip;
 
 extern const bd_chip bd_rp2040;
+/* RP2350: its boot ROM handled as the RP2040's (unmapped without --rom);
+ * no register model yet, every read counted. */
+extern const bd_chip bd_rp2350;
 
 /* Creates the board for e's target (a chip model when the target names
  * one). NULL and err on failure. */

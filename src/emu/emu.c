@@ -628,9 +628,12 @@ static int rom_missing(emu *e, cp_err *err)
     if (caller)
         snprintf(w2, sizeof w2, ", called from %s+0x%x", caller->name,
                  (lr & ~1u) - caller->addr);
-    const char *how = "give the chip's boot ROM with --rom FILE (read it "
-                      "from a board with a probe, e.g. OpenOCD `dump_image "
-                      "rom.bin 0 16384`)";
+    char how[200], base[16] = "0";
+    if (e->rom_missing->base)
+        snprintf(base, sizeof base, "0x%x", e->rom_missing->base);
+    snprintf(how, sizeof how, "give the chip's boot ROM with --rom FILE "
+             "(read it from a board with a probe, e.g. OpenOCD `dump_image "
+             "rom.bin %s %u`)", base, e->rom_missing->size);
     if (e->fault_type == UC_MEM_FETCH_UNMAPPED) {
         where(e, e->last_block, w1, sizeof w1);
         return cp_seterr(err, "the firmware calls into the boot ROM at "

@@ -238,9 +238,13 @@ static int uart_read(rp *r, uint32_t base, uint32_t off, uint32_t *v)
     case 0x000: *v = 0; return 1;    /* UARTDR: nothing is received */
     case 0x004: *v = 0; return 1;    /* UARTRSR: no errors */
     case 0x018: *v = 0x90; return 1; /* UARTFR: TXFE, RXFE; sent at once */
-    case 0x03c: *v = 0x20; return 1; /* UARTRIS: TXRIS */
-    case 0x040:                      /* UARTMIS */
-        *v = 0x20 & board_get(r->b, base + 0x038, 0);
+    case 0x03c: /* UARTRIS: TXRIS while enabled (the FIFO is always empty) */
+        *v = (board_get(r->b, base + 0x030, 0x300) & 0x101) == 0x101 ? 0x20
+                                                                   : 0;
+        return 1;
+    case 0x040: /* UARTMIS */
+        uart_read(r, base, 0x03c, v);
+        *v &= board_get(r->b, base + 0x038, 0);
         return 1;
     }
     if (off >= 0xfe0 && off < 0x1000) {
@@ -251,28 +255,30 @@ static int uart_read(rp *r, uint32_t base, uint32_t off, uint32_t *v)
 }
 
 /* ---- registers with a known reset value (the "Reset" column of each
- * register table) that read back what was written ---- */
+ * register table; pico-sdk's hardware/regs headers carry the same values as
+ * *_RESET) that read back what was written ---- */
 
 static int reset_value(uint32_t a, uint32_t *v)
 {
     uint32_t blk = a & ~0x3fffu, off = a & 0xfffu;
     switch (blk) {
-    case SYSCFG: /* 2.21.2 */
+    case SYSCFG: /* 2.21 "Syscfg", its list of registers */
         if (off > 0x18)
             return 0;
         *v = off == 0x08 ? 0x10000000 : off == 0x14 ? 0x66 : 0;
         return 1;
-    case CLOCKS: /* 2.15.7: CTRL 0, DIV 0x100 (integer 1) for each clock */
+    case CLOCKS: /* 2.15.7: CTRL 0, DIV 0x100 (integer 1) for each clock;
+                  * clk_peri (6) has no DIV: a reserved word, read as 0 */
         if (off < 0x78) {
-            *v = (off % 12) == 4 ? 0x100 : 0;
+            *v = (off % 12) == 4 && off != 6 * 12 + 4 ? 0x100 : 0;
             return (off % 12) != 8;
         }
-        if (off == 0x78) { *v = 0xff; return 1; }        /* CLK_SYS_RESUS_CTRL */
+        if (off == 0x78) { *v = 0xff; return 1; } /* CLK_SYS_RESUS_CTRL */
         if (off == 0xa0 || off == 0xa8) { *v = 0xffffffff; return 1; }
         if (off == 0xa4 || off == 0xac) { *v = 0x7fff; return 1; }
-        if (off >= 0xb8 && off <= 0xc4) { *v = 0; return 1; }
+        if (off >= 0xb8 && off <= 0xc0) { *v = 0; return 1; } /* INTR.. */
         return 0;
-    case PSM: /* 2.13.5 */
+    case PSM: /* 2.13 "Power-On State Machine", its list of registers */
         if (off > 0x8)
             return 0;
         *v = 0;
@@ -284,18 +290,22 @@ static int reset_value(uint32_t a, uint32_t *v)
         }
         *v = 0;
         return off < 0x190;
+    case IO_QSPI: /* 2.19.6.2: the six QSPI pins' CTRL, then INTR, INTE */
+        if (off < 0x30) {
+            *v = 0x1f;
+            return (off & 4) != 0;
+        }
+        *v = 0;
+        return off < 0x5c;
     case PADS_BANK0: /* 2.19.6.3 */
         *v = off == 0 ? 0 : off <= 0x78 ? 0x56 : off == 0x7c ? 0xda : 0x5a;
         return off <= 0x80;
     case PADS_QSPI: /* 2.19.6.4 */
         *v = off == 0 ? 0 : off == 0x4 ? 0x56 : off <= 0x14 ? 0x52 : 0x5a;
         return off <= 0x18;
-    case XOSC: /* 2.16.7 */
-        if (off == 0x08 || off == 0x0c) {
-            *v = off == 0x0c ? 0xc4 : 0;
-            return 1;
-        }
-        return 0;
+    case XOSC: /* 2.16.7: STARTUP 0 (DORMANT has no reset value) */
+        *v = 0;
+        return off == 0x0c;
     case ROSC: /* 2.17.8 */
         if (off == 0x00) { *v = 0xaa0; return 1; }
         if (off == 0x04 || off == 0x08) { *v = 0; return 1; }
@@ -309,9 +319,12 @@ static int reset_value(uint32_t a, uint32_t *v)
         case 0xc: *v = 0x77000; return 1;
         }
         return 0;
-    case BUSCTRL: /* 2.1.5.1 */
-        *v = 0;
-        return off == 0x0;
+    case BUSCTRL: /* 2.1.5 "Bus Performance Counters": BUS_PRIORITY 0,
+                   * PERFSEL0-3 0x1f (pico_rand claims a counter whose SEL
+                   * still has that value); the counters are not modelled */
+        *v = off == 0 ? 0 : 0x1f;
+        return off == 0 || off == 0x0c || off == 0x14 || off == 0x1c ||
+               off == 0x24;
     case UART0: case UART1: /* 4.2.8 */
         switch (off) {
         case 0x020: case 0x024: case 0x028: case 0x02c: case 0x038:
@@ -326,7 +339,8 @@ static int reset_value(uint32_t a, uint32_t *v)
         if (off == 0x00) { *v = 0x07000000; return 1; }
         if (off <= 0x28) { *v = 0; return 1; }
         return 0;
-    case VREG: /* 2.10.6: VREG 0xb1 (1.10 V), BOD 0x91, CHIP_RESET 0 */
+    case VREG: /* 2.10 "Core Supply Regulator", its list of registers:
+                * VREG 0xb1 (1.10 V), BOD 0x91, CHIP_RESET 0 */
         *v = off == 0 ? 0xb1 : off == 4 ? 0x91 : 0;
         return off <= 8;
     }
@@ -334,7 +348,7 @@ static int reset_value(uint32_t a, uint32_t *v)
         *v = 0; /* MAIN_CTRL, SIE_CTRL (4.1.4) */
         return 1;
     }
-    if (blk == XIP_CTRL) { /* 2.6.3.5 */
+    if (blk == XIP_CTRL) { /* 2.6.3: the XIP_CTRL register list */
         *v = off == 0 ? 0x3 : 0;
         return off == 0;
     }
@@ -343,7 +357,7 @@ static int reset_value(uint32_t a, uint32_t *v)
             *v = 0;
             return 1;
         }
-        if (off == 0x2c) { *v = 0x3f; return 1; }
+        if (off == 0x2c) { *v = 0; return 1; } /* IMR */
         if (off == 0xf4) { *v = 0x03000000; return 1; }
         return 0;
     }
@@ -362,7 +376,9 @@ static int ppb_read(rp *r, uint32_t a, uint32_t *v)
     case 0xe000ed0c:                            /* AIRCR: VECTKEYSTAT */
         *v = 0xfa050000 | (board_get(r->b, a, 0) & 0x8000);
         return 1;
-    case 0xe000ed14: *v = 0x204; return 1;      /* CCR: STKALIGN, UNALIGN */
+    case 0xe000ed14: /* CCR: STKALIGN and UNALIGN_TRP read as one (B3.2.8) */
+        *v = 0x208;
+        return 1;
     case 0xe000ed90: *v = 0x800; return 1;      /* MPU_TYPE: 8 regions */
     }
     /* SysTick, NVIC_IPR, ICSR, VTOR, SCR, SHPR2/3, SHCSR: read back (reset
@@ -403,9 +419,17 @@ static int rp_read(void *cs, uint32_t a, uint32_t *v)
     if (a >= PPB)
         return ppb_read(r, a, v);
     switch (blk) {
-    case SYSINFO: /* 2.20.2: CHIP_ID (MANUFACTURER 0x927, PART 2, rev. B2) */
-        if (off == 0x0) { *v = 0x20002927; return 1; }
-        if (off == 0x4) { *v = 0x2; return 1; } /* PLATFORM: ASIC */
+    case SYSINFO: /* 2.20 "Sysinfo" */
+        if (off == 0x0) {
+            /* CHIP_ID: MANUFACTURER 0x927, PART 2, REVISION 1 for B0/B1
+             * and 2 for B2, as the ROM's version byte (0x13: 1 B0, 2 B1,
+             * 3 B2; 2.8.2) says; B2 without a ROM. */
+            uint8_t rom = 3;
+            emu_read(r->e, 0x13, &rom, 1);
+            *v = (rom >= 3 ? 0x20000000u : 0x10000000u) | 0x2927;
+            return 1;
+        }
+        if (off == 0x4) { *v = 0x2; return 1; } /* PLATFORM: bit 1 ASIC */
         return 0;
     case RESETS: /* 2.14.3: RESET_DONE follows RESET */
         if (off == 0x0) { *v = r->reset; return 1; }
@@ -421,12 +445,8 @@ static int rp_read(void *cs, uint32_t a, uint32_t *v)
             return 1;
         }
         if (off == 0x7c) { *v = 0; return 1; } /* RESUS_STATUS */
-        if (off == 0xb0 || off == 0xb4) {      /* ENABLED0/1 */
-            *v = off == 0xb0 ? 0xffffffff : 0x7fff;
-            return 1;
-        }
         break;
-    case PSM: /* 2.13.5: DONE: every domain is on unless forced off */
+    case PSM: /* 2.13: DONE: every domain is on unless forced off */
         if (off == 0xc) {
             *v = ~board_get(r->b, PSM + 4, 0) & 0x1ffff;
             return 1;
@@ -444,7 +464,7 @@ static int rp_read(void *cs, uint32_t a, uint32_t *v)
         }
         if (off == 0x1c) {
             *v = countdown(r, r->xcount, r->xcount_at, 12);
-            return 1;
+            return 2;
         }
         break;
     case ROSC: /* 2.17.8 */
@@ -454,10 +474,10 @@ static int rp_read(void *cs, uint32_t a, uint32_t *v)
             *v = dis ? 0 : 0x80001000u;
             return 1;
         }
-        if (off == 0x1c) { *v = rosc_random(r); return 1; }
+        if (off == 0x1c) { *v = rosc_random(r); return 2; }
         if (off == 0x20) {
             *v = countdown(r, r->rcount, r->rcount_at, 6);
-            return 1;
+            return 2;
         }
         break;
     case PLL_SYS: case PLL_USB: /* 2.18.4: CS.LOCK once powered, FBDIV set */
@@ -480,25 +500,25 @@ static int rp_read(void *cs, uint32_t a, uint32_t *v)
     case TIMER: /* 4.6.5 */
         alarms(r);
         switch (off) {
-        case 0x08: *v = r->timehr; return 1;            /* TIMEHR */
+        case 0x08: *v = r->timehr; return 2;            /* TIMEHR */
         case 0x0c: {                                    /* TIMELR */
             uint64_t t = now_us(r);
             r->timehr = (uint32_t)(t >> 32);
             *v = (uint32_t)t;
-            return 1;
+            return 2;
         }
         case 0x10: case 0x14: case 0x18: case 0x1c:
             *v = r->alarm[(off - 0x10) / 4];
-            return 1;
-        case 0x20: *v = r->armed; return 1;
-        case 0x24: *v = (uint32_t)(now_us(r) >> 32); return 1; /* TIMERAWH */
-        case 0x28: *v = (uint32_t)now_us(r); return 1;         /* TIMERAWL */
-        case 0x2c: *v = board_get(r->b, a, 0x7); return 1;     /* DBGPAUSE */
-        case 0x30: *v = board_get(r->b, a, 0); return 1;       /* PAUSE */
-        case 0x34: *v = r->intr; return 1;
-        case 0x38: *v = r->inte; return 1;
-        case 0x3c: *v = r->intf; return 1;
-        case 0x40: *v = (r->intr | r->intf) & r->inte; return 1;
+            return 2;
+        case 0x20: *v = r->armed; return 2;
+        case 0x24: *v = (uint32_t)(now_us(r) >> 32); return 2; /* TIMERAWH */
+        case 0x28: *v = (uint32_t)now_us(r); return 2;         /* TIMERAWL */
+        case 0x2c: *v = board_get(r->b, a, 0x7); return 2;     /* DBGPAUSE */
+        case 0x30: *v = board_get(r->b, a, 0); return 2;       /* PAUSE */
+        case 0x34: *v = r->intr; return 2;
+        case 0x38: *v = r->inte; return 2;
+        case 0x3c: *v = r->intf; return 2;
+        case 0x40: *v = (r->intr | r->intf) & r->inte; return 2;
         }
         break;
     case WATCHDOG: /* 4.7.6 */
@@ -515,8 +535,8 @@ static int rp_read(void *cs, uint32_t a, uint32_t *v)
             return 1;
         }
         break;
-    case TBMAN: /* 2.22? TBMAN PLATFORM: ASIC */
-        if (off == 0) { *v = 0x1; return 1; }
+    case TBMAN: /* 2.22 TBMAN: PLATFORM reads 0x5 (ASIC), its reset value */
+        if (off == 0) { *v = 0x5; return 1; }
         break;
     }
     if (blk == XIP_CTRL && off == 0x8) { /* STAT: FLUSH_READY, FIFO_EMPTY */
@@ -595,7 +615,7 @@ static void timer_write(rp *r, uint32_t off, uint32_t v, unsigned op)
         r->armed |= 1u << i;
         return;
     }
-    case 0x20: r->armed &= ~apply(0, v, op == 3 ? 0 : op); return;
+    case 0x20: r->armed &= ~v; return; /* ARMED: write 1 to disarm */
     case 0x34: r->intr &= ~v; return; /* write 1 to clear */
     case 0x38: r->inte = apply(r->inte, v, op); return;
     case 0x3c: r->intf = apply(r->intf, v, op); return;
@@ -718,6 +738,10 @@ static const struct { uint32_t addr; const char *name; } regs[] = {
     {0x4003c00c, "SPI0_SSPSR"}, {0x40040000 + 0xc, "SPI1_SSPSR"},
     {0x4005c018, "RTC_CTRL"}, {XIP_CTRL + 0x0c, "XIP_CTR_HIT"},
     {XIP_CTRL + 0x10, "XIP_CTR_ACC"}, {SSI + 0x28, "SSI_SR"},
+    {UART0 + 0x18, "UART0_UARTFR"}, {UART1 + 0x18, "UART1_UARTFR"},
+    {UART0, "UART0_UARTDR"}, {UART1, "UART1_UARTDR"},
+    {SIO + 0x50, "SIO_FIFO_ST"}, {SIO + 0x58, "SIO_FIFO_RD"},
+    {SIO + 0x04, "SIO_GPIO_IN"},
 };
 
 static int rp_reg_name(uint32_t a, char *buf, size_t cap)
@@ -727,6 +751,10 @@ static int rp_reg_name(uint32_t a, char *buf, size_t cap)
             snprintf(buf, cap, "%s", regs[i].name);
             return 1;
         }
+    if (a >= SIO + 0x100 && a < SIO + 0x180) {
+        snprintf(buf, cap, "SIO_SPINLOCK%u", (a - SIO - 0x100) / 4);
+        return 1;
+    }
     for (size_t i = sizeof blocks / sizeof blocks[0]; i-- > 0;) {
         uint32_t span = blocks[i].base >= SIO ? 0x10000000u
                         : blocks[i].base >= 0x50000000u ? 0x100000u : 0x4000u;

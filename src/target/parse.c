@@ -323,11 +323,14 @@ static int one_key(pstate *p, int k, char *v)
     case K_PCSR: return reg(p, "dwt_pcsr", v, &t->dwt_pcsr);
     case K_MEMORY: return memory_line(p, v);
     case K_CHIP:
-        /* The peripheral models of the virtual board (src/emu/board.h). */
-        if (strcmp(v, "rp2040") && strcmp(v, "none"))
-            return perr(p, "chip: '%s' is not rp2040 or none (the chips whose "
-                        "peripherals the virtual board models)", v);
-        t->chip = strcmp(v, "none") ? "rp2040" : NULL;
+        /* The chips the virtual board knows (src/emu/board.h). */
+        if (!strcmp(v, "rp2040") || !strcmp(v, "rp2350"))
+            t->chip = !strcmp(v, "rp2040") ? "rp2040" : "rp2350";
+        else if (strcmp(v, "none"))
+            return perr(p, "chip: '%s' is not rp2040, rp2350 or none (the "
+                        "chips the virtual board knows)", v);
+        else
+            t->chip = NULL;
         return 0;
     }
     return perr(p, "internal: key %d", k);
