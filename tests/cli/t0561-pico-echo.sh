@@ -27,13 +27,11 @@ S=$TEST_TMP/stock
 
 # plan_at NAME BUDGET STRATEGY: plans the stock image from its harness trace
 # (in the build directory, where the map's object paths resolve) into
-# $S/NAME (the snippets), $S/NAME.layout and $S/NAME.json. Sections named
-# plain .text (newlib's members, built without -ffunction-sections and
-# linked with -l) stay out of SRAM: codeplace_apply() cannot rename them.
+# $S/NAME (the snippets), $S/NAME.layout and $S/NAME.json.
 plan_at() {
     (cd "$PB" && $CODEPLACE plan "$S/echo.elf" --map "$S/echo.elf.map" \
         --trace "$S/stock.trace" -t rp2040 --budget "$2" --strategy "$3" \
-        -n 0 --no-ram .text --time 0 -q \
+        -n 0 --time 0 -q \
         --layout "$S/$1.layout" --emit "$S/$1" --json -o "$S/$1.json")
 }
 # apply NAME: the stock build directory relinked with plan NAME
