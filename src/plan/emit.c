@@ -144,7 +144,7 @@ int plan_emit_layout(FILE *f, const plan_model *m, const plan_result *r,
      * ARMv8-M Baseline, 8 on ARMv7-M and v8-M Mainline) end the text
      * section. */
     fprintf(f, "# stubs: flash %u fast %u bytes %u text_end 0x%08x "
-            "fast_bytes %u\n", r->flash_stubs, r->veneers + m->stock_fast_stubs,
+            "fast_bytes %u\n", r->flash_stubs, r->veneers + plan_stock_fast_stubs(m, r),
             m->veneer_bytes,
             r->text_end, r->fast_bytes);
     fputs("# name region place size reason\n", f);

@@ -18,10 +18,12 @@ int plan_layout_alloc(const plan_model *m, plan_layout *L)
     L->stub = calloc(m->ntargets ? m->ntargets : 1, sizeof *L->stub);
     L->tg = malloc((m->ntargets ? m->ntargets : 1) * sizeof *L->tg);
     L->live = malloc(m->stock_stubs ? m->stock_stubs : 1);
+    L->stock_addr = calloc(m->stock_stubs ? m->stock_stubs : 1,
+                           sizeof *L->stock_addr);
     L->text_delta = 0;
     L->nstubs = 0;
     L->stub_order = 0;
-    if (!L->addr || !L->stub || !L->tg || !L->live) {
+    if (!L->addr || !L->stub || !L->tg || !L->live || !L->stock_addr) {
         plan_layout_free(L);
         return -1;
     }
@@ -34,7 +36,9 @@ void plan_layout_free(plan_layout *L)
     free(L->stub);
     free(L->tg);
     free(L->live);
+    free(L->stock_addr);
     L->live = NULL;
+    L->stock_addr = NULL;
     L->addr = NULL;
     L->stub = NULL;
     L->tg = NULL;
@@ -45,6 +49,8 @@ void plan_layout_stock(const plan_model *m, plan_layout *L)
     for (size_t i = 0; i < m->nunits; i++)
         L->addr[i] = m->units[i].addr;
     memset(L->stub, 0, (m->ntargets ? m->ntargets : 1) * sizeof *L->stub);
+    if (m->stock_stubs)
+        memset(L->stock_addr, 0, m->stock_stubs * sizeof *L->stock_addr);
     L->text_delta = 0;
     L->nstubs = 0;
     L->stub_order = 0;
@@ -121,30 +127,11 @@ void plan_layout_make(const plan_model *m, const uint32_t *hot_off,
                 L->nstubs++;
             }
     }
-    /* The stock image's own stubs share ld's table with them (a pico-sdk
-     * image's calls into the SDK's RAM code): each new stub goes after
-     * those before it in the table, or, when that is not known, all of
-     * them after the new ones. */
-    uint32_t base = cur;
-    uint32_t nlive = m->stock_stubs ? plan_stock_stubs_live(m, fast, L->live)
-                                    : 0;
-    for (size_t i = 0; i < ntg; i++) {
-        uint32_t before = 0;
-        if (nlive) {
-            before = L->stub_order
-                         ? plan_ldstub_stock_before(m, group, tg[i], L->live)
-                         : UINT32_MAX;
-            if (before == UINT32_MAX) {
-                before = 0;
-                L->stub_order = 0;
-            }
-        }
-        L->stub[tg[i]] = base + (uint32_t)(i + before) * m->veneer_bytes;
-        cur += m->veneer_bytes;
-        L->nstubs++;
-    }
-    cur += nlive * m->veneer_bytes;
-    L->nstubs += nlive;
+    /* With the stock image's own stubs, in ld's table together
+     * (plan/picolink.c). */
+    uint32_t nst = plan_place_stubs(m, group, fast, tg, ntg, cur, L);
+    cur += nst * m->veneer_bytes;
+    L->nstubs += nst;
     uint32_t old_end = (m->text_end + 7) & ~7u;
     L->text_delta = (int64_t)((cur + 7) & ~7u) - (int64_t)old_end;
 }

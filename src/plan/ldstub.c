@@ -865,27 +865,13 @@ int plan_ldstub_sort(const plan_model *m, uint32_t group_unit,
     return 0;
 }
 
-uint32_t plan_ldstub_stock_before(const plan_model *m, uint32_t group_unit,
-                                  uint32_t t, const unsigned char *live)
+uint64_t plan_ldstub_bucket(const plan_model *m, uint32_t group_unit,
+                            const char *suffix)
 {
-    if (group_unit >= m->nunits || m->unit_sec_id[group_unit] == UINT32_MAX ||
-        t >= m->ntargets || !m->targets[t].suffix)
-        return UINT32_MAX;
-    uint32_t id = m->unit_sec_id[group_unit];
+    if (!suffix || group_unit >= m->nunits ||
+        m->unit_sec_id[group_unit] == UINT32_MAX)
+        return UINT64_MAX;
     char buf[640];
-    snprintf(buf, sizeof buf, "%08x%s", id, m->targets[t].suffix);
-    uint64_t mine = plan_ldstub_hash(buf) % PLAN_LDSTUB_BUCKETS;
-    uint32_t n = 0;
-    for (uint32_t s = 0; s < m->stock_stubs; s++) {
-        if (!live[s])
-            continue;
-        if (!m->stock_stub_sfx[s])
-            return UINT32_MAX;
-        snprintf(buf, sizeof buf, "%08x%s", id, m->stock_stub_sfx[s]);
-        uint64_t b = plan_ldstub_hash(buf) % PLAN_LDSTUB_BUCKETS;
-        if (b == mine)
-            return UINT32_MAX; /* one bucket: the order of creation decides */
-        n += b < mine;
-    }
-    return n;
+    snprintf(buf, sizeof buf, "%08x%s", m->unit_sec_id[group_unit], suffix);
+    return plan_ldstub_hash(buf) % PLAN_LDSTUB_BUCKETS;
 }

@@ -343,6 +343,7 @@ void plan_model_free(plan_model *m)
     free(m->ziter_start);
     free(m->stock_stub_sfx);
     free(m->stock_calls);
+    free(m->stock_fast_unit);
     free(m->units);
     free(m->acc);
     free(m->iter_start);
@@ -520,7 +521,20 @@ int plan_model_add_access(plan_model *m, uint32_t addr, uint32_t len,
             }
             if (lo < m->nunits && m->units[lo].addr - addr < len)
                 take = m->units[lo].addr - addr;
-            if (push(m, PLAN_FIXED, addr, take) < 0)
+            /* The stock image's own stubs move as ld lays them out again
+             * (plan/picolink.c). */
+            uint32_t sb = m->stock_stubs * m->veneer_bytes;
+            uint32_t kind = PLAN_FIXED, off = addr;
+            if (m->stock_stubs && addr - m->stock_stub_lo < sb) {
+                kind = PLAN_STOCKSTUB;
+                off = addr - m->stock_stub_lo;
+                if (take > sb - off)
+                    take = sb - off;
+            } else if (m->stock_stubs && addr < m->stock_stub_lo &&
+                       m->stock_stub_lo - addr < take) {
+                take = m->stock_stub_lo - addr;
+            }
+            if (push(m, kind, off, take) < 0)
                 return -1;
         } else {
             plan_unit *un = &m->units[u];

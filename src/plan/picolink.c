@@ -72,6 +72,57 @@ int plan_model_is_pico(const img *im, uint32_t *hot_start)
     return 1;
 }
 
+/* The unit whose first address is addr, or UINT32_MAX. */
+static uint32_t unit_starting(const plan_model *m, uint32_t addr)
+{
+    for (size_t i = 0; i < m->nunits; i++)
+        if (m->units[i].addr <= addr &&
+            addr < m->units[i].addr + m->units[i].size)
+            return (uint32_t)i;
+    return UINT32_MAX;
+}
+
+/* The stock image's stubs in fast memory (calls from the SDK's RAM code
+ * back to flash): each one's target unit, from its __NAME_veneer symbol
+ * (UINT32_MAX: not known, or not a unit). */
+static int add_fast_stubs(plan_model *m, const img_isec *s)
+{
+    for (uint32_t a = s->addr; a + m->veneer_bytes <= s->addr + s->size;
+         a += m->veneer_bytes) {
+        uint32_t *nu = realloc(m->stock_fast_unit,
+                               (m->stock_fast_stubs + 1) * sizeof *nu);
+        if (!nu)
+            return -1;
+        m->stock_fast_unit = nu;
+        uint32_t u = UINT32_MAX;
+        const img_func *f = img_lookup(m->im, a);
+        size_t n = f ? strlen(f->name) : 0;
+        if (f && f->addr == a && n > 9 && !strncmp(f->name, "__", 2) &&
+            !strcmp(f->name + n - 7, "_veneer")) {
+            char name[512];
+            snprintf(name, sizeof name, "%.*s", (int)(n - 9), f->name + 2);
+            const img_func *t = img_find(m->im, name);
+            if (t)
+                u = unit_starting(m, t->addr);
+        }
+        m->stock_fast_unit[m->stock_fast_stubs++] = u;
+    }
+    return 0;
+}
+
+uint32_t plan_stock_fast_stubs(const plan_model *m, const plan_result *r)
+{
+    uint32_t n = 0;
+    for (uint32_t s = 0; s < m->stock_fast_stubs; s++) {
+        int gone = 0;
+        for (size_t i = 0; i < r->nitems && !gone; i++)
+            gone = r->items[i].region == PLAN_FAST &&
+                   r->items[i].unit == m->stock_fast_unit[s];
+        n += !gone;
+    }
+    return n;
+}
+
 int plan_model_pico_link(plan_model *m)
 {
     uint32_t hot;
@@ -110,7 +161,8 @@ int plan_model_pico_link(plan_model *m)
         if (!is_stub_isec(s) || !s->size)
             continue;
         if (!tgt_is_cached(m->t, s->addr)) {
-            m->stock_fast_stubs += s->size / m->veneer_bytes;
+            if (add_fast_stubs(m, s) < 0)
+                return -1;
             continue;
         }
         if (s->addr - m->text_start >= m->text_end - m->text_start)
@@ -172,4 +224,93 @@ uint32_t plan_stock_stubs_live(const plan_model *m, const unsigned char *fast,
         n += live[s];
     }
     return n;
+}
+
+/* Where each stub goes in ld's table: the new ones (in ld's order already)
+ * and the stock ones that stay, merged by bucket; stock stubs of one
+ * bucket keep the order the stock image has them in. -1 when a new stub
+ * shares a bucket with a stock one (their order is the order ld made them
+ * in) or a name is not known. */
+static int merge_slots(const plan_model *m, uint32_t group,
+                       const uint32_t *tg, size_t n, const plan_layout *L,
+                       uint32_t *slot_new, uint32_t *slot_stock)
+{
+    uint64_t bs[64], bn;
+    if (m->stock_stubs > 64)
+        return -1;
+    for (uint32_t s = 0; s < m->stock_stubs; s++) {
+        if (!L->live[s])
+            continue;
+        bs[s] = plan_ldstub_bucket(m, group, m->stock_stub_sfx[s]);
+        if (bs[s] == UINT64_MAX)
+            return -1;
+    }
+    for (uint32_t s = 0; s < m->stock_stubs; s++)
+        slot_stock[s] = 0;
+    for (size_t j = 0; j < n; j++) {
+        bn = plan_ldstub_bucket(m, group, m->targets[tg[j]].suffix);
+        if (bn == UINT64_MAX)
+            return -1;
+        uint32_t before = 0;
+        for (uint32_t s = 0; s < m->stock_stubs; s++) {
+            if (!L->live[s])
+                continue;
+            if (bs[s] == bn)
+                return -1;
+            if (bs[s] < bn)
+                before++;
+            else
+                slot_stock[s]++; /* this new one comes before it */
+        }
+        slot_new[j] = (uint32_t)j + before;
+    }
+    for (uint32_t s = 0; s < m->stock_stubs; s++) {
+        if (!L->live[s])
+            continue;
+        for (uint32_t q = 0; q < m->stock_stubs; q++)
+            slot_stock[s] += L->live[q] &&
+                             (bs[q] < bs[s] || (bs[q] == bs[s] && q < s));
+    }
+    return 0;
+}
+
+uint32_t plan_place_stubs(const plan_model *m, uint32_t group,
+                          const unsigned char *fast, const uint32_t *tg,
+                          size_t n, uint32_t base, plan_layout *L)
+{
+    uint32_t vb = m->veneer_bytes;
+    if (!m->stock_stubs) {
+        for (size_t j = 0; j < n; j++)
+            L->stub[tg[j]] = base + (uint32_t)j * vb;
+        return (uint32_t)n;
+    }
+    uint32_t nlive = plan_stock_stubs_live(m, fast, L->live);
+    /* slot_new in L->stub (then turned into addresses), slot_stock in
+     * L->stock_addr */
+    uint32_t *slot_new = L->stub;
+    int known = L->stub_order;
+    if (known) {
+        uint32_t tmp[256];
+        if (n > 256 ||
+            merge_slots(m, group, tg, n, L, tmp, L->stock_addr) < 0)
+            known = 0;
+        else
+            for (size_t j = 0; j < n; j++)
+                slot_new[tg[j]] = tmp[j];
+    }
+    if (!known) {
+        L->stub_order = 0;
+        uint32_t k = (uint32_t)n;
+        for (size_t j = 0; j < n; j++)
+            slot_new[tg[j]] = (uint32_t)j;
+        for (uint32_t s = 0; s < m->stock_stubs; s++)
+            if (L->live[s])
+                L->stock_addr[s] = k++;
+    }
+    for (size_t j = 0; j < n; j++)
+        L->stub[tg[j]] = base + slot_new[tg[j]] * vb;
+    for (uint32_t s = 0; s < m->stock_stubs; s++)
+        L->stock_addr[s] = L->live[s] ? base + L->stock_addr[s] * vb
+                                      : UINT32_MAX;
+    return (uint32_t)n + nlive;
 }

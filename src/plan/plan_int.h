@@ -8,6 +8,8 @@
 
 #define PLAN_FIXED UINT32_MAX      /* access outside every unit */
 #define PLAN_CALL (UINT32_MAX - 1) /* a call: off = target index, len = caller */
+#define PLAN_STOCKSTUB (UINT32_MAX - 3) /* a fetch of one of the stock image's
+                                          stubs: off = bytes from the first */
 #define PLAN_NOFILL (UINT32_MAX - 2) /* as PLAN_FIXED, through an alias that
                                         looks the cache up but never fills
                                         it (off: the cached window's address) */
@@ -137,6 +139,8 @@ struct plan_model {
     plan_call *stock_calls; /* (unit, stock stub) for each call through one */
     size_t nstock_calls, cstock_calls;
     uint32_t stock_fast_stubs;
+    uint32_t *stock_fast_unit; /* per stock fast-memory stub: its target unit
+                                  (UINT32_MAX: none) */
     uint32_t veneer_bytes; /* a long-call stub the linker adds */
     uint32_t veneer_insns; /* instructions one pass through it runs */
 };
@@ -154,6 +158,8 @@ typedef struct plan_layout {
                              get a stub, in stub order (per layout, so that
                              search threads do not share it) */
     unsigned char *live;  /* scratch: the stock image's stubs that stay */
+    uint32_t *stock_addr; /* per stock stub: its address (0: where it was,
+                             UINT32_MAX: gone, its callers in fast memory) */
 } plan_layout;
 
 /* Maps an access to its first and last line under the layout; 0 when the
@@ -174,6 +180,18 @@ static inline int plan_acc_lines(const plan_model *m, const plan_layout *L,
         base = L->stub[a->off];
         *l0 = (uint32_t)(base >> m->line_shift);
         *l1 = (uint32_t)((base + m->veneer_bytes - 1) >> m->line_shift);
+        return 1;
+    }
+    if (a->unit == PLAN_STOCKSTUB) {
+        /* Where ld put that stub in this layout (plan/picolink.c). */
+        uint32_t s = a->off / m->veneer_bytes;
+        uint32_t at = s < m->stock_stubs ? L->stock_addr[s] : UINT32_MAX;
+        if (at == UINT32_MAX)
+            return 0;
+        base = at ? (uint64_t)at + a->off % m->veneer_bytes
+                  : (uint64_t)m->stock_stub_lo + a->off;
+        *l0 = (uint32_t)(base >> m->line_shift);
+        *l1 = (uint32_t)((base + a->len - 1) >> m->line_shift);
         return 1;
     }
     if (a->unit == PLAN_FIXED || a->unit == PLAN_NOFILL) {
@@ -296,11 +314,22 @@ int plan_model_pico_link(plan_model *m);
  * (it renames the section of the one link input that defines u's first
  * name, when that is code of an object or archive on the link line). */
 int plan_pico_can_rename(const plan_model *m, const plan_unit *u);
-/* How many of the stock image's flash stubs that stay (live[s]) come
- * before the stub of target t in ld's table, in the group of unit
- * group_unit; UINT32_MAX when that cannot be worked out. */
-uint32_t plan_ldstub_stock_before(const plan_model *m, uint32_t group_unit,
-                                  uint32_t t, const unsigned char *live);
+/* The stock image's stubs in fast memory that stay with r: those whose
+ * target r does not move to fast memory too. */
+uint32_t plan_stock_fast_stubs(const plan_model *m, const plan_result *r);
+/* The bucket of ld's stub table that the stub named suffix (after the
+ * group id) of the group of unit group_unit falls in; UINT64_MAX when the
+ * group's id is not known. */
+uint64_t plan_ldstub_bucket(const plan_model *m, uint32_t group_unit,
+                            const char *suffix);
+/* Lays out the stubs of calls from flash into fast memory (tg[], n, in
+ * ld's order when L->stub_order) from base on, together with the stock
+ * image's own stubs that stay, in the order of ld's table when that can be
+ * worked out (else the new ones first; L->stub_order is cleared): sets
+ * L->stub[] and L->stock_addr[]. Returns how many stubs there are. */
+uint32_t plan_place_stubs(const plan_model *m, uint32_t group,
+                          const unsigned char *fast, const uint32_t *tg,
+                          size_t n, uint32_t base, plan_layout *L);
 /* live[s] = whether stock stub s stays with the units fast[u] in fast
  * memory (a caller of it stays in flash); returns how many stay. */
 uint32_t plan_stock_stubs_live(const plan_model *m, const unsigned char *fast,
