@@ -645,6 +645,12 @@ static int do_run(cli_ctx *ctx, const run_opts *ro)
             cli_error("%s: the PC never reached --mark %s in %llu "
                       "instructions (--max-insns)%s", ro->elf, ro->mark,
                       (unsigned long long)ro->max_insns, kept);
+        else if (boot_until && !st->booted)
+            cli_error("%s: the start-up from reset never reached %s in %llu "
+                      "instructions (--max-insns): harness mode runs it to "
+                      "--init, or to main; give an --init that main calls, or "
+                      "--no-startup%s", ro->elf, ro->init ? ro->init : "main",
+                      (unsigned long long)ro->max_insns, kept);
         else if (!st->iterations && !st->marks)
             cli_error("%s: %s ran past --max-insns %llu before the first "
                       "iteration%s", ro->elf, ro->init ? ro->init : "start-up",

@@ -214,6 +214,23 @@ static void polled(board *b, bd_reg *r, int modelled, uint32_t v)
     uc_emu_stop(e->uc);
 }
 
+void board_stop(board *b, const char *why)
+{
+    emu *e = b->e;
+    char fn[96], note[320];
+    uint32_t pc = e->cur_addr;
+    const img_func *f = img_lookup(e->cfg.im, pc);
+    if (f)
+        snprintf(fn, sizeof fn, "%s+0x%x", f->name, pc - f->addr);
+    else
+        snprintf(fn, sizeof fn, "0x%08x", pc);
+    snprintf(note, sizeof note, "%s, in the block at %s", why, fn);
+    emu_set_stop_note(e, note);
+    if (e->st.end == EMU_END_DONE)
+        e->st.end = EMU_END_STOPPED;
+    uc_emu_stop(e->uc);
+}
+
 static int has_alias(const board *b, uint32_t addr)
 {
     return b->chip && b->chip->has_aliases && b->chip->has_aliases(addr);

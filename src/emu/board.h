@@ -80,6 +80,8 @@ const uint8_t *board_uart(const board *b, unsigned n, size_t *len);
 /* Registers read without a model, most-read first. */
 size_t board_unmodelled(const board *b, emu_unmod *out, size_t max,
                         uint64_t *total_reads, size_t *nregs);
+/* Stops the run with why and the block that was running. */
+void board_stop(board *b, const char *why);
 /* Names a register ("XOSC_STATUS", else "periph+0x..."). */
 void board_reg_name(const board *b, uint32_t addr, char *buf, size_t cap);
 

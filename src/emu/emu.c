@@ -234,6 +234,21 @@ static void block_reads(emu *e, binfo *b)
 
 static int is_self_branch(emu *e, uint32_t a);
 
+/* Offset + 1 of the first SVC (Thumb 0xdfNN) in the block, or 0: unicorn's
+ * M-profile model takes no exception for it and goes on after it as if it
+ * were a NOP. */
+static unsigned svc_in(emu *e, uint32_t addr, uint32_t size)
+{
+    const uint8_t *p = code_at(e, addr, size);
+    for (uint32_t off = 0; p && off + 2 <= size;) {
+        uint16_t hw = (uint16_t)(p[off] | p[off + 1] << 8);
+        if ((hw >> 8) == 0xdf)
+            return off + 1;
+        off += emu_thumb_len(hw);
+    }
+    return 0;
+}
+
 static int bt_grow(emu *e)
 {
     size_t ncap = e->bt_cap ? e->bt_cap * 2 : 1 << 12;
@@ -279,6 +294,7 @@ static const binfo *block_info(emu *e, uint32_t addr, uint32_t size)
     b->flags = tgt_is_cached(e->cfg.t, addr) ? 0 : TRC_F_UNCACHED;
     block_reads(e, b);
     b->parked = size == 2 && is_self_branch(e, addr);
+    b->svc = (uint16_t)svc_in(e, addr, size);
     e->bt_used++;
     return b;
 }
@@ -402,6 +418,19 @@ static void hook_block(uc_engine *uc, uint64_t address, uint32_t size,
     }
     if (b->flags)
         e->st.uncached_insns += b->ninsn;
+    if (b->svc) {
+        /* The board takes no exceptions: the run ends at the SVC. */
+        char w1[160];
+        uint32_t at = a + b->svc - 1;
+        const uint8_t *p = code_at(e, at, 2);
+        where(e, at, w1, sizeof w1);
+        snprintf(e->st.stop_note, sizeof e->st.stop_note,
+                 "the firmware stopped at PC %s: SVC #%u (the board takes no "
+                 "exceptions)", w1, p ? p[0] : 0u);
+        e->parked = 1;
+        stop(e, EMU_END_STOPPED);
+        return;
+    }
     if (b->parked) {
         /* `b .`: the firmware parked itself (after exit, a fault handler). */
         char w1[160];
@@ -852,6 +881,7 @@ static int boot_to(emu *e, uint32_t until, cp_err *err)
         return cp_seterr(err, "the start-up stopped at PC %s before it "
                          "reached %s", w1, w2);
     }
+    e->st.booted = 1;
     return 0;
 }
 

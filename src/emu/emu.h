@@ -77,6 +77,7 @@ typedef struct emu_stats {
     uint64_t uncached_insns; /* run from memory the cache does not see */
     uint64_t periph_reads, periph_writes;
     uint64_t waits;          /* WFE/WFI hints the firmware waited at */
+    int booted;              /* harness: the start-up reached boot_until */
     /* Reads the decoder did not foresee in their block (conditional loads
      * skipped in an IT block shift the rest): placed at the block's end. */
     uint64_t unplaced_reads;

@@ -30,6 +30,7 @@ typedef struct binfo {
     uint16_t ninsn; /* 0: empty slot */
     uint8_t flags;  /* TRC_F_* of its fetches */
     uint8_t parked; /* the block is `b .` */
+    uint16_t svc;   /* offset + 1 of an SVC in the block, or 0 */
     uint16_t nrd;   /* data reads its instructions make, in order */
     uint32_t rd;    /* index in emu.rd_pool: offset of each read's insn */
 } binfo;

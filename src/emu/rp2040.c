@@ -635,7 +635,19 @@ static void rp_write(void *cs, uint32_t a, uint32_t v, unsigned op)
         switch (a) {
         case 0xe000e100: r->nvic_en |= v; return;
         case 0xe000e180: r->nvic_en &= ~v; return;
-        case 0xe000e200: r->nvic_pend |= v; return;
+        case 0xe000e200: /* NVIC_ISPR: pend an interrupt */
+            if (v)
+                board_stop(r->b, "the firmware pends an interrupt (NVIC_ISPR "
+                           "0xe000e200): the board takes no exceptions");
+            r->nvic_pend |= v;
+            return;
+        case 0xe000ed04: /* ICSR: PENDSVSET (28), PENDSTSET (26), NMI */
+            if (v & (1u << 28 | 1u << 26 | 1u << 31))
+                board_stop(r->b, "the firmware pends an exception (ICSR "
+                           "0xe000ed04: PendSV, SysTick or NMI, as an RTOS "
+                           "does to switch threads): the board takes no "
+                           "exceptions");
+            break;
         case 0xe000e280: r->nvic_pend &= ~v; return;
         }
         store(r, a, v, 0);

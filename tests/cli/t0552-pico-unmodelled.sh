@@ -84,6 +84,13 @@ test_expect_success 'waiting for UART input stops, naming UARTFR and its value' 
     grep "error: .*adc.elf: polling UART0_UARTFR 0x40034018 in stdio_uart_in_chars+0x[0-9a-f]*, 1,000,000 times, always 0x00000090 with no peripheral write between" err
 '
 
+test_expect_success 'harness: an --init main never calls is named, not run forever' '
+    test_must_fail $CODEPLACE trace "$B/adc.elf" --target rp2040 \
+        --rom "$CP_BOOTROM" --init wait_key --iter peek -n 1 \
+        --max-insns 3000000 -o run.trace >out 2>err &&
+    grep "the start-up from reset never reached wait_key in 3000000 instructions (--max-insns): harness mode runs it to --init, or to main" err
+'
+
 test_expect_success 'the PC named is the instruction that reads ADC_CS' '
     test_must_fail $CODEPLACE trace "$B/adc.elf" --target rp2040 \
         --rom "$CP_BOOTROM" -o run.trace >out 2>err &&

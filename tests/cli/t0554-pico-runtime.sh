@@ -28,9 +28,27 @@ cat >"$A/main.c" <<'C'
 #include "hardware/flash.h"
 #include "hardware/sync.h"
 
+/* An SVC: unicorn's Cortex-M0 model would take it as a NOP. */
+__attribute__((noinline)) void svc_call(void)
+{
+    __asm volatile("svc #5");
+}
+
+/* Pending PendSV, as an RTOS does to switch threads. */
+__attribute__((noinline)) void pendsv(void)
+{
+    *(volatile uint32_t *)0xe000ed04 = 1u << 28;
+}
+
+volatile int never;
+
 int main(void)
 {
     stdio_init_all();
+    if (never) {
+        svc_call();
+        pendsv();
+    }
     char id[2 * PICO_UNIQUE_BOARD_ID_SIZE_BYTES + 1];
     pico_get_unique_board_id_string(id, sizeof id);
     printf("id %s\n", id);
@@ -59,6 +77,15 @@ test_expect_success 'unique ID, pico_rand, a flash erase and sleep_ms run throug
     printf "id 0000000000000000\nrand differ\nslept ok\n" >want &&
     test_cmp want got &&
     ! grep "PERFSEL\|BUSCTRL+0x00c\|ROSC\|IO_QSPI" out
+'
+
+test_expect_success 'an SVC or a pended PendSV stops the run: no exceptions here' '
+    test_must_fail $CODEPLACE trace "$B/rt.elf" --target rp2040 \
+        --rom "$CP_BOOTROM" --iter svc_call -n 1 -o run.trace >out 2>err &&
+    grep "the firmware stopped at PC 0x[0-9a-f]* (svc_call+0x0): SVC #5 (the board takes no exceptions)" err &&
+    test_must_fail $CODEPLACE trace "$B/rt.elf" --target rp2040 \
+        --rom "$CP_BOOTROM" --iter pendsv -n 1 -o run.trace >out 2>err &&
+    grep "the firmware pends an exception (ICSR 0xe000ed04: PendSV, SysTick or NMI, as an RTOS does to switch threads): the board takes no exceptions, in the block at pendsv+0x0" err
 '
 
 test_done
