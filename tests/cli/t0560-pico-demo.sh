@@ -5,7 +5,9 @@
 # traced on the virtual board from reset and in harness mode (boot ROM from
 # the vendored tree) with the host's results; planned at 0 and 8 KiB,
 # each plan built with codeplace_apply() (both groups) in the same build
-# directory and traced again. One stock build, relinked per plan.
+# directory and traced again: every name placed, verified, the same
+# results, and the misses within 2 % of the prediction. One stock build,
+# relinked per plan.
 . "$(dirname "$0")/lib.sh"
 . "$CP_ROOT/tests/cli/vendor-lib.sh"
 # unicorn's own allocations when code in SRAM is written, not codeplace's
@@ -44,6 +46,8 @@ warm() {
     $CODEPLACE sim "$1" "${2:-$ELF}" --map "${2:-$ELF}.map" --json -q -o "$1.sim.json" 2>/dev/null &&
         python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["warm"]["misses_mean"])' "$1.sim.json"
 }
+# within2 P M: M within 2 % of P (P = 0 wants M = 0)
+within2() { awk -v p="$1" -v m="$2" 'BEGIN { d = m - p; if (d < 0) d = -d; exit !(p != "" && m != "" && d <= 0.02 * p) }'; }
 # sram_names NAME: the names of the list's sram group
 sram_names() { sed -n '/^# region: sram/,/^# region: flash/p' "$S/$1/codeplace.list" | grep -v "^#" | awk '{print $1}'; }
 
@@ -101,27 +105,20 @@ test_expect_success 'plans at 0 and 8 KiB from the harness trace, all of each fo
     test -n "$(sram_names p8)"
 '
 
-# The demo's prediction is not yet within 2 % of what its pico-sdk build
-# measures (0 KiB: 227.4 predicted, 300.0 measured; 8 KiB: 16.3 and 43.8):
-# memmap_default.ld links libgcc and libm into SRAM, so the stock image
-# has about 50 stubs from flash into them at the end of .text, which the
-# relink moves to the new end of .text while the plan keeps them where
-# they were; and at 8 KiB the stubs from SRAM code into the --wrap'd
-# divider and clz functions the plan also moves to SRAM disappear, which
-# the plan does not expect (12,776 fewer instructions per iteration than
-# predicted). Until the planner models both, these cases check what holds:
-# every function where the plan put it, the same results, and fewer
-# misses than the stock build.
+# memmap_default.ld links libgcc and libm into SRAM: the stock image calls
+# them from flash through about 50 stubs at the end of .text, which the
+# relink lays out again, and the 8 KiB plan moves some of their callers
+# and callees to SRAM too; the prediction follows both.
 for plan in p0 p8; do
-    test_expect_success "plan $plan built with codeplace_apply(): every name placed where planned" "
+    test_expect_success "plan $plan built with codeplace_apply(): every name placed, verified" "
         apply $plan &&
         ! grep 'codeplace: warning' $PB.log &&
         ! grep -E 'codeplace: demo.elf: (sram|flash): .* [1-9][0-9]* not$' $PB.log &&
         for n in \$(sram_names $plan); do
             case \$(nm_addr $ELF \$n) in 200?????) ;; *) echo \"\$n not in SRAM\"; exit 1 ;; esac
         done &&
-        { $CODEPLACE verify $S/$plan.layout $ELF --map $ELF.map >verify.out; test \$? -le 1; } &&
-        grep -E '^functions: ([0-9]+) of \\1 where the plan put them$' verify.out
+        $CODEPLACE verify $S/$plan.layout $ELF --map $ELF.map >verify.out &&
+        grep '^result: *as planned' verify.out
     "
     test_expect_success "plan $plan: the host.s results from reset and in harness mode" "
         $TRACE --mark codeplace_mark -n 10 -o /dev/null >free.txt 2>&1 &&
@@ -129,12 +126,13 @@ for plan in p0 p8; do
         $TRACE --init codeplace_init --iter codeplace_iteration -n 10 -o $S/$plan.trace >h.txt 2>&1 &&
         test \"\$(trace_result h.txt)\" = \"\$(host_result 10)\"
     "
-    test_expect_success "plan $plan: fewer misses than the stock build" "
+    test_expect_success "plan $plan: the misses measured within 2 % of the prediction, below stock" "
         p=\$(applies $plan) &&
         m=\$(warm $S/$plan.trace) &&
         s=\$(warm $S/stock.trace $S/demo.elf) &&
         echo \"$plan: stock \$s, predicted \$p, measured \$m\" &&
-        awk -v s=\"\$s\" -v m=\"\$m\" 'BEGIN { exit !(m != \"\" && s != \"\" && m < s) }'
+        within2 \"\$p\" \"\$m\" &&
+        awk -v s=\"\$s\" -v m=\"\$m\" 'BEGIN { exit !(m < s) }'
     "
 done
 
