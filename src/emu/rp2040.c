@@ -87,11 +87,12 @@ static void alarms(rp *r)
 
 static void divide(rp *r, int sgn)
 {
-    /* Division by zero and overflow: the datasheet leaves them undefined;
-     * these are the results measured on an RP2040 (quotient -1 or +1 by
-     * the dividend's sign, 0xffffffff unsigned, remainder the dividend;
-     * INT_MIN / -1 = INT_MIN remainder 0), which pico-sdk's own wrappers
-     * never reach (they test for zero first). */
+    /* Division by zero and overflow: the datasheet leaves them undefined
+     * (2.3.1.5). The values here (quotient -1 or +1 by the dividend's
+     * sign, 0xffffffff unsigned, remainder the dividend; INT_MIN / -1 =
+     * INT_MIN remainder 0) are those reported for the chip by others; no
+     * board checked them here. pico-sdk's own wrappers never reach them:
+     * they test for zero first. */
     if (!r->dvs) {
         r->quot = sgn && (int32_t)r->dvd < 0 ? 1u : 0xffffffffu;
         r->rem = r->dvd;
