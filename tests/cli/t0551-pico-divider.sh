@@ -2,7 +2,7 @@
 # The SIO hardware divider of the virtual board (src/emu/rp2040.c, RP2040
 # datasheet 2.3.1.5) under a pico-sdk app: signed and unsigned results,
 # division by zero and INT_MIN / -1 (which the datasheet leaves undefined:
-# the results an RP2040 gives), the DIRTY flag pico-sdk's divide wrappers
+# the values reported for the chip, src/emu/rp2040.c), the DIRTY flag pico-sdk's divide wrappers
 # use to save and restore a division in progress.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/vendor-lib.sh"
