@@ -11,6 +11,8 @@
 # inlined, not linked) or that is in another output section is reported on
 # the build output, naming the list file and line; CP_STRICT makes either a
 # build error. Prints one summary line per region.
+# With -DCP_FLASH_FROM=sym -DCP_FLASH_TO=sym, a flash name also has to lie
+# between the addresses of those two symbols (the hot block).
 cmake_minimum_required(VERSION 3.20)
 include(${CMAKE_CURRENT_LIST_DIR}/codeplace_list.cmake)
 
@@ -40,6 +42,20 @@ foreach(line IN LISTS lines)
     list(APPEND "cp_sym_${name}" "${CMAKE_MATCH_2}@0x${CMAKE_MATCH_1}")
   endif()
 endforeach()
+
+# The hot block's bounds, when asked for.
+set(flash_lo "")
+if(CP_FLASH_FROM AND CP_FLASH_TO)
+  foreach(b FROM TO)
+    file(STRINGS "${symfile}" bl REGEX " ${CP_FLASH_${b}}$")
+    if(NOT bl MATCHES "^([0-9a-f]+) ")
+      message(FATAL_ERROR "codeplace: error: '${CP_FLASH_${b}}' is not a symbol of '${CP_ELF}'")
+    endif()
+    math(EXPR v "0x${CMAKE_MATCH_1}")
+    set(flash_${b} ${v})
+  endforeach()
+  set(flash_lo ${flash_FROM})
+endif()
 
 set(problems 0)
 foreach(region sram itcm flash)
@@ -75,6 +91,13 @@ foreach(region sram itcm flash)
       list(APPEND places "${p}")
       if(sec MATCHES "${want}")
         set(ok 1)
+        if(region STREQUAL "flash" AND NOT flash_lo STREQUAL "")
+          string(REGEX REPLACE "^.*@" "" a "${p}")
+          math(EXPR a "${a}")
+          if(a LESS flash_FROM OR NOT a LESS flash_TO)
+            set(ok 0)
+          endif()
+        endif()
       endif()
     endforeach()
     if(ok)

@@ -25,7 +25,7 @@ enum {
     O_TARGET, O_CACHE, O_AS, O_MAP, O_INIT, O_ITER, O_N, O_MARK, O_ENTRY, O_SP, O_PERIPH,
     O_MAXI, O_TIMEOUT, O_RESULT, O_COUNT, O_INFO, O_ITERS, O_RECORDS, O_PARTIAL,
     O_QEMU, O_ELF, O_QRUN, O_SKIP, O_UDP, O_RATE, O_SIZE, O_RUNCMD, O_EXPECT,
-    O_NOPT
+    O_ROM, O_UART, O_NOSTART, O_NOPT
 };
 
 static const cli_opt opts[] = {
@@ -82,6 +82,14 @@ static const cli_opt opts[] = {
                   "$CODEPLACE_UDP_HOST:$CODEPLACE_UDP_PORT reach the guest"},
     [O_EXPECT] = {"expect", 0, "N", "harness mode: the iteration function "
                   "must return N (r0); a run with another return fails"},
+    [O_ROM] = {"rom", 0, "FILE", "the chip's boot ROM image (RP2040: 16 KiB "
+                "at 0, read from a board with a probe, e.g. OpenOCD "
+                "'dump_image rom.bin 0 16384')"},
+    [O_UART] = {"uart", 0, "FILE", "write what the firmware sent on its UARTs "
+                "to FILE (-v shows it)"},
+    [O_NOSTART] = {"no-startup", 0, NULL, "harness mode on an image with the "
+                   "chip's start-up (pico-sdk): copy .data and zero .bss "
+                   "instead of running the start-up to main or --init"},
     [O_NOPT] = {0},
 };
 
@@ -101,10 +109,15 @@ const cli_cmd cmd_trace = {
         "(docs/formats/trace.md): runs of instruction fetches, data reads from\n"
         "the cached flash window, and a mark before every iteration.\n\n"
         "Harness mode (--init, --iter) copies .data, zeroes .bss, calls init\n"
-        "once and iter N times. Free-run mode starts at the reset handler with\n"
-        "the vector table's stack pointer and counts an iteration each time\n"
-        "the PC reaches --mark. Peripherals read as zero. --max-insns,\n"
-        "--timeout and Ctrl-C end a run early; the trace so far stays valid.\n\n"
+        "once and iter N times; on a pico-sdk image it runs the real start-up\n"
+        "from reset up to main (or --init) first. Free-run mode starts from\n"
+        "reset (an RP2040 image's boot2, else the reset handler with the\n"
+        "vector table's stack pointer) and counts an iteration each time the\n"
+        "PC reaches --mark. On a target with a chip model (rp2040) the board\n"
+        "answers the registers pico-sdk uses; other peripheral reads return\n"
+        "the last value written (else 0) and are counted per register, and a\n"
+        "loop that polls one of them stops the run. --max-insns, --timeout\n"
+        "and Ctrl-C end a run early; the trace so far stays valid.\n\n"
         "example:\n"
         "  codeplace trace build/fw/demo-rp2040.elf --target rp2040 \\\n"
         "      --init codeplace_init --iter codeplace_iteration -n 300 \\\n"
@@ -118,33 +131,6 @@ const cli_cmd cmd_trace = {
     .opts = opts,
     .globals = CLI_G_JSON | CLI_G_OUT | CLI_G_VERB,
 };
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-typedef struct spread {
-    uint64_t median, min, max;
-} spread;
-
-static spread spread_of(const uint64_t *v, size_t n)
-{
-    spread s = {0, 0, 0};
-    if (!n)
-        return s;
-    uint64_t *c = malloc(n * sizeof *c);
-    if (!c)
-        return s;
-    memcpy(c, v, n * sizeof *c);
-    qsort(c, n, sizeof *c, cmp_u64);
-    s.median = c[n / 2];
-    s.min = c[0];
-    s.max = c[n - 1];
-    free(c);
-    return s;
-}
 
 /* A symbol's address: a function (Thumb bit cleared) or any ELF symbol. */
 static int sym_addr(const img *im, const char *opt, const char *name,
@@ -162,172 +148,6 @@ static int sym_addr(const img *im, const char *opt, const char *name,
     }
     *addr &= ~1u;
     return 0;
-}
-
-static void print_iters(FILE *o, const uint64_t *v, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        fprintf(o, "%zu %llu\n", i, (unsigned long long)v[i]);
-}
-
-/* ---- --info ---- */
-
-static int dump_records(cli_ctx *ctx, const char *path, int partial)
-{
-    cp_err err;
-    trc_reader *r = trc_open_ex(path, TRC_OPEN_CONTEXT |
-                                (partial ? TRC_OPEN_PARTIAL : 0), &err);
-    if (!r) {
-        cli_error("%s", err.msg);
-        return CLI_FAIL;
-    }
-    if (cli_out_open(ctx) < 0) {
-        trc_close(r);
-        return CLI_FAIL;
-    }
-    trc_rec rec;
-    int rc;
-    while ((rc = trc_next(r, &rec, &err)) == 1) {
-        const char *fl = rec.flags & TRC_F_UNCACHED ? " u"
-                         : rec.flags & TRC_F_NOALLOC ? " n" : "";
-        if (rec.kind == TRC_FETCH)
-            fprintf(ctx->out, "fetch 0x%08x %u %u%s\n", rec.addr, rec.len,
-                    rec.ninsn, fl);
-        else if (rec.kind == TRC_DREAD)
-            fprintf(ctx->out, "read 0x%08x %u%s\n", rec.addr, rec.len, fl);
-        else if (rec.kind == TRC_CTX)
-            fprintf(ctx->out, "ctx %d\n", (int)rec.addr);
-        else
-            fprintf(ctx->out, "mark %u\n", rec.addr);
-    }
-    trc_close(r);
-    if (rc < 0) {
-        cli_error("%s", err.msg);
-        cli_out_close(ctx);
-        return CLI_FAIL;
-    }
-    return cli_out_close(ctx) < 0 ? CLI_FAIL : CLI_OK;
-}
-
-static int do_info(cli_ctx *ctx, const char *path, int per_iter, int partial)
-{
-    cp_err err;
-    trc_reader *r = trc_open_ex(path, partial ? TRC_OPEN_PARTIAL : 0, &err);
-    if (!r) {
-        cli_error("%s", err.msg);
-        return CLI_FAIL;
-    }
-    uint64_t *it = NULL, cur = 0, pre = 0, uncached = 0;
-    size_t nit = 0, cap = 0;
-    int in = 0, rc;
-    trc_rec rec;
-    while ((rc = trc_next(r, &rec, &err)) == 1) {
-        if (rec.kind == TRC_MARK) {
-            if (in && !cp_grow((void **)&it, &cap, nit + 1, sizeof *it))
-                it[nit++] = cur;
-            in = 1;
-            cur = 0;
-        } else if (rec.kind == TRC_FETCH) {
-            if (in)
-                cur += rec.ninsn;
-            else
-                pre += rec.ninsn;
-            if (rec.flags & TRC_F_UNCACHED)
-                uncached += rec.ninsn;
-        }
-    }
-    if (rc < 0) {
-        cli_error("%s", err.msg);
-        free(it);
-        trc_close(r);
-        return CLI_FAIL;
-    }
-    /* The last iteration is complete when the recording ended normally. */
-    const trc_totals *t = trc_get_totals(r);
-    if (in && !strcmp(t->end, "done") &&
-        !cp_grow((void **)&it, &cap, nit + 1, sizeof *it))
-        it[nit++] = cur;
-    const trc_header *h = trc_get_header(r);
-    spread s = spread_of(it, nit);
-    /* A recording without marks that ended normally is one stretch. */
-    if (!nit && (t->marks || trc_truncated(r) || strcmp(t->end, "done")))
-        cli_warn("%s: no complete iteration (ended: %s)", path,
-                 trc_truncated(r) ? "truncated" : t->end);
-    if (cli_out_open(ctx) < 0) {
-        free(it);
-        trc_close(r);
-        return CLI_FAIL;
-    }
-    FILE *o = ctx->out;
-    uint64_t bytes = trc_offset(r);
-    if (ctx->json) {
-        jw w;
-        jw_init(&w, o, 1);
-        jw_obj_begin(&w);
-        jw_key(&w, "file"); jw_str(&w, path);
-        jw_key(&w, "bytes"); jw_uint(&w, bytes);
-        jw_key(&w, "version"); jw_uint(&w, h->version);
-        jw_key(&w, "target"); jw_str(&w, h->target);
-        jw_key(&w, "cpu"); jw_str(&w, h->cpu);
-        jw_key(&w, "elf_hash"); jw_str(&w, h->elf_hash);
-        jw_key(&w, "source"); jw_str(&w, h->source);
-        jw_key(&w, "end"); jw_str(&w, trc_truncated(r) ? "truncated" : t->end);
-        jw_key(&w, "records"); jw_uint(&w, t->records);
-        jw_key(&w, "fetch_runs"); jw_uint(&w, t->fetch_runs);
-        jw_key(&w, "instructions"); jw_uint(&w, t->insns);
-        jw_key(&w, "fetch_bytes"); jw_uint(&w, t->fetch_bytes);
-        jw_key(&w, "uncached_instructions"); jw_uint(&w, uncached);
-        jw_key(&w, "data_reads"); jw_uint(&w, t->dreads);
-        jw_key(&w, "marks"); jw_uint(&w, t->marks);
-        jw_key(&w, "iterations"); jw_uint(&w, nit);
-        jw_key(&w, "pre_instructions"); jw_uint(&w, pre);
-        jw_key(&w, "iteration_instructions");
-        jw_obj_begin(&w);
-        jw_key(&w, "median"); jw_uint(&w, s.median);
-        jw_key(&w, "min"); jw_uint(&w, s.min);
-        jw_key(&w, "max"); jw_uint(&w, s.max);
-        jw_obj_end(&w);
-        jw_key(&w, "bytes_per_instruction");
-        jw_double(&w, t->insns ? (double)bytes / (double)t->insns : 0);
-        if (per_iter) {
-            jw_key(&w, "per_iteration");
-            jw_arr_begin(&w);
-            for (size_t i = 0; i < nit; i++)
-                jw_uint(&w, it[i]);
-            jw_arr_end(&w);
-        }
-        jw_obj_end(&w);
-        jw_finish(&w);
-    } else if (per_iter) {
-        print_iters(o, it, nit);
-    } else {
-        char b1[32], b2[32], b3[32], b4[32];
-        fprintf(o, "trace:        %s (%s bytes, version %u)\n", path,
-                cli_commas(b1, bytes), h->version);
-        fprintf(o, "source:       %s\n", h->source);
-        fprintf(o, "target:       %s (%s)\n", h->target, h->cpu);
-        fprintf(o, "elf:          %s\n", h->elf_hash);
-        fprintf(o, "ended:        %s\n",
-                trc_truncated(r) ? "truncated (read up to the last complete "
-                                   "block)" : t->end);
-        fprintf(o, "records:      %s\n", cli_commas(b1, t->records));
-        fprintf(o, "instructions: %s in %s fetch runs (%s bytes; %s "
-                "uncached)\n", cli_commas(b1, t->insns),
-                cli_commas(b2, t->fetch_runs), cli_commas(b3, t->fetch_bytes),
-                cli_commas(b4, uncached));
-        fprintf(o, "flash reads:  %s\n", cli_commas(b1, t->dreads));
-        fprintf(o, "iterations:   %zu complete (%s marks; %s instructions "
-                "before the first)\n", nit, cli_commas(b1, t->marks),
-                cli_commas(b2, pre));
-        fprintf(o, "per iteration: median %s, min %s, max %s instructions\n",
-                cli_commas(b1, s.median), cli_commas(b2, s.min),
-                cli_commas(b3, s.max));
-        fprintf(o, "size:         %.3f bytes per instruction\n",
-                t->insns ? (double)bytes / (double)t->insns : 0.0);
-    }
-    free(it);
-    trc_close(r);
-    return cli_out_close(ctx) < 0 ? CLI_FAIL : CLI_OK;
 }
 
 /* ---- --from-qemu ---- */
@@ -384,9 +204,9 @@ static int do_qemu(cli_ctx *ctx, const char *log, const char *elf,
     FILE *o = stdout;
     char b1[32], b2[32], b3[32];
     if (per_iter) {
-        print_iters(o, st.iter_insns, st.iterations);
+        trace_print_iters(o, st.iter_insns, st.iterations);
     } else {
-        spread s = spread_of(st.iter_insns, st.iterations);
+        trace_spread_t s = trace_spread(st.iter_insns, st.iterations);
         fprintf(o, "trace:        %s (%s records, from %s)\n", ctx->out_path,
                 cli_commas(b1, recs), log);
         fprintf(o, "instructions: %s (%s before the first iteration)\n",
@@ -421,7 +241,8 @@ typedef struct run_opts {
     const tgt *t;
     uint64_t n, max_insns;
     double timeout;
-    int have_sp, count_each, per_iter, have_expect;
+    int have_sp, count_each, per_iter, have_expect, no_startup;
+    const char *rom, *uart;
     uint32_t sp, expect;
     emu_range periph[16];
     unsigned nperiph;
@@ -445,12 +266,43 @@ static void print_returns(FILE *o, const run_opts *ro, const emu_stats *st)
                 st->first_mismatch_ret);
 }
 
-static void report_run(cli_ctx *ctx, const run_opts *ro, const emu_stats *st,
-                       const trc_totals *tot, uint64_t bytes, double secs,
-                       const char *result_line)
+/* Unmodelled register reads, per register. */
+static void report_unmod(FILE *o, emu *e, int json, jw *w)
+{
+    emu_unmod u[8];
+    uint64_t total;
+    size_t nregs, n = emu_unmodelled(e, u, 8, &total, &nregs);
+    char b1[32];
+    if (json) {
+        jw_key(w, "unmodelled_reads"); jw_uint(w, total);
+        jw_key(w, "unmodelled");
+        jw_arr_begin(w);
+        for (size_t i = 0; i < n; i++) {
+            jw_obj_begin(w);
+            jw_key(w, "register"); jw_str(w, u[i].name);
+            jw_key(w, "address"); jw_uint(w, u[i].addr);
+            jw_key(w, "reads"); jw_uint(w, u[i].reads);
+            jw_obj_end(w);
+        }
+        jw_arr_end(w);
+        return;
+    }
+    if (!total)
+        return;
+    fprintf(o, "unmodelled:   %s read%s of %zu register%s (the last value "
+            "written, else 0)%s\n", cli_commas(b1, total),
+            total == 1 ? "" : "s", nregs, nregs == 1 ? "" : "s", nregs > n ? "; the most read:" : ":");
+    for (size_t i = 0; i < n; i++)
+        fprintf(o, "              %-24s 0x%08x %s\n", u[i].name, u[i].addr,
+                cli_commas(b1, u[i].reads));
+}
+
+static void report_run(cli_ctx *ctx, const run_opts *ro, emu *e,
+                       const emu_stats *st, const trc_totals *tot,
+                       uint64_t bytes, double secs, const char *result_line)
 {
     FILE *o = stdout;
-    spread s = spread_of(st->iter_insns, st->iterations);
+    trace_spread_t s = trace_spread(st->iter_insns, st->iterations);
     char b1[32], b2[32], b3[32];
     if (ctx->json) {
         jw w;
@@ -473,6 +325,7 @@ static void report_run(cli_ctx *ctx, const run_opts *ro, const emu_stats *st,
         jw_key(&w, "data_reads"); jw_uint(&w, st->dreads);
         jw_key(&w, "periph_reads"); jw_uint(&w, st->periph_reads);
         jw_key(&w, "periph_writes"); jw_uint(&w, st->periph_writes);
+        report_unmod(o, e, 1, &w);
         jw_key(&w, "bytes"); jw_uint(&w, bytes);
         jw_key(&w, "seconds"); jw_double(&w, secs);
         if (ro->per_iter) {
@@ -505,7 +358,7 @@ static void report_run(cli_ctx *ctx, const run_opts *ro, const emu_stats *st,
         return;
     }
     if (ro->per_iter) {
-        print_iters(o, st->iter_insns, st->iterations);
+        trace_print_iters(o, st->iter_insns, st->iterations);
         return;
     }
     if (!ro->count_each)
@@ -528,6 +381,7 @@ static void report_run(cli_ctx *ctx, const run_opts *ro, const emu_stats *st,
                 cli_commas(b1, st->unplaced_reads));
     fprintf(o, "peripherals:  %s reads, %s writes\n",
             cli_commas(b1, st->periph_reads), cli_commas(b2, st->periph_writes));
+    report_unmod(o, e, 0, NULL);
     if (result_line)
         fprintf(o, "result:       %s\n", result_line);
     if (ro->iter && st->iterations)
@@ -612,6 +466,29 @@ static int on_progress(void *arg, emu *e)
     return 0;
 }
 
+/* What the UARTs sent: shown with -v, written to --uart FILE (a second
+ * UART's bytes to FILE.uart1). 0 or -1 when a file cannot be written. */
+static int uart_out(cli_ctx *ctx, const run_opts *ro, const emu *e)
+{
+    for (unsigned n = 0; n < 2; n++) {
+        size_t len;
+        const uint8_t *p = emu_uart(e, n, &len);
+        if (ctx->verbose > 0 && len)
+            fprintf(stderr, "uart%u: %zu bytes:\n%.*s%s", n, len, (int)len,
+                    (const char *)p, p[len - 1] == '\n' ? "" : "\n");
+        if (!ro->uart || (n && !len))
+            continue;
+        char path[4096];
+        snprintf(path, sizeof path, n ? "%s.uart1" : "%s", ro->uart);
+        FILE *f = fopen(path, "wb");
+        if (!f || (len && fwrite(p, 1, len, f) != len) || fclose(f)) {
+            cli_error("--uart: cannot write '%s'", path);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static int do_run(cli_ctx *ctx, const run_opts *ro)
 {
     cp_err err;
@@ -630,13 +507,26 @@ static int do_run(cli_ctx *ctx, const run_opts *ro)
         (ro->entry && sym_addr(im, "--entry", ro->entry, &entry)) ||
         (ro->result && sym_addr(im, "--result", ro->result, &res)))
         goto out;
+    uint32_t boot_until = 0;
+    if (ro->iter && ro->t->chip && !ro->no_startup &&
+        img_section_by_name(im, ".boot2")) {
+        /* A pico-sdk image: its start-up sets up the clocks, the ROM's
+         * function tables and the runtime that init and iter rely on. */
+        boot_until = init;
+        if (!init && sym_addr(im, "--iter (the start-up runs to main)",
+                              "main", &boot_until))
+            goto out;
+        cli_debug(ctx, "harness: running the start-up from reset to 0x%08x",
+                  boot_until);
+    }
     run_progress rp = {.ctx = ctx, .ro = ro};
     emu_cfg cfg = {
         .im = im, .t = ro->t, .periph = ro->periph, .nperiph = ro->nperiph,
         .insn_limit = ro->max_insns, .time_limit = ro->timeout,
         .interrupt = &cp_sig_stop, .count_each = ro->count_each,
         .expect_ret = ro->expect, .progress = on_progress,
-        .progress_arg = &rp, .progress_s = 0.5,
+        .progress_arg = &rp, .progress_s = 0.5, .rom_path = ro->rom,
+        .boot_until = boot_until,
     };
     e = emu_new(&cfg, &err);
     if (!e) {
@@ -645,7 +535,9 @@ static int do_run(cli_ctx *ctx, const run_opts *ro)
     }
     for (unsigned i = 0; i < emu_nwarnings(e); i++)
         cli_warn("%s", emu_warning(e, i));
-    if (!ro->iter && (!ro->entry || !ro->have_sp)) {
+    /* From reset as the chip starts, unless --entry or --sp say otherwise. */
+    if (!ro->iter && (ro->entry || ro->have_sp) &&
+        (!ro->entry || !ro->have_sp)) {
         uint32_t vt, v[2];
         if (emu_find_vectors(im, &vt, &err) || img_read(im, vt, v, 8)) {
             cli_error("%s", err.msg);
@@ -726,7 +618,9 @@ static int do_run(cli_ctx *ctx, const run_opts *ro)
             rl = result_line;
         }
     }
-    report_run(ctx, ro, st, ro->count_each ? NULL : &tot, bytes, secs, rl);
+    report_run(ctx, ro, e, st, ro->count_each ? NULL : &tot, bytes, secs, rl);
+    if (uart_out(ctx, ro, e))
+        status = CLI_FAIL;
     if (secs > 0 && st->insns >= 1000000)
         cli_info(ctx, "%.1f M instructions/s (%llu instructions in %.3f s)",
                  (double)st->insns / secs / 1e6,
@@ -751,7 +645,13 @@ static int do_run(cli_ctx *ctx, const run_opts *ro)
             cli_error("%s: the PC never reached --mark %s in %llu "
                       "instructions (--max-insns)%s", ro->elf, ro->mark,
                       (unsigned long long)ro->max_insns, kept);
-        else if (!st->iterations && !(ro->mark && st->marks))
+        else if (boot_until && !st->booted)
+            cli_error("%s: the start-up from reset never reached %s in %llu "
+                      "instructions (--max-insns): harness mode runs it to "
+                      "--init, or to main; give an --init that main calls, or "
+                      "--no-startup%s", ro->elf, ro->init ? ro->init : "main",
+                      (unsigned long long)ro->max_insns, kept);
+        else if (!st->iterations && !st->marks)
             cli_error("%s: %s ran past --max-insns %llu before the first "
                       "iteration%s", ro->elf, ro->init ? ro->init : "start-up",
                       (unsigned long long)ro->max_insns, kept);
@@ -884,6 +784,9 @@ static int cmd_trace_fn(cli_ctx *ctx, int argc, char **argv)
             ro.result = arg;
             break;
         case O_COUNT: ro.count_each = 1; break;
+        case O_ROM: ro.rom = arg; break;
+        case O_UART: ro.uart = arg; break;
+        case O_NOSTART: ro.no_startup = 1; break;
         case O_INFO: info = arg; break;
         case O_ITERS: ro.per_iter = 1; break;
         case O_RECORDS: records = 1; break;
@@ -927,8 +830,8 @@ static int cmd_trace_fn(cli_ctx *ctx, int argc, char **argv)
         if (p.npos)
             return cli_usage_error(ctx, "trace: --info takes no ELF");
         if (records)
-            return dump_records(ctx, info, partial);
-        return do_info(ctx, info, ro.per_iter, partial);
+            return trace_dump_records(ctx, info, partial);
+        return trace_info(ctx, info, ro.per_iter, partial);
     }
     /* --qemu MACHINE: a preset named after the machine is the default. */
     if ((rc = cli_tgt_resolve(ctx, &to, NULL, qo.machine,

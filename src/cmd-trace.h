@@ -2,7 +2,9 @@
 #ifndef CP_CMD_TRACE_H
 #define CP_CMD_TRACE_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "cli/cli.h"
 #include "target/target.h"
@@ -20,5 +22,16 @@ typedef struct trace_qemu_opts {
 } trace_qemu_opts;
 
 int trace_qemu_run(cli_ctx *ctx, const trace_qemu_opts *o);
+
+/* The spread of per-iteration counts (src/cmd-trace-info.c). */
+typedef struct trace_spread_t {
+    uint64_t median, min, max;
+} trace_spread_t;
+trace_spread_t trace_spread(const uint64_t *v, size_t n);
+/* "i count" lines, one per iteration. */
+void trace_print_iters(FILE *o, const uint64_t *v, size_t n);
+/* trace --info TRACE [--per-iteration] [--partial]; --records. */
+int trace_info(cli_ctx *ctx, const char *path, int per_iter, int partial);
+int trace_dump_records(cli_ctx *ctx, const char *path, int partial);
 
 #endif

@@ -56,7 +56,11 @@ double emu_elapsed(const emu *e)
 
 void emu_set_stop_note(emu *e, const char *note)
 {
-    snprintf(e->st.stop_note, sizeof e->st.stop_note, "%s", note);
+    size_t n = strlen(note);
+    if (n >= sizeof e->st.stop_note)
+        n = sizeof e->st.stop_note - 1;
+    memcpy(e->st.stop_note, note, n);
+    e->st.stop_note[n] = 0;
 }
 
 const emu_stats *emu_get_stats(const emu *e)
@@ -81,17 +85,6 @@ static const uint8_t *code_at(emu *e, uint32_t addr, uint32_t size)
 int emu_read(emu *e, uint32_t addr, void *buf, size_t n)
 {
     return uc_mem_read(e->uc, addr, buf, n) == UC_ERR_OK ? 0 : -1;
-}
-
-/* ---- describing addresses in errors ---- */
-
-static void where(const emu *e, uint32_t addr, char *buf, size_t cap)
-{
-    const img_func *f = img_lookup(e->cfg.im, addr);
-    if (f)
-        snprintf(buf, cap, "0x%08x (%s+0x%x)", addr, f->name, addr - f->addr);
-    else
-        snprintf(buf, cap, "0x%08x (no function)", addr);
 }
 
 /* ---- the trace side ---- */
@@ -227,6 +220,21 @@ static void block_reads(emu *e, binfo *b)
 
 static int is_self_branch(emu *e, uint32_t a);
 
+/* Offset + 1 of the first SVC (Thumb 0xdfNN) in the block, or 0: unicorn's
+ * M-profile model takes no exception for it and goes on after it as if it
+ * were a NOP. */
+static unsigned svc_in(emu *e, uint32_t addr, uint32_t size)
+{
+    const uint8_t *p = code_at(e, addr, size);
+    for (uint32_t off = 0; p && off + 2 <= size;) {
+        uint16_t hw = (uint16_t)(p[off] | p[off + 1] << 8);
+        if ((hw >> 8) == 0xdf)
+            return off + 1;
+        off += emu_thumb_len(hw);
+    }
+    return 0;
+}
+
 static int bt_grow(emu *e)
 {
     size_t ncap = e->bt_cap ? e->bt_cap * 2 : 1 << 12;
@@ -272,6 +280,7 @@ static const binfo *block_info(emu *e, uint32_t addr, uint32_t size)
     b->flags = tgt_is_cached(e->cfg.t, addr) ? 0 : TRC_F_UNCACHED;
     block_reads(e, b);
     b->parked = size == 2 && is_self_branch(e, addr);
+    b->svc = (uint16_t)svc_in(e, addr, size);
     e->bt_used++;
     return b;
 }
@@ -354,6 +363,19 @@ static int is_self_branch(emu *e, uint32_t a)
     return p && p[0] == 0xfe && p[1] == 0xe7;
 }
 
+/* A jump into the ROM's vector table (initial SP, reset, NMI, HardFault:
+ * ARMv6-M ARM B1.5.3): data, never code; a call through a null pointer
+ * such as an unset function table. */
+static void null_call(emu *e, uint32_t a)
+{
+    char w1[160], note[320];
+    emu_where(e, e->last_block, w1, sizeof w1);
+    snprintf(note, sizeof note, "a jump to 0x%08x, the ROM's vector table, "
+             "after the block at %s (a call through a null pointer?)", a, w1);
+    emu_set_stop_note(e, note);
+    stop(e, EMU_END_STOPPED);
+}
+
 static void hook_block(uc_engine *uc, uint64_t address, uint32_t size,
                        void *user)
 {
@@ -364,6 +386,10 @@ static void hook_block(uc_engine *uc, uint64_t address, uint32_t size,
         on_mark(e);
         if (!e->in_iter)
             return; /* stopping at the start of the last iteration */
+    }
+    if (a < 0x10 && e->rom_vectors) {
+        null_call(e, a);
+        return;
     }
     e->last_block = a;
     const binfo *b = block_info(e, a, size);
@@ -378,10 +404,23 @@ static void hook_block(uc_engine *uc, uint64_t address, uint32_t size,
     }
     if (b->flags)
         e->st.uncached_insns += b->ninsn;
+    if (b->svc) {
+        /* The board takes no exceptions: the run ends at the SVC. */
+        char w1[160];
+        uint32_t at = a + b->svc - 1;
+        const uint8_t *p = code_at(e, at, 2);
+        emu_where(e, at, w1, sizeof w1);
+        snprintf(e->st.stop_note, sizeof e->st.stop_note,
+                 "the firmware stopped at PC %s: SVC #%u (the board takes no "
+                 "exceptions)", w1, p ? p[0] : 0u);
+        e->parked = 1;
+        stop(e, EMU_END_STOPPED);
+        return;
+    }
     if (b->parked) {
         /* `b .`: the firmware parked itself (after exit, a fault handler). */
         char w1[160];
-        where(e, a, w1, sizeof w1);
+        emu_where(e, a, w1, sizeof w1);
         snprintf(e->st.stop_note, sizeof e->st.stop_note,
                  "the firmware stopped at PC %s (a branch to itself)", w1);
         e->parked = 1;
@@ -416,7 +455,7 @@ static void hook_code(uc_engine *uc, uint64_t address, uint32_t size,
     }
     if (size == 2 && is_self_branch(e, a)) {
         char w1[160];
-        where(e, a, w1, sizeof w1);
+        emu_where(e, a, w1, sizeof w1);
         snprintf(e->st.stop_note, sizeof e->st.stop_note,
                  "the firmware stopped at PC %s (a branch to itself)", w1);
         stop(e, EMU_END_STOPPED);
@@ -534,6 +573,10 @@ emu *emu_new(const emu_cfg *cfg, cp_err *err)
         emu_free(e);
         return NULL;
     }
+    if (!(e->bd = board_new(e, err))) {
+        emu_free(e);
+        return NULL;
+    }
     if (bt_grow(e) || emu_map_target(e, err) || emu_map_segments(e, err)) {
         if (!e->bt)
             cp_seterr(err, "out of memory");
@@ -565,6 +608,7 @@ void emu_free(emu *e)
         return;
     if (e->uc)
         uc_close(e->uc);
+    board_free(e->bd);
     for (unsigned i = 0; i < e->nreg; i++)
         if (e->reg[i].owned)
             free(e->reg[i].host);
@@ -575,51 +619,6 @@ void emu_free(emu *e)
 }
 
 /* ---- running ---- */
-
-static const char *access_name(int type)
-{
-    switch (type) {
-    case UC_MEM_READ_UNMAPPED: return "read of unmapped memory";
-    case UC_MEM_WRITE_UNMAPPED: return "write to unmapped memory";
-    case UC_MEM_FETCH_UNMAPPED: return "jump to unmapped memory";
-    case UC_MEM_WRITE_PROT: return "write to read-only memory";
-    case UC_MEM_READ_PROT: return "read of unreadable memory";
-    case UC_MEM_FETCH_PROT: return "jump to non-executable memory";
-    default: return "bad access";
-    }
-}
-
-/* Turns a unicorn error after uc_emu_start into a message. */
-static int fault(emu *e, uc_err ue, cp_err *err)
-{
-    char w1[160], w2[160];
-    uint32_t pc;
-    uc_reg_read(e->uc, UC_ARM_REG_PC, &pc);
-    e->st.end = EMU_END_FAULT;
-    if (e->fault) {
-        if (e->fault_type == UC_MEM_FETCH_UNMAPPED ||
-            e->fault_type == UC_MEM_FETCH_PROT) {
-            where(e, e->last_block, w2, sizeof w2);
-            return cp_seterr(err, "%s at 0x%08x (after the block at %s)",
-                             access_name(e->fault_type), e->fault_addr, w2);
-        }
-        where(e, e->fault_pc, w1, sizeof w1);
-        return cp_seterr(err, "%s at 0x%08x (%d bytes) by the instruction at "
-                         "PC %s", access_name(e->fault_type), e->fault_addr,
-                         e->fault_size, w1);
-    }
-    where(e, pc, w1, sizeof w1);
-    if (ue == UC_ERR_INSN_INVALID) {
-        uint16_t hw[2] = {0, 0};
-        uc_mem_read(e->uc, pc, hw, 4);
-        if (emu_thumb_len(hw[0]) == 4)
-            return cp_seterr(err, "invalid instruction for %s at PC %s: "
-                             "%04x %04x", e->cfg.t->cpu, w1, hw[0], hw[1]);
-        return cp_seterr(err, "invalid instruction for %s at PC %s: %04x",
-                         e->cfg.t->cpu, w1, hw[0]);
-    }
-    return cp_seterr(err, "%s at PC %s", uc_strerror(ue), w1);
-}
 
 static int wr_ok(emu *e, cp_err *err)
 {
@@ -641,6 +640,30 @@ static uint32_t trap_addr(emu *e)
     return e->reg[0].base + e->reg[0].size - 4;
 }
 
+/* Runs from begin until the PC reaches until (or the run stops). unicorn
+ * leaves the run at a WFE or WFI hint with the PC after it; the board
+ * resumes there: a WFE may complete at any time (ARMv6-M ARM B1.5.19,
+ * "Wait For Event"), and the time the firmware waits for advances with
+ * the instructions of its loop. */
+static uc_err run(emu *e, uint32_t begin, uint32_t until)
+{
+    for (;;) {
+        uc_err ue = uc_emu_start(e->uc, begin | 1, until, 0, 0);
+        if (ue != UC_ERR_INSN_INVALID && ue != UC_ERR_EXCEPTION)
+            return ue;
+        if (e->st.end != EMU_END_DONE || e->fault)
+            return ue;
+        uint32_t pc;
+        uint16_t hw;
+        uc_reg_read(e->uc, UC_ARM_REG_PC, &pc);
+        if (emu_read(e, pc - 2, &hw, 2) ||
+            (hw != 0xbf20 && hw != 0xbf30)) /* WFE, WFI */
+            return ue;
+        e->st.waits++;
+        begin = pc;
+    }
+}
+
 /* Calls fn with LR = trap; runs until it returns. */
 static int call(emu *e, uint32_t fn, uint32_t sp, cp_err *err)
 {
@@ -651,19 +674,19 @@ static int call(emu *e, uint32_t fn, uint32_t sp, cp_err *err)
             uc_reg_write(e->uc, r, &zero);
     uc_reg_write(e->uc, UC_ARM_REG_SP, &sp);
     uc_reg_write(e->uc, UC_ARM_REG_LR, &lr);
-    uc_err ue = uc_emu_start(e->uc, pc, trap, 0, 0);
+    uc_err ue = run(e, pc, trap);
     flush_run(e);
     if (wr_ok(e, err))
         return -1;
     if (ue != UC_ERR_OK)
-        return fault(e, ue, err);
+        return emu_fault(e, ue, err);
     if (e->st.end != EMU_END_DONE)
         return 0;
     uint32_t now;
     uc_reg_read(e->uc, UC_ARM_REG_PC, &now);
     if (now != trap) {
         char w1[160];
-        where(e, now, w1, sizeof w1);
+        emu_where(e, now, w1, sizeof w1);
         e->st.end = EMU_END_FAULT;
         return cp_seterr(err, "the call of 0x%08x stopped at PC %s without "
                          "returning", fn, w1);
@@ -688,18 +711,107 @@ static int harness_sp(emu *e, uint32_t *sp, cp_err *err)
     return 0;
 }
 
+/* CRC-32 as the RP2040 boot ROM checks boot2 (datasheet 2.8.1.3.1,
+ * "Checksum"): polynomial 0x04c11db7, initial 0xffffffff, most significant
+ * bit first, no final XOR. */
+static uint32_t boot2_crc(const uint8_t *p, size_t n)
+{
+    uint32_t c = 0xffffffffu;
+    for (size_t i = 0; i < n; i++) {
+        c ^= (uint32_t)p[i] << 24;
+        for (int k = 0; k < 8; k++)
+            c = c & 0x80000000u ? (c << 1) ^ 0x04c11db7u : c << 1;
+    }
+    return c;
+}
+
+/* Where a run from reset starts, after the image is loaded. */
+static int reset_entry(emu *e, uint32_t *pc, uint32_t *sp, uint32_t *lr,
+                       cp_err *err)
+{
+    const img_section *b2 = img_section_by_name(e->cfg.im, ".boot2");
+    const char *chip = e->cfg.t->chip;
+    if (chip && !strcmp(chip, "rp2040") && b2 && b2->size == 256) {
+        uint8_t code[256];
+        if (uc_mem_read(e->uc, b2->addr, code, sizeof code))
+            return cp_seterr(err, "cannot read boot2 at 0x%08x", b2->addr);
+        uint32_t want = (uint32_t)code[252] | (uint32_t)code[253] << 8 |
+                        (uint32_t)code[254] << 16 | (uint32_t)code[255] << 24;
+        uint32_t got = boot2_crc(code, 252);
+        if (got != want)
+            return cp_seterr(err, "'%s': boot2 at 0x%08x fails the boot ROM's "
+                             "CRC-32 check (0x%08x, stored 0x%08x): the chip "
+                             "would not boot this image", img_path(e->cfg.im),
+                             b2->addr, got, want);
+        /* 2.8.1.3: the ROM copies boot2 from the start of flash to the top
+         * 256 bytes of SRAM5 (0x20041f00) and enters it with LR 0, its own
+         * stack just below; boot2 then vectors into flash itself. */
+        if (uc_mem_write(e->uc, 0x20041f00, code, sizeof code))
+            return cp_seterr(err, "cannot write boot2 to SRAM");
+        *pc = 0x20041f00;
+        *sp = 0x20041f00;
+        *lr = 0;
+        return 0;
+    }
+    uint32_t vt, v[2];
+    if (emu_find_vectors(e->cfg.im, &vt, err) || emu_read(e, vt, v, 8))
+        return -1;
+    *pc = v[1] & ~1u;
+    *sp = v[0];
+    *lr = 0xffffffffu;
+    return 0;
+}
+
+/* Runs from reset to the PC at until (harness mode's start-up). */
+static int boot_to(emu *e, uint32_t until, cp_err *err)
+{
+    uint32_t pc, sp, lr;
+    if (reset_entry(e, &pc, &sp, &lr, err)) {
+        e->st.end = EMU_END_FAULT;
+        return -1;
+    }
+    uc_reg_write(e->uc, UC_ARM_REG_SP, &sp);
+    uc_reg_write(e->uc, UC_ARM_REG_MSP, &sp);
+    uc_reg_write(e->uc, UC_ARM_REG_LR, &lr);
+    uc_err ue = run(e, pc, until);
+    flush_run(e);
+    if (wr_ok(e, err))
+        return -1;
+    if (ue != UC_ERR_OK)
+        return emu_fault(e, ue, err);
+    if (e->st.end != EMU_END_DONE)
+        return 0;
+    uint32_t now;
+    uc_reg_read(e->uc, UC_ARM_REG_PC, &now);
+    if (now != until) {
+        char w1[160], w2[160];
+        emu_where(e, now, w1, sizeof w1);
+        emu_where(e, until, w2, sizeof w2);
+        e->st.end = EMU_END_FAULT;
+        return cp_seterr(err, "the start-up stopped at PC %s before it "
+                         "reached %s", w1, w2);
+    }
+    e->st.booted = 1;
+    return 0;
+}
+
 int emu_run_harness(emu *e, trc_writer *w, uint32_t init, uint32_t iter,
                     uint64_t n, cp_err *err)
 {
     uint32_t sp, r0;
+    int boot = e->cfg.boot_until != 0;
     /* A failure before the first iteration ends the run as a fault, never
      * as "done". */
-    if (emu_load(e, 1, err) || harness_sp(e, &sp, err)) {
+    if (emu_load(e, !boot, err) || harness_sp(e, &sp, err)) {
         e->st.end = EMU_END_FAULT;
         return -1;
     }
     e->w = e->cfg.count_each ? NULL : w;
     clock_gettime(CLOCK_MONOTONIC, &e->t0);
+    if (boot && boot_to(e, e->cfg.boot_until, err))
+        return -1;
+    if (e->st.end != EMU_END_DONE)
+        return 0;
     if (init) {
         if (call(e, init, sp, err))
             return -1;
@@ -741,10 +853,16 @@ int emu_run_free(emu *e, trc_writer *w, uint32_t entry, uint32_t sp,
     e->mark = mark;
     e->nmarks_stop = n;
     clock_gettime(CLOCK_MONOTONIC, &e->t0);
+    uint32_t lr = 0xffffffffu;
+    if (!entry && reset_entry(e, &entry, &sp, &lr, err)) {
+        e->st.end = EMU_END_FAULT;
+        return -1;
+    }
     uc_reg_write(e->uc, UC_ARM_REG_SP, &sp);
     uint32_t msp = sp;
     uc_reg_write(e->uc, UC_ARM_REG_MSP, &msp);
-    uc_err ue = uc_emu_start(e->uc, entry | 1, 0xffffffff, 0, 0);
+    uc_reg_write(e->uc, UC_ARM_REG_LR, &lr);
+    uc_err ue = run(e, entry, 0xffffffff);
     flush_run(e);
     if (wr_ok(e, err))
         return -1;
@@ -757,12 +875,29 @@ int emu_run_free(emu *e, trc_writer *w, uint32_t entry, uint32_t sp,
         uint32_t pc;
         char w1[160];
         uc_reg_read(e->uc, UC_ARM_REG_PC, &pc);
-        where(e, pc, w1, sizeof w1);
+        emu_where(e, pc, w1, sizeof w1);
         snprintf(e->st.stop_note, sizeof e->st.stop_note,
                  "the firmware stopped at PC %s (%s)", w1,
                  ue == UC_ERR_OK ? "returned" : "CPU exception");
         e->st.end = EMU_END_STOPPED;
         return 0;
     }
-    return fault(e, ue, err);
+    return emu_fault(e, ue, err);
+}
+
+const uint8_t *emu_uart(const emu *e, unsigned n, size_t *len)
+{
+    return board_uart(e->bd, n, len);
+}
+
+size_t emu_unmodelled(const emu *e, emu_unmod *out, size_t max,
+                      uint64_t *total, size_t *nregs)
+{
+    return board_unmodelled(e->bd, out, max, total, nregs);
+}
+
+const char *emu_chip(const emu *e)
+{
+    const bd_chip *c = board_chip(e->bd);
+    return c ? c->name : NULL;
 }

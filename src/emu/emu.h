@@ -49,7 +49,25 @@ typedef struct emu_cfg {
     int (*progress)(void *arg, emu *e);
     void *progress_arg;
     double progress_s;
+    /* The chip's boot ROM image (mapped at the target's rom memory), or
+     * NULL. On a chip target without it, the ROM is not mapped: code that
+     * calls or reads it stops with an error saying how to get one. */
+    const char *rom_path;
+    /* Reads of one unmodelled register, with no peripheral write between,
+     * that stop the run as a polling loop (0: 1,000,000). */
+    uint64_t poll_limit;
+    /* Harness mode: run the image's own start-up from reset until the PC
+     * reaches this address (main, or the init function) before the first
+     * call; 0: copy .data and zero .bss instead. */
+    uint32_t boot_until;
 } emu_cfg;
+
+/* A peripheral register read without a model. */
+typedef struct emu_unmod {
+    uint32_t addr;
+    char name[40];
+    uint64_t reads;
+} emu_unmod;
 
 typedef struct emu_stats {
     uint64_t insns;          /* all instructions run */
@@ -58,6 +76,8 @@ typedef struct emu_stats {
     uint64_t fetch_runs, dreads, marks;
     uint64_t uncached_insns; /* run from memory the cache does not see */
     uint64_t periph_reads, periph_writes;
+    uint64_t waits;          /* WFE/WFI hints the firmware waited at */
+    int booted;              /* harness: the start-up reached boot_until */
     /* Reads the decoder did not foresee in their block (conditional loads
      * skipped in an IT block shift the rest): placed at the block's end. */
     uint64_t unplaced_reads;
@@ -91,9 +111,20 @@ int emu_run_harness(emu *e, trc_writer *w, uint32_t init, uint32_t iter,
 void emu_set_sp(emu *e, uint32_t sp);
 /* Free-run mode: starts at entry with sp, as after reset, and marks an
  * iteration each time the PC reaches mark; stops at the start of
- * iteration n. */
+ * iteration n. entry 0: from reset as the chip starts (on an RP2040 image
+ * with a boot2 stage, boot2 in SRAM where the boot ROM leaves it, RP2040
+ * datasheet 2.8.1; else the vector table's reset handler and stack). */
 int emu_run_free(emu *e, trc_writer *w, uint32_t entry, uint32_t sp,
                  uint32_t mark, uint64_t n, cp_err *err);
+
+/* Bytes UART n (0, 1) sent; NULL with *len 0 when none. */
+const uint8_t *emu_uart(const emu *e, unsigned n, size_t *len);
+/* The unmodelled registers read, most-read first (up to max into out);
+ * *total and *nregs get all reads and registers. Returns how many. */
+size_t emu_unmodelled(const emu *e, emu_unmod *out, size_t max,
+                      uint64_t *total, size_t *nregs);
+/* The chip the board models ("rp2040"), or NULL. */
+const char *emu_chip(const emu *e);
 
 /* The vector table: from a section or symbol the usual start-up files use,
  * else the lowest load address (skipping an RP2040 boot2 stage). */

@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unicorn/unicorn.h>
 
+#include "emu/board.h"
 #include "emu/emu.h"
 
 #define MAX_REGIONS 32
@@ -19,6 +20,7 @@ typedef struct region {
     int periph;
     int owned;     /* host is ours to free */
     const char *name;
+    struct emu *e;
 } region;
 
 /* Cached facts about one translated block. */
@@ -28,6 +30,7 @@ typedef struct binfo {
     uint16_t ninsn; /* 0: empty slot */
     uint8_t flags;  /* TRC_F_* of its fetches */
     uint8_t parked; /* the block is `b .` */
+    uint16_t svc;   /* offset + 1 of an SVC in the block, or 0 */
     uint16_t nrd;   /* data reads its instructions make, in order */
     uint32_t rd;    /* index in emu.rd_pool: offset of each read's insn */
 } binfo;
@@ -72,6 +75,9 @@ struct emu {
     uint32_t last_block;
     int parked;              /* stopped at a branch to itself */
     struct timespec t0;
+    board *bd;               /* the peripherals */
+    const tgt_mem *rom_missing; /* the chip's ROM, not given (unmapped) */
+    int rom_vectors;         /* a ROM's vector table is at 0 */
     /* Fault details from the memory hooks. */
     int fault;
     uint32_t fault_addr, fault_pc;
@@ -89,5 +95,12 @@ int emu_map_segments(emu *e, cp_err *err);
 /* Loads the segments at their load addresses; in harness mode also does
  * what start-up code would (.data copied, .bss zeroed). */
 int emu_load(emu *e, int harness, cp_err *err);
+
+/* "0x... (function+0x..)" for addr, into buf (fault.c). */
+void emu_where(const emu *e, uint32_t addr, char *buf, size_t cap);
+/* Turns a unicorn error after a run into err (the fault the memory hooks
+ * saw, a missing ROM, an invalid instruction); ends the run as a fault.
+ * Returns -1. */
+int emu_fault(emu *e, uc_err ue, cp_err *err);
 
 #endif

@@ -152,6 +152,8 @@ static unsigned make_chains(plan_search *r, chain *cs, unsigned n,
         c->r.L.addr = NULL;
         c->r.L.stub = NULL;
         c->r.L.tg = NULL;
+        c->r.L.live = NULL;
+        c->r.L.stock_addr = NULL;
         if (!(c->r.off = malloc(nu * sizeof *c->r.off)) ||
             plan_layout_alloc(r->m, &c->r.L) < 0 ||
             plan_model_view(r->m, &c->view) < 0) {

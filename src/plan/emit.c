@@ -144,7 +144,8 @@ int plan_emit_layout(FILE *f, const plan_model *m, const plan_result *r,
      * ARMv8-M Baseline, 8 on ARMv7-M and v8-M Mainline) end the text
      * section. */
     fprintf(f, "# stubs: flash %u fast %u bytes %u text_end 0x%08x "
-            "fast_bytes %u\n", r->flash_stubs, r->veneers, m->veneer_bytes,
+            "fast_bytes %u\n", r->flash_stubs, r->veneers + plan_stock_fast_stubs(m, r),
+            m->veneer_bytes,
             r->text_end, r->fast_bytes);
     fputs("# name region place size reason\n", f);
     if (L.text_delta) {
@@ -333,7 +334,11 @@ static int applied(FILE *f, plan_model *m, const plan_result *r,
         fputs("; all of the plan.\n", f);
     else
         fputs(":\n", f);
-    if (ap.fast_dropped)
+    if (ap.fast_dropped && in == PLAN_INT_PICO)
+        fprintf(f, "#   %zu fast-memory section%s not moved (in a library ld "
+                "finds with -l, or\n#   a name several functions have)\n",
+                ap.fast_dropped, ap.fast_dropped == 1 ? "" : "s");
+    else if (ap.fast_dropped)
         fprintf(f, "#   %zu fast-memory section%s of archives not moved (it "
                 "renames sections of the\n#   build's own objects and "
                 "libraries only)\n", ap.fast_dropped,
@@ -423,12 +428,17 @@ int plan_emit_snippets(const char *dir, plan_model *m,
     if (fragment_header(f, "pico-sdk CMake fragment", m, r, info,
                         PLAN_INT_PICO, err) < 0)
         return -1;
+    fprintf(f, "# The hot block starts at 0x%08x, after pico-sdk's start-up "
+            "sections.\n", r->hot_base);
     fputs("# include(/path/to/codeplace/cmake/codeplace.cmake) first, then\n"
           "# include(path/to/codeplace_pico.cmake) and call\n"
-          "# codeplace_plan_apply(<your executable target>): the fast-memory\n"
-          "# group goes to SRAM as .time_critical code (docs/pico-sdk.md).\n", f);
+          "# codeplace_plan_apply(<your executable target>) after add_executable:\n"
+          "# the fast-memory group goes to SRAM as .time_critical code, the\n"
+          "# flash group (codeplace_flash.ld) first in .text through a linker\n"
+          "# script derived from the SDK's memmap_default.ld (docs/pico-sdk.md).\n", f);
     fputs("function(codeplace_plan_apply target)\n"
-          "  codeplace_apply(${target} ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/codeplace.list)\n"
+          "  codeplace_apply(${target} ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/codeplace.list\n"
+          "                  FLASH ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/codeplace_flash.ld ${ARGN})\n"
           "endfunction()\n", f);
     if (finish(f, dir, "codeplace_pico.cmake", err) < 0)
         return -1;

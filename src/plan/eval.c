@@ -17,10 +17,13 @@ int plan_layout_alloc(const plan_model *m, plan_layout *L)
     L->addr = malloc(n * sizeof *L->addr);
     L->stub = calloc(m->ntargets ? m->ntargets : 1, sizeof *L->stub);
     L->tg = malloc((m->ntargets ? m->ntargets : 1) * sizeof *L->tg);
+    L->live = malloc(m->stock_stubs ? m->stock_stubs : 1);
+    L->stock_addr = calloc(m->stock_stubs ? m->stock_stubs : 1,
+                           sizeof *L->stock_addr);
     L->text_delta = 0;
     L->nstubs = 0;
     L->stub_order = 0;
-    if (!L->addr || !L->stub || !L->tg) {
+    if (!L->addr || !L->stub || !L->tg || !L->live || !L->stock_addr) {
         plan_layout_free(L);
         return -1;
     }
@@ -32,6 +35,10 @@ void plan_layout_free(plan_layout *L)
     free(L->addr);
     free(L->stub);
     free(L->tg);
+    free(L->live);
+    free(L->stock_addr);
+    L->live = NULL;
+    L->stock_addr = NULL;
     L->addr = NULL;
     L->stub = NULL;
     L->tg = NULL;
@@ -42,6 +49,8 @@ void plan_layout_stock(const plan_model *m, plan_layout *L)
     for (size_t i = 0; i < m->nunits; i++)
         L->addr[i] = m->units[i].addr;
     memset(L->stub, 0, (m->ntargets ? m->ntargets : 1) * sizeof *L->stub);
+    if (m->stock_stubs)
+        memset(L->stock_addr, 0, m->stock_stubs * sizeof *L->stock_addr);
     L->text_delta = 0;
     L->nstubs = 0;
     L->stub_order = 0;
@@ -49,6 +58,8 @@ void plan_layout_stock(const plan_model *m, plan_layout *L)
 
 uint32_t plan_hot_base(const plan_model *m)
 {
+    if (m->hot_start)
+        return m->hot_start; /* after pico-sdk's start-up sections */
     return (m->text_start + 7) & ~7u;
 }
 
@@ -116,11 +127,11 @@ void plan_layout_make(const plan_model *m, const uint32_t *hot_off,
                 L->nstubs++;
             }
     }
-    for (size_t i = 0; i < ntg; i++) {
-        L->stub[tg[i]] = cur;
-        cur += m->veneer_bytes;
-        L->nstubs++;
-    }
+    /* With the stock image's own stubs, in ld's table together
+     * (plan/picolink.c). */
+    uint32_t nst = plan_place_stubs(m, group, fast, tg, ntg, cur, L);
+    cur += nst * m->veneer_bytes;
+    L->nstubs += nst;
     uint32_t old_end = (m->text_end + 7) & ~7u;
     L->text_delta = (int64_t)((cur + 7) & ~7u) - (int64_t)old_end;
 }

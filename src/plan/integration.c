@@ -3,13 +3,19 @@
  * relocates sections of Zephyr's own libraries only (a toolchain archive
  * member, e.g. libgcc's, stays) and writes the flash group as a ROM_START
  * snippet of *(.text.NAME) lines with no padding, so the hot block keeps
- * its order but not its colours. pico-sdk's codeplace_apply() moves the
- * fast-memory group to .time_critical (not archive members) and has no
- * flash group (docs/linking.md, docs/zephyr.md, docs/pico-sdk.md). */
+ * its order but not its colours. pico-sdk's codeplace_apply() renames the
+ * fast-memory group's sections .time_critical.* in the objects and
+ * archives on the link line (not in the libraries ld finds with -l, whose
+ * paths the map gives in full, nor a name several functions have), and
+ * puts the flash group, padding and all, at the start of .text through a
+ * linker script derived from the SDK's (docs/linking.md, docs/zephyr.md,
+ * docs/pico-sdk.md). */
 #include "plan/plan.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+#include "plan/plan_int.h"
 
 const char *plan_integration_name(plan_integration in)
 {
@@ -51,10 +57,11 @@ plan_result *plan_result_for(plan_model *m, const plan_result *r,
         plan_item it = r->items[i];
         const plan_unit *u = plan_model_unit(m, it.unit);
         int keep = 1;
-        if (in != PLAN_INT_GNU_LD && it.region == PLAN_FAST && u->archive)
-            keep = 0; /* a toolchain archive member: neither can rename it */
-        if (in == PLAN_INT_PICO && it.region == PLAN_FLASH_HOT)
-            keep = 0; /* pico-sdk's scripts have no flash group */
+        if (in == PLAN_INT_ZEPHYR && it.region == PLAN_FAST && u->archive)
+            keep = 0; /* a toolchain archive member: it cannot relocate it */
+        if (in == PLAN_INT_PICO && it.region == PLAN_FAST &&
+            !plan_pico_can_rename(m, u))
+            keep = 0;
         if (!keep) {
             if (it.region == PLAN_FAST)
                 ap->fast_dropped++;
@@ -71,7 +78,7 @@ plan_result *plan_result_for(plan_model *m, const plan_result *r,
         }
         o->items[o->nitems++] = it;
     }
-    if (in != PLAN_INT_GNU_LD)
+    if (in == PLAN_INT_ZEPHYR)
         o->block_end = 0;
     if (in == PLAN_INT_GNU_LD && r->misses >= 0) {
         o->misses = r->misses;

@@ -577,6 +577,8 @@ static void match_rel(const plan_ldstub_rel *r, void *p)
     if (!f || f->addr != tg->addr)
         return;
     int hit;
+    const char *sym = r->sym;
+    char wrap[300];
     if (r->section_sym) {
         /* A section symbol: only a static function alone at the start of
          * its section (addend 0). */
@@ -584,6 +586,13 @@ static void match_rel(const plan_ldstub_rel *r, void *p)
               m->units[tg->unit].addr == tg->addr;
     } else {
         hit = img_func_named(f, r->sym);
+        /* ld --wrap=SYM (pico-sdk wraps __aeabi_idiv, memcpy, ...): a call
+         * naming SYM reaches __wrap_SYM, the name ld gives its stub. */
+        if (!hit && strlen(r->sym) < sizeof wrap - 8) {
+            snprintf(wrap, sizeof wrap, "__wrap_%s", r->sym);
+            hit = img_func_named(f, wrap);
+            sym = wrap;
+        }
     }
     if (!hit)
         return; /* the site stays unnamed: the order is a guess */
@@ -594,12 +603,12 @@ static void match_rel(const plan_ldstub_rel *r, void *p)
             return;
         plan_ldstub_name_local(buf, sizeof buf, 0, id, r->rsym, m->stub_type);
     } else {
-        plan_ldstub_name(buf, sizeof buf, 0, r->sym, m->stub_type);
+        plan_ldstub_name(buf, sizeof buf, 0, sym, m->stub_type);
     }
     /* Without the "00000000" of the group id. */
     c->suffix[si] = cp_pool_str(m->pool, buf + 8);
-    c->sym[si] = r->sym[0] ? cp_pool_str(m->pool, r->sym) : NULL;
-    if (!c->suffix[si] || (r->sym[0] && !c->sym[si]))
+    c->sym[si] = sym[0] ? cp_pool_str(m->pool, sym) : NULL;
+    if (!c->suffix[si] || (sym[0] && !c->sym[si]))
         c->oom = 1;
     /* ld scans input files in load order, their sections in order and each
      * section's relocations in order: the first relocation that needs a
@@ -854,4 +863,15 @@ int plan_ldstub_sort(const plan_model *m, uint32_t group_unit,
         tg[j] = k[j].target;
     free(k);
     return 0;
+}
+
+uint64_t plan_ldstub_bucket(const plan_model *m, uint32_t group_unit,
+                            const char *suffix)
+{
+    if (!suffix || group_unit >= m->nunits ||
+        m->unit_sec_id[group_unit] == UINT32_MAX)
+        return UINT64_MAX;
+    char buf[640];
+    snprintf(buf, sizeof buf, "%08x%s", m->unit_sec_id[group_unit], suffix);
+    return plan_ldstub_hash(buf) % PLAN_LDSTUB_BUCKETS;
 }

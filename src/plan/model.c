@@ -32,10 +32,16 @@ static int build_units(plan_model *m, cp_err *err)
     size_t cap = 0, nf = img_nfuncs(im);
     if (img_nisecs(im)) {
         size_t f = 0;
+        uint32_t hs;
+        int pico = plan_model_is_pico(im, &hs);
         img_load_isec_align((img *)im);
         for (size_t i = 0; i < img_nisecs(im); i++) {
             const img_isec *s = img_isec_at(im, i);
             if (!tgt_is_cached(m->t, s->addr))
+                continue;
+            /* ld's stubs of a pico-sdk image are not code to place: they
+             * go where ld puts them (plan/picolink.c). */
+            if (pico && s->path && !strcmp(s->path, "linker stubs"))
                 continue;
             while (f < nf && img_func_at(im, f)->addr < s->addr)
                 f++;
@@ -229,6 +235,19 @@ static int run_ends_in_branch_to(const plan_model *m, uint32_t end,
            t == target;
 }
 
+static int add_stock_call(plan_model *m, uint32_t caller, uint32_t stub)
+{
+    for (size_t i = 0; i < m->nstock_calls; i++)
+        if (m->stock_calls[i].caller == caller &&
+            m->stock_calls[i].target == stub)
+            return 0;
+    if (cp_grow((void **)&m->stock_calls, &m->cstock_calls,
+                m->nstock_calls + 1, sizeof *m->stock_calls) < 0)
+        return -1;
+    m->stock_calls[m->nstock_calls++] = (plan_call){caller, stub};
+    return 0;
+}
+
 /* The calls and far jumps in the code (Thumb BL, and B.W on ARMv7-M and
  * later) between units: each one that crosses between flash and fast
  * memory gets a linker stub, executed or not. */
@@ -255,6 +274,15 @@ static int find_calls(plan_model *m)
                 uint32_t v = unit_at(m, target);
                 if (v != PLAN_FIXED && v != u &&
                     add_call(m, (uint32_t)u, un->addr + i, target, v) < 0) {
+                    free(code);
+                    return -1;
+                }
+                /* A call through one of the stock image's own stubs: the
+                 * stub stays while a caller stays in flash. */
+                uint32_t s = (target - m->stock_stub_lo) / m->veneer_bytes;
+                if (v == PLAN_FIXED && m->stock_stubs &&
+                    target >= m->stock_stub_lo && s < m->stock_stubs &&
+                    add_stock_call(m, (uint32_t)u, s) < 0) {
                     free(code);
                     return -1;
                 }
@@ -292,7 +320,16 @@ plan_model *plan_model_new(const img *im, const tgt *t, const tgt_cache *c,
         plan_model_free(m);
         return NULL;
     }
+    if (plan_model_pico_link(m) < 0) {
+        cp_seterr(err, "out of memory");
+        plan_model_free(m);
+        return NULL;
+    }
     int calls = find_calls(m);
+    if (calls >= 0 && m->nstock_calls &&
+        !(m->stock_call_ins = calloc(m->nstock_calls,
+                                     sizeof *m->stock_call_ins)))
+        calls = -1;
     if (calls < 0 || plan_ldstub_setup(m) < 0) {
         cp_seterr(err, "out of memory");
         plan_model_free(m);
@@ -308,6 +345,12 @@ void plan_model_free(plan_model *m)
         return;
     free(m->zacc);
     free(m->ziter_start);
+    free(m->stock_stub_sfx);
+    free(m->stock_calls);
+    free(m->stock_fast_unit);
+    free(m->stock_call_ins);
+    free(m->stock_fast_addr);
+    free(m->stock_fast_ins);
     free(m->units);
     free(m->acc);
     free(m->iter_start);
@@ -465,6 +508,8 @@ int plan_model_add_access(plan_model *m, uint32_t addr, uint32_t len,
     if (m->niters == 0 || m->work_open)
         return 0; /* before a trace's first iteration: start-up, not planned */
     m->iter_insns[m->niters - 1] += ninsn;
+    if (uncached && m->stock_fast_stubs)
+        plan_stock_fast_count(m, addr, ninsn);
     if (uncached || len == 0)
         return 0;
     /* Split the run at unit boundaries. */
@@ -485,7 +530,30 @@ int plan_model_add_access(plan_model *m, uint32_t addr, uint32_t len,
             }
             if (lo < m->nunits && m->units[lo].addr - addr < len)
                 take = m->units[lo].addr - addr;
-            if (push(m, PLAN_FIXED, addr, take) < 0)
+            /* The stock image's own stubs move as ld lays them out again
+             * (plan/picolink.c). */
+            uint32_t sb = m->stock_stubs * m->veneer_bytes;
+            uint32_t kind = PLAN_FIXED, off = addr, plen = 0;
+            if (m->stock_stubs && addr - m->stock_stub_lo < sb) {
+                kind = PLAN_STOCKSTUB;
+                off = addr - m->stock_stub_lo;
+                if (take > sb - off)
+                    take = sb - off;
+                if (ninsn && addr == first_addr)
+                    plan_stock_stub_count(m, off / m->veneer_bytes,
+                                          m->last_fetch_unit, ninsn);
+                /* The caller, when the run is its call into the stub:
+                 * moved to fast memory, it no longer goes through it. */
+                if (addr == first_addr && m->last_fetch_unit < m->nunits &&
+                    take <= 0xff)
+                    plen = take | (m->last_fetch_unit + 1) << 8;
+                else if (take > 0xff)
+                    plen = 0xff, take = 0xff;
+            } else if (m->stock_stubs && addr < m->stock_stub_lo &&
+                       m->stock_stub_lo - addr < take) {
+                take = m->stock_stub_lo - addr;
+            }
+            if (push(m, kind, off, plen ? plen : take) < 0)
                 return -1;
         } else {
             plan_unit *un = &m->units[u];

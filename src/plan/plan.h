@@ -351,7 +351,9 @@ typedef enum plan_integration {
     PLAN_INT_GNU_LD,  /* the emitted snippets: all of it */
     PLAN_INT_ZEPHYR,  /* no archive members in fast memory; flash group in
                          order without its padding (no colours) */
-    PLAN_INT_PICO,    /* the fast group only, without archive members */
+    PLAN_INT_PICO,    /* all of the flash group; the fast group but for
+                         what is not on the link line (-l libraries) and
+                         names several functions have */
 } plan_integration;
 
 typedef struct plan_applied {

@@ -8,6 +8,10 @@
 
 #define PLAN_FIXED UINT32_MAX      /* access outside every unit */
 #define PLAN_CALL (UINT32_MAX - 1) /* a call: off = target index, len = caller */
+#define PLAN_STOCKSTUB (UINT32_MAX - 3) /* a fetch of one of the stock image's
+                                          stubs: off = bytes from the first,
+                                          len = bytes | (caller unit + 1,
+                                          or 0) << 8 */
 #define PLAN_NOFILL (UINT32_MAX - 2) /* as PLAN_FIXED, through an alias that
                                         looks the cache up but never fills
                                         it (off: the cached window's address) */
@@ -125,6 +129,26 @@ struct plan_model {
     size_t *tcall_start;   /* per target: its calls are tcall[start[t]..] */
     uint32_t *tcall;
     size_t stub_nc, stub_nt; /* calls and targets when these were made */
+    /* The pico-sdk link (plan/picolink.c): pico says the image is one;
+     * the hot block starts at hot_start (0: the text section's start,
+     * rounded up to 8); the stock image's own stubs in flash (each one's
+     * name in ld's table after the group id, NULL when not known) and in
+     * fast memory. */
+    int pico;
+    uint32_t hot_start;
+    uint32_t stock_stubs, stock_stub_lo;
+    const char **stock_stub_sfx;
+    plan_call *stock_calls; /* (unit, stock stub) for each call through one */
+    size_t nstock_calls, cstock_calls;
+    double (*stock_call_ins)[PLAN_MAX_WORK][2]; /* per stock call: the
+                                  instructions its stub ran, as below */
+    uint32_t stock_fast_stubs;
+    uint32_t *stock_fast_unit; /* per stock fast-memory stub: its target unit
+                                  (UINT32_MAX: none) */
+    uint32_t *stock_fast_addr; /* ... its address */
+    /* ... the instructions the traces ran in it, per workload: in every
+     * iteration, and in the workload's first */
+    double (*stock_fast_ins)[PLAN_MAX_WORK][2];
     uint32_t veneer_bytes; /* a long-call stub the linker adds */
     uint32_t veneer_insns; /* instructions one pass through it runs */
 };
@@ -141,6 +165,9 @@ typedef struct plan_layout {
     uint32_t *tg;         /* scratch of plan_layout_make: the targets that
                              get a stub, in stub order (per layout, so that
                              search threads do not share it) */
+    unsigned char *live;  /* scratch: the stock image's stubs that stay */
+    uint32_t *stock_addr; /* per stock stub: its address (0: where it was,
+                             UINT32_MAX: gone, its callers in fast memory) */
 } plan_layout;
 
 /* Maps an access to its first and last line under the layout; 0 when the
@@ -161,6 +188,20 @@ static inline int plan_acc_lines(const plan_model *m, const plan_layout *L,
         base = L->stub[a->off];
         *l0 = (uint32_t)(base >> m->line_shift);
         *l1 = (uint32_t)((base + m->veneer_bytes - 1) >> m->line_shift);
+        return 1;
+    }
+    if (a->unit == PLAN_STOCKSTUB) {
+        /* Where ld put that stub in this layout (plan/picolink.c). */
+        uint32_t s = a->off / m->veneer_bytes;
+        uint32_t at = s < m->stock_stubs ? L->stock_addr[s] : UINT32_MAX;
+        uint32_t caller = a->len >> 8, len = a->len & 0xff;
+        if (at == UINT32_MAX ||
+            (caller && L->addr[caller - 1] == PLAN_ADDR_FAST))
+            return 0; /* gone, or called directly from fast memory now */
+        base = at ? (uint64_t)at + a->off % m->veneer_bytes
+                  : (uint64_t)m->stock_stub_lo + a->off;
+        *l0 = (uint32_t)(base >> m->line_shift);
+        *l1 = (uint32_t)((base + len - 1) >> m->line_shift);
         return 1;
     }
     if (a->unit == PLAN_FIXED || a->unit == PLAN_NOFILL) {
@@ -269,6 +310,52 @@ int plan_layout_alloc(const plan_model *m, plan_layout *L);
 void plan_layout_free(plan_layout *L);
 
 uint32_t plan_hot_base(const plan_model *m);
+
+/* Whether im is a pico-sdk image (its .boot2 and __logical_binary_start),
+ * with *hot_start the __codeplace_hot_start of the script codeplace_apply()
+ * derives, or 0. */
+int plan_model_is_pico(const img *im, uint32_t *hot_start);
+/* For a pico-sdk image: the hot block's start after the start-up sections
+ * (which stay), the end of the code and stubs of .text, and the stock
+ * image's own stubs (plan/picolink.c). Nothing for another image. -1 when
+ * out of memory. */
+int plan_model_pico_link(plan_model *m);
+/* Whether codeplace_apply() can move unit u of a pico-sdk build to SRAM
+ * (it renames the section of the one link input that defines u's first
+ * name, when that is code of an object or archive on the link line). */
+int plan_pico_can_rename(const plan_model *m, const plan_unit *u);
+/* The stock image's stubs in fast memory that stay with r: those whose
+ * target r does not move to fast memory too. */
+uint32_t plan_stock_fast_stubs(const plan_model *m, const plan_result *r);
+/* Counts ninsn instructions of a fetch run at addr outside the cached
+ * memory when it is one of the stock image's stubs in fast memory. */
+void plan_stock_fast_count(plan_model *m, uint32_t addr, uint32_t ninsn);
+/* Counts ninsn instructions run in stock flash stub `stub` called from
+ * unit caller. */
+void plan_stock_stub_count(plan_model *m, uint32_t stub, uint32_t caller,
+                           uint32_t ninsn);
+/* The instructions per warm iteration of the stock image's stubs that r
+ * no longer runs: those in fast memory whose target r moves there too,
+ * and the passes through flash ones of calls whose caller r moves to fast
+ * memory. */
+double plan_stock_fast_saved(const plan_model *m, const plan_result *r);
+/* The bucket of ld's stub table that the stub named suffix (after the
+ * group id) of the group of unit group_unit falls in; UINT64_MAX when the
+ * group's id is not known. */
+uint64_t plan_ldstub_bucket(const plan_model *m, uint32_t group_unit,
+                            const char *suffix);
+/* Lays out the stubs of calls from flash into fast memory (tg[], n, in
+ * ld's order when L->stub_order) from base on, together with the stock
+ * image's own stubs that stay, in the order of ld's table when that can be
+ * worked out (else the new ones first; L->stub_order is cleared): sets
+ * L->stub[] and L->stock_addr[]. Returns how many stubs there are. */
+uint32_t plan_place_stubs(const plan_model *m, uint32_t group,
+                          const unsigned char *fast, const uint32_t *tg,
+                          size_t n, uint32_t base, plan_layout *L);
+/* live[s] = whether stock stub s stays with the units fast[u] in fast
+ * memory (a caller of it stays in flash); returns how many stay. */
+uint32_t plan_stock_stubs_live(const plan_model *m, const unsigned char *fast,
+                               unsigned char *live);
 
 /* The call site at addr (a direct BL / B.W between units), or NULL. */
 const plan_site *plan_model_site_at(const plan_model *m, uint32_t addr);

@@ -321,7 +321,8 @@ static plan_result *make_result(plan_search *r, plan_strategy s, double stock,
         res->work_misses[k] = out.work_misses[k];
         res->work_stock[k] = so.work_misses[k];
     }
-    res->insns = plan_model_insns(m) + out.stub_calls * m->veneer_insns;
+    res->insns = plan_model_insns(m) + out.stub_calls * m->veneer_insns -
+                 plan_stock_fast_saved(m, res);
     res->moves = r->moves;
     res->time_cut = r->time_cut;
     res->fast_cut = r->fast_cut;

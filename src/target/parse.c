@@ -14,7 +14,7 @@
 enum {
     K_NAME, K_BOARD, K_CPU, K_CLOCK, K_CPI, K_CSIZE, K_CWAYS, K_CLINE,
     K_CREPL, K_CHIT, K_CMISS, K_ICACHE, K_FAST, K_CTRBASE, K_CTRFLUSH,
-    K_CTRHIT, K_CTRACC, K_CTRBY, K_PCSR, K_MEMORY, K_NKEYS
+    K_CTRHIT, K_CTRACC, K_CTRBY, K_PCSR, K_MEMORY, K_CHIP, K_NKEYS
 };
 
 static const char *const keys[K_NKEYS] = {
@@ -38,6 +38,7 @@ static const char *const keys[K_NKEYS] = {
     [K_CTRBY] = "counters.flush_by",
     [K_PCSR] = "dwt_pcsr",
     [K_MEMORY] = "memory",
+    [K_CHIP] = "chip",
 };
 
 /* Keys a file must give. */
@@ -321,6 +322,16 @@ static int one_key(pstate *p, int k, char *v)
         return 0;
     case K_PCSR: return reg(p, "dwt_pcsr", v, &t->dwt_pcsr);
     case K_MEMORY: return memory_line(p, v);
+    case K_CHIP:
+        /* The chips the virtual board knows (src/emu/board.h). */
+        if (!strcmp(v, "rp2040") || !strcmp(v, "rp2350"))
+            t->chip = !strcmp(v, "rp2040") ? "rp2040" : "rp2350";
+        else if (strcmp(v, "none"))
+            return perr(p, "chip: '%s' is not rp2040, rp2350 or none (the "
+                        "chips the virtual board knows)", v);
+        else
+            t->chip = NULL;
+        return 0;
     }
     return perr(p, "internal: key %d", k);
 }

@@ -77,6 +77,9 @@ typedef struct tgt {
     uint32_t ctr_base, ctr_flush, ctr_hit, ctr_acc;
     /* How a probe flushes the cache: TGT_FLUSH_*. */
     int ctr_flush_by;
+    /* The chip whose peripherals the virtual board models ("rp2040"), or
+     * NULL: peripherals read as zero (counted). */
+    const char *chip;
     /* Debug: address of DWT_PCSR. */
     uint32_t dwt_pcsr;
     /* Where it came from. */

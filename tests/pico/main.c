@@ -1,45 +1,57 @@
-/* Bare-metal stand-in for a pico-sdk program: a vector table, a reset
- * handler that copies .data (with the .time_critical functions) to RAM like
- * pico-sdk's crt0, and functions to place. */
-#include <stdint.h>
+/* A pico_stdlib program: work_init, then iterations of work_iteration,
+ * their combined result on stdout (UART). codeplace_init and
+ * codeplace_iteration are the harness entry points (codeplace trace --init
+ * codeplace_init --iter codeplace_iteration), codeplace_mark the free-run
+ * one (--mark codeplace_mark). */
+#include <stdio.h>
 
-extern uint32_t __etext[], __data_start__[], __data_end__[];
-extern uint32_t __bss_start__[], __bss_end__[];
-int main(void);
-int lib_hot(int x);
-int lib_cold(int x);
+#include "pico/stdlib.h"
+#include "work.h"
 
-__attribute__((section(".boot2"), used)) const uint8_t boot2[256] = {0};
+uint32_t lib_cold(uint32_t x);
 
-volatile int sink;
-
-__attribute__((noinline)) int hot_a(int x) { return x * 3 + sink; }
-__attribute__((noinline, noclone)) static int hot_static(int x) { return x ^ sink; }
-__attribute__((noinline)) int cold_c(int x) { return x - sink; }
-__attribute__((noinline)) int unlisted(int x) { return x + 7; }
-/* GCC may clone this one (clone_me.constprop.0): a name list must then use
- * the clone's name, and codeplace suggests it. */
-__attribute__((noinline)) static int clone_me(int x, int y) { return x * y + sink; }
-
-void _entry_point(void);
-void _entry_point(void)
+/* The same name as a static function of work.c. */
+__attribute__((noinline, noclone)) static uint32_t twice(uint32_t x)
 {
-    uint32_t *src = __etext, *dst = __data_start__;
-    while (dst < __data_end__)
-        *dst++ = *src++;
-    for (dst = __bss_start__; dst < __bss_end__; dst++)
-        *dst = 0;
-    main();
-    for (;;)
-        ;
+    return x + x;
 }
 
-__attribute__((section(".vectors"), used))
-void (*const vectors[2])(void) = {(void (*)(void))0x20042000u, _entry_point};
+volatile uint32_t codeplace_result;
+static uint32_t iter;
+
+void codeplace_init(void);
+void codeplace_iteration(void);
+void codeplace_mark(void);
+
+/* Free-run traces start an iteration each time the PC reaches it. */
+__attribute__((used, noinline)) void codeplace_mark(void)
+{
+    __asm volatile("" ::: "memory");
+}
+
+__attribute__((used, noinline)) void codeplace_init(void)
+{
+    work_init();
+    codeplace_result = 0;
+    iter = 0;
+}
+
+__attribute__((used, noinline)) void codeplace_iteration(void)
+{
+    codeplace_result = twice(codeplace_result * 33u) + work_iteration(iter++);
+}
 
 int main(void)
 {
-    sink = hot_a(1) + hot_static(2) + cold_c(3) + unlisted(4) + lib_hot(5) +
-           lib_cold(6) + clone_me(sink, 3);
-    return 0;
+    stdio_init_all();
+    codeplace_init();
+    for (int i = 0; i < 16; i++) {
+        codeplace_mark();
+        codeplace_iteration();
+    }
+    codeplace_mark();
+    printf("result %08lx %lu\n", (unsigned long)codeplace_result,
+           (unsigned long)lib_cold(iter));
+    for (;;)
+        tight_loop_contents();
 }
