@@ -278,6 +278,10 @@ typedef struct plan_result {
     uint32_t flash_stubs; /* long-call stubs in flash (calls into fast) */
     int stub_order;       /* they are in GNU ld's order (plan/ldstub.c) */
     uint32_t text_end;    /* predicted end of the text section */
+    uint32_t text_start;  /* for Zephyr (plan_result_for): where the rest
+                             of the text starts, after the hot block and
+                             the flash copy of the relocated code; 0 when
+                             it follows the hot block */
     /* Predicted warm misses per iteration (mean over planning iterations
      * after the first) and the image's stock figure on the same trace. */
     double misses, stock_misses;
@@ -349,8 +353,9 @@ double plan_result_eval(plan_model *m, const plan_result *r);
  * (src/plan/integration.c says why). */
 typedef enum plan_integration {
     PLAN_INT_GNU_LD,  /* the emitted snippets: all of it */
-    PLAN_INT_ZEPHYR,  /* no archive members in fast memory; flash group in
-                         order without its padding (no colours) */
+    PLAN_INT_ZEPHYR,  /* all of it that a name list selects exactly; the
+                         rest of the text after the relocated code's
+                         flash copy (text_start) */
     PLAN_INT_PICO,    /* the fast group only, without archive members */
 } plan_integration;
 
