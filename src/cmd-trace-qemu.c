@@ -16,42 +16,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench/net.h"
-#include "bench/udp.h"
 #include "emu/emu.h"
 #include "image/image.h"
 #include "trace/qemurun.h"
 #include "trace/trace.h"
 #include "util/jw.h"
-
-/* QEMU's Cortex-M machines: CPU and the memory the code runs from, which
- * the recorder treats as the cached window unless --target says otherwise. */
-typedef struct machine {
-    const char *name, *cpu;
-    uint32_t code_base, code_size;
-} machine;
-
-static const machine machines[] = {
-    /* MPS2 AN385 / AN500: ZBT SSRAM1, 4 MiB at 0x00000000 (QEMU
-     * hw/arm/mps2.c, mps2_common_init(); ARM AN385 3.2 "Memory map") */
-    {"mps2-an385", "cortex-m3", 0x00000000, 0x00400000},
-    {"mps2-an386", "cortex-m4", 0x00000000, 0x00400000},
-    {"mps2-an500", "cortex-m7", 0x00000000, 0x00400000},
-    /* MPS2 AN505: SSRAM1 4 MiB, secure alias at 0x10000000 (QEMU
-     * hw/arm/mps2-tz.c; ARM AN505 4.2 "Memory map") */
-    {"mps2-an505", "cortex-m33", 0x10000000, 0x00400000},
-    /* micro:bit (nRF51822): flash 256 KiB at 0x00000000 (QEMU
-     * include/hw/arm/nrf51.h, NRF51_FLASH_BASE; nRF51822 PS 3.0 table 8) */
-    {"microbit", "cortex-m0", 0x00000000, 0x00040000},
-};
-
-static const machine *find_machine(const char *name)
-{
-    for (size_t i = 0; i < sizeof machines / sizeof machines[0]; i++)
-        if (!strcmp(machines[i].name, name))
-            return &machines[i];
-    return NULL;
-}
 
 static volatile sig_atomic_t q_interrupted;
 
@@ -85,156 +54,6 @@ static void read_vectors(const img *im, trc_qemu_cfg *c, cli_ctx *ctx)
         c->nvec++;
     }
     cli_debug(ctx, "vector table at 0x%08x: %u handlers", vt, c->nvec);
-}
-
-/* ---- traffic ---- */
-
-/* Echo requests at a fixed rate on absolute deadlines (bench/net.h's
- * clock), each carrying "CPQE" and its sequence number; a reply counts as
- * answered when it is byte for byte the request. Counts are exact up to
- * the moment QEMU stops: requests still in flight then are sent and not
- * answered. */
-typedef struct traffic {
-    pthread_t th;
-    int running, fd;
-    double rate;
-    size_t size;
-    volatile sig_atomic_t stop;
-    pthread_mutex_t lock;
-    uint64_t sent, answered, mismatched;
-    uint64_t last_answer_ns; /* nb_now_ns() of the last answer */
-} traffic;
-
-/* The sequence number of the probes sent while waiting for the guest
- * (same size as the requests, so every echo does the same work). */
-#define PROBE_SEQ UINT64_MAX
-
-static void fill(uint8_t *b, size_t n, uint64_t seq)
-{
-    memcpy(b, "CPQE", 4);
-    for (int i = 0; i < 8; i++)
-        b[4 + i] = (uint8_t)(seq >> (8 * i));
-    for (size_t i = 12; i < n; i++)
-        b[i] = (uint8_t)(seq * 31 + i);
-}
-
-static void *traffic_main(void *arg)
-{
-    traffic *t = arg;
-    uint8_t req[NB_UDP_MAX_SIZE], rep[NB_UDP_MAX_SIZE + 1], want[NB_UDP_MAX_SIZE];
-    uint64_t period = (uint64_t)(1e9 / t->rate), next = nb_now_ns(), seq = 0;
-    while (!t->stop) {
-        uint64_t now = nb_now_ns();
-        if (now >= next) {
-            fill(req, t->size, seq);
-            if (send(t->fd, req, t->size, 0) == (ssize_t)t->size) {
-                pthread_mutex_lock(&t->lock);
-                t->sent++;
-                pthread_mutex_unlock(&t->lock);
-            }
-            seq++;
-            next += period;
-            if (next < now) /* never catch up after a stall */
-                next = now + period;
-            continue;
-        }
-        int ms = (int)((next - now) / 1000000);
-        struct pollfd p = {t->fd, POLLIN, 0};
-        if (poll(&p, 1, ms > 20 ? 20 : ms) == 1) {
-            ssize_t r = recv(t->fd, rep, sizeof rep, 0);
-            if (r < 12)
-                continue;
-            uint64_t rs = 0;
-            for (int i = 0; i < 8; i++)
-                rs |= (uint64_t)rep[4 + i] << (8 * i);
-            if (rs == PROBE_SEQ)
-                continue; /* a late answer to a probe */
-            fill(want, t->size, rs);
-            int ok = (size_t)r == t->size && rs < seq &&
-                     !memcmp(rep, want, t->size);
-            pthread_mutex_lock(&t->lock);
-            if (ok) {
-                t->answered++;
-                t->last_answer_ns = nb_now_ns();
-            } else {
-                t->mismatched++;
-            }
-            pthread_mutex_unlock(&t->lock);
-        }
-    }
-    return NULL;
-}
-
-/* Sends probes to 127.0.0.1:port until one is answered, QEMU ends or
- * wait_s passes. 1 answered, 0 not, 2 QEMU ended, -1 error. */
-static int wait_answer(int fd, pid_t qpid, double wait_s, size_t size,
-                       cp_err *err)
-{
-    uint8_t probe[NB_UDP_MAX_SIZE];
-    fill(probe, size, PROBE_SEQ);
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    for (;;) {
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-        double el = (double)(t1.tv_sec - t0.tv_sec) +
-                    (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-        if (el >= wait_s || q_interrupted)
-            return 0;
-        /* Until QEMU listens on the port, the host answers with ICMP port
-         * unreachable: ECONNREFUSED on the next call. */
-        if (send(fd, probe, size, 0) < 0 && errno != ECONNREFUSED)
-            return cp_seterr(err, "send: %s", strerror(errno));
-        struct pollfd p = {fd, POLLIN, 0};
-        if (poll(&p, 1, 100) == 1) {
-            char b[2048];
-            if (recv(fd, b, sizeof b, 0) > 0)
-                return 1;
-            struct timespec ts = {0, 100 * 1000 * 1000};
-            nanosleep(&ts, NULL);
-        }
-        int st;
-        if (waitpid(qpid, &st, WNOHANG | WNOWAIT) == qpid)
-            return 2; /* QEMU ended: the caller reaps it */
-    }
-}
-
-static int udp_socket(unsigned port, cp_err *err)
-{
-    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return cp_seterr(err, "socket: %s", strerror(errno));
-    struct sockaddr_in a;
-    memset(&a, 0, sizeof a);
-    a.sin_family = AF_INET;
-    a.sin_port = htons((uint16_t)port);
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (connect(fd, (struct sockaddr *)&a, sizeof a)) {
-        close(fd);
-        return cp_seterr(err, "connect: %s", strerror(errno));
-    }
-    return fd;
-}
-
-static int start_traffic(traffic *t, int fd, double rate, unsigned size,
-                         cp_err *err)
-{
-    t->fd = fd;
-    t->rate = rate;
-    t->size = size;
-    t->last_answer_ns = nb_now_ns();
-    if (pthread_create(&t->th, NULL, traffic_main, t))
-        return cp_seterr(err, "cannot start the traffic thread");
-    t->running = 1;
-    return 0;
-}
-
-static void stop_traffic(traffic *t)
-{
-    if (t->running) {
-        t->stop = 1;
-        pthread_join(t->th, NULL);
-        t->running = 0;
-    }
 }
 
 /* --run CMD: sh -c CMD in its own process group, with the port in its
@@ -317,7 +136,8 @@ static int cmp64(const void *a, const void *b)
 }
 
 static void report(cli_ctx *ctx, const trace_qemu_opts *o, const qsum *s,
-                   const traffic *tr, int udp, double secs)
+                   const trc_qemu_traffic *tr, const char *stopper,
+                   double secs)
 {
     uint64_t med = 0, mn = 0, mx = 0;
     if (s->nit) {
@@ -356,10 +176,13 @@ static void report(cli_ctx *ctx, const trace_qemu_opts *o, const qsum *s,
         jw_key(&w, "bytes"); jw_uint(&w, s->bytes);
         jw_key(&w, "seconds"); jw_double(&w, secs);
         jw_key(&w, "end"); jw_str(&w, s->end);
-        if (udp) {
+        jw_key(&w, "stopped_by"); jw_str(&w, stopper);
+        if (tr->sent) {
             jw_key(&w, "echoes_sent"); jw_uint(&w, tr->sent);
             jw_key(&w, "echoes_answered"); jw_uint(&w, tr->answered);
-            jw_key(&w, "echoes_wrong"); jw_uint(&w, tr->mismatched);
+            jw_key(&w, "echoes_wrong"); jw_uint(&w, tr->wrong);
+            jw_key(&w, "echoes_unanswered"); jw_uint(&w, tr->unanswered);
+            jw_key(&w, "echoes_in_flight"); jw_uint(&w, (uint64_t)tr->inflight);
         }
         jw_obj_end(&w);
         jw_finish(&w);
@@ -378,15 +201,19 @@ static void report(cli_ctx *ctx, const trace_qemu_opts *o, const qsum *s,
     fprintf(f, "fetch runs:   %s\n", cli_commas(b1, s->runs));
     fprintf(f, "flash reads:  %s\n", cli_commas(b1, s->dreads));
     fprintf(f, "contexts:     %s switches\n", cli_commas(b1, s->ctxs));
-    if (udp)
-        fprintf(f, "echoes:       %s sent, %s answered, %s wrong replies "
-                "(after the guest first answered)\n", cli_commas(b1, tr->sent),
-                cli_commas(b2, tr->answered), cli_commas(b3, tr->mismatched));
+    if (tr->sent)
+        fprintf(f, "echoes:       %s sent, %s answered, %s wrong replies, "
+                "%llu unanswered, %d in flight at the end (one at a time, "
+                "after the guest first answered)\n", cli_commas(b1, tr->sent),
+                cli_commas(b2, tr->answered), cli_commas(b3, tr->wrong),
+                (unsigned long long)tr->unanswered, tr->inflight);
     fprintf(f, "ended:        %s\n", s->end);
+    fprintf(f, "stopped by:   %s\n", stopper);
 }
 
 /* ---- the run ---- */
 
+/* The end reason, for the plugin's trailer when QEMU is stopped. */
 static void leave_reason(const char *path, const char *why)
 {
     FILE *f = fopen(path, "w");
@@ -396,13 +223,320 @@ static void leave_reason(const char *path, const char *why)
     }
 }
 
+typedef struct qrun {
+    trc_qemu_cfg c;
+    pid_t qpid, cpid;
+    int ufd;
+    trc_qemu_traffic tr;
+    const char *why;   /* why codeplace stops QEMU: the trace's end */
+    int ended;         /* QEMU ended by itself */
+    trc_qemu_end how;
+    int qst, cst;      /* QEMU's status; the --run command's wait status */
+    int ready;         /* the guest answered, or --run's command runs */
+    double t0;
+    char plugin[4096], endfile[4200], pcap[4200], tname[64];
+} qrun;
+
+static double q_elapsed(const qrun *r)
+{
+    return cp_now_s() - r->t0;
+}
+
+/* The trace's window and header from --target, a preset named after the
+ * machine, or the machine's code memory. */
+static void set_windows(const trace_qemu_opts *o, const trc_qemu_machine *m,
+                        qrun *r)
+{
+    trc_qemu_cfg *c = &r->c;
+    const tgt *t = o->t ? o->t : tgt_find(m->name);
+    if (!t) {
+        c->target = m->name;
+        c->cpu = m->cpu;
+        c->cached[0].base = m->code_base;
+        c->cached[0].size = m->code_size;
+        c->ncached = 1;
+        return;
+    }
+    tgt_header_name(t, r->tname, sizeof r->tname);
+    c->target = r->tname;
+    c->cpu = t->cpu;
+    for (unsigned i = 0; i < t->nmems; i++) {
+        const tgt_mem *mm = &t->mems[i];
+        trc_qemu_win *w = NULL;
+        if (mm->kind == TGT_MEM_FLASH && c->ncached < TRC_QEMU_MAX_WIN)
+            w = &c->cached[c->ncached++];
+        else if (mm->kind == TGT_MEM_FLASH_NOALLOC &&
+                 c->nnoalloc < TRC_QEMU_MAX_WIN)
+            w = &c->noalloc[c->nnoalloc++];
+        if (w) {
+            w->base = mm->base;
+            w->size = mm->size;
+        }
+    }
+    /* A marker in RAM is one a plan moved there; anywhere else outside
+     * the cached window the image was linked for another memory map. */
+    const tgt_mem *mk = tgt_mem_at(t, c->mark);
+    int in_ram = mk && (mk->kind == TGT_MEM_SRAM ||
+                        mk->kind == TGT_MEM_ITCM || mk->kind == TGT_MEM_DTCM);
+    if (!tgt_is_cached(t, c->mark) && !in_ram)
+        cli_warn("target %s: the marker 0x%08x is outside its cached "
+                 "window; on %s the code runs from 0x%08x", t->name,
+                 c->mark, m->name, m->code_base);
+}
+
+/* The user network: a free host port forwarded to the guest's, the
+ * guest's address from its Zephyr build's .config when it has one. */
+static int set_network(cli_ctx *ctx, const trace_qemu_opts *o, qrun *r)
+{
+    cp_err err;
+    trc_qemu_cfg *c = &r->c;
+    if (trc_qemu_free_udp_port(&c->udp_host, &err)) {
+        cli_error("%s", err.msg);
+        return -1;
+    }
+    c->udp_guest = o->udp_port;
+    char from[4200], b[16];
+    int z = trc_qemu_zephyr_addr(o->elf, &c->guest_ip, &c->guest_mask,
+                                 &c->host_ip, from, sizeof from, &err);
+    if (z < 0) {
+        cli_error("%s", err.msg);
+        return -1;
+    }
+    if (!z)
+        c->guest_ip = 0;
+    else
+        cli_info(ctx, "the guest is %s (%s); QEMU's user network takes "
+                 "its subnet", trc_qemu_ipstr(c->guest_ip, b), from);
+    snprintf(r->pcap, sizeof r->pcap, "%s.net.pcap", ctx->out_path);
+    remove(r->pcap);
+    c->pcap = r->pcap;
+    return 0;
+}
+
+static int setup(cli_ctx *ctx, const trace_qemu_opts *o,
+                 const trc_qemu_machine *m, img *im, qrun *r)
+{
+    cp_err err;
+    trc_qemu_cfg *c = &r->c;
+    const img_func *mf = img_find(im, o->mark);
+    uint32_t maddr;
+    if (mf) {
+        maddr = mf->addr;
+    } else if (img_symbol(im, o->mark, &maddr, NULL, &err)) {
+        cli_error("--mark: %s", err.msg);
+        return -1;
+    }
+    if (trc_qemu_find_plugin(r->plugin, sizeof r->plugin, &err)) {
+        cli_error("%s", err.msg);
+        return -1;
+    }
+    snprintf(r->endfile, sizeof r->endfile, "%s.end", ctx->out_path);
+    remove(r->endfile);
+    const char *qemu = getenv("CODEPLACE_QEMU");
+    c->qemu = qemu && *qemu ? qemu : "qemu-system-arm";
+    c->machine = m->name;
+    c->elf = o->elf;
+    c->plugin = r->plugin;
+    c->out = ctx->out_path;
+    c->endfile = r->endfile;
+    c->mark = maddr & ~1u;
+    c->n = o->n;
+    c->skip = o->skip;
+    c->elf_hash = img_hash(im);
+    set_windows(o, m, r);
+    read_vectors(im, c, ctx);
+    if (o->udp_port && set_network(ctx, o, r))
+        return -1;
+    c->quiet = ctx->verbose <= 0;
+    return 0;
+}
+
+/* Why the guest never answered, from what QEMU's dump saw. */
+static void no_answer(const trace_qemu_opts *o, const qrun *r,
+                      const trc_qemu_await_res *a)
+{
+    char g[16], s[16];
+    uint32_t gip = r->c.guest_ip ? r->c.guest_ip : 0x0a00020f;
+    trc_qemu_ipstr(gip, g);
+    cli_error("the guest did not answer on UDP port %u (forwarded from "
+              "127.0.0.1:%u) in %.1f s", o->udp_port, r->c.udp_host,
+              q_elapsed(r));
+    if (a->arp_s >= 0)
+        cli_info(NULL, "it answered ARP for %s after %.1f s; %u probes on "
+                 "port %u, one at a time, got no answer", g, a->arp_s,
+                 a->probes, o->udp_port);
+    else if (a->guest_src && a->guest_src != gip)
+        cli_info(NULL, "it never answered ARP for %s: it speaks from %s "
+                 "(give it %s, or build it with its address in its "
+                 ".config)", g, trc_qemu_ipstr(a->guest_src, s), g);
+    else if (!a->guest_frames)
+        cli_info(NULL, "it sent no Ethernet frame at all (QEMU's lan9118 "
+                 "is its network interface)");
+    else
+        cli_info(NULL, "it never answered ARP for %s", g);
+    cli_info(NULL, "QEMU's dump of the user network: %s", r->pcap);
+}
+
+/* --run: the command from the start. Else wait for the guest, then echo
+ * traffic. Sets r->why when the run cannot go on. */
+static void start_udp(cli_ctx *ctx, const trace_qemu_opts *o, qrun *r)
+{
+    cp_err err;
+    if ((r->ufd = trc_qemu_udp_socket(r->c.udp_host, &err)) < 0) {
+        cli_error("%s", err.msg);
+        r->why = "stopped";
+        return;
+    }
+    if (o->run) {
+        if (start_cmd(o->run, r->c.udp_host, &r->cpid, &err)) {
+            cli_error("--run: %s", err.msg);
+            r->why = "stopped";
+        }
+        r->ready = !r->why;
+        return;
+    }
+    double limit = o->timeout > 0 ? o->timeout - q_elapsed(r) : 60;
+    trc_qemu_await_res a;
+    int w = trc_qemu_await(r->ufd, r->pcap, r->c.guest_ip ? r->c.guest_ip
+                           : 0x0a00020f, r->qpid, o->size, limit > 0 ? limit
+                           : 0.001, &q_interrupted, &a, &err);
+    if (w < 0) {
+        cli_error("%s", err.msg);
+        r->why = "stopped";
+    } else if (w == TRC_QEMU_GONE) {
+        cli_warn("QEMU ended before the guest answered on UDP port %u; no "
+                 "traffic was sent", o->udp_port);
+    } else if (w == TRC_QEMU_HALTED) {
+        r->why = "interrupted";
+    } else if (w == TRC_QEMU_NO_ANSWER) {
+        no_answer(o, r, &a);
+        r->why = o->timeout > 0 ? "time limit" : "no answer";
+    } else if (trc_qemu_traffic_start(&r->tr, r->ufd, o->rate, o->size,
+                                      &err)) {
+        cli_error("%s", err.msg);
+        r->why = "stopped";
+    } else {
+        r->ready = 1;
+        remove(r->pcap);
+        cli_info(ctx, "the guest answers (ARP after %.1f s, %u probes, "
+                 "answered after %.1f s); echo requests of %u bytes, one "
+                 "at a time, at most %.0f/s", a.arp_s, a.probes, a.ready_s,
+                 o->size, o->rate);
+    }
+}
+
+/* Until QEMU ends, --timeout, Ctrl-C, the guest stops answering or the
+ * --run command ends. */
+static void supervise(const trace_qemu_opts *o, qrun *r)
+{
+    cp_err err;
+    while (!r->why) {
+        double left = 0.2;
+        if (o->timeout > 0) {
+            left = o->timeout - q_elapsed(r);
+            if (left <= 0) {
+                r->why = "time limit";
+                break;
+            }
+            if (left > 0.2)
+                left = 0.2;
+        }
+        int w = trc_qemu_wait(r->qpid, left, &q_interrupted, &r->how,
+                              &r->qst, &err);
+        if (w < 0) {
+            cli_error("%s", err.msg);
+            r->why = "stopped";
+        } else if (w == 0) {
+            r->ended = 1;
+            break;
+        } else if (q_interrupted) {
+            r->why = "interrupted";
+        } else if (r->tr.running && trc_qemu_traffic_quiet_s(&r->tr) > 10) {
+            r->why = "no answers";
+        } else if (r->cpid > 0 && waitpid(r->cpid, &r->cst, WNOHANG) ==
+                   r->cpid) {
+            r->cpid = -1;
+            r->why = "command ended";
+        }
+    }
+}
+
+/* Who stopped QEMU, in words. */
+static const char *stopper(const trace_qemu_opts *o, const qrun *r,
+                           const qsum *s, char *buf, size_t cap)
+{
+    const char *w = r->why ? r->why : "";
+    if (r->ended && !strcmp(s->end, "done"))
+        snprintf(buf, cap, "the recorder after the %llu iterations of -n",
+                 (unsigned long long)o->n);
+    else if (r->ended)
+        snprintf(buf, cap, "the guest: QEMU ended by itself (%s %d)", r->how ==
+                 TRC_QEMU_SIGNALLED ? "killed by signal" : "exit status",
+                 r->qst);
+    else if (!strcmp(w, "time limit"))
+        snprintf(buf, cap, "codeplace stopped QEMU at --timeout (%g s)",
+                 o->timeout);
+    else if (!strcmp(w, "interrupted"))
+        snprintf(buf, cap, "codeplace stopped QEMU on Ctrl-C (SIGINT)");
+    else if (!strcmp(w, "no answers"))
+        snprintf(buf, cap, "codeplace stopped QEMU: the guest stopped "
+                 "answering for 10 s");
+    else if (!strcmp(w, "no answer"))
+        snprintf(buf, cap, "codeplace stopped QEMU: the guest never "
+                 "answered");
+    else if (!strcmp(w, "command ended"))
+        snprintf(buf, cap, "codeplace stopped QEMU: the --run command "
+                 "ended (%s %d)",
+                 WIFSIGNALED(r->cst) ? "signal" : "exit status",
+                 WIFSIGNALED(r->cst) ? WTERMSIG(r->cst)
+                 : WEXITSTATUS(r->cst));
+    else
+        snprintf(buf, cap, "codeplace stopped QEMU on an error");
+    return buf;
+}
+
+/* The closing message and the exit status. */
+static int verdict(cli_ctx *ctx, const trace_qemu_opts *o, const qrun *r,
+                   const qsum *s, const char *by)
+{
+    unsigned long long n = (unsigned long long)o->n;
+    const char *w = r->why ? r->why : "";
+    if (r->ended && !strcmp(s->end, "done"))
+        return CLI_OK;
+    if (r->ended && s->truncated) {
+        cli_error("%s: QEMU ended without the trace's trailer (%s %d); the "
+                  "complete blocks are readable with --info --partial",
+                  ctx->out_path, r->how == TRC_QEMU_SIGNALLED ? "signal"
+                  : "exit status", r->qst);
+        return CLI_FAIL;
+    }
+    if (r->ended) {
+        cli_error("%s: the firmware stopped after %zu of %llu iterations: "
+                  "the guest ended QEMU (%s %d), not codeplace; the trace so "
+                  "far is kept and valid", o->elf, s->nit, n,
+                  r->how == TRC_QEMU_SIGNALLED ? "signal" : "exit status",
+                  r->qst);
+        return CLI_FAIL;
+    }
+    if (!strcmp(w, "time limit") || !strcmp(w, "interrupted")) {
+        cli_warn("%s after %zu of %llu iterations: %s; the trace so far is "
+                 "kept and valid", !strcmp(w, "interrupted") ? "interrupted"
+                 : "stopped by --timeout", s->nit, n, by);
+        /* a guest that never answered is an error even at --timeout */
+        return r->ready || !o->udp_port ? CLI_OK : CLI_FAIL;
+    }
+    cli_error("stopped after %zu of %llu iterations: %s; the trace so far "
+              "is kept and valid", s->nit, n, by);
+    return CLI_FAIL;
+}
+
 int trace_qemu_run(cli_ctx *ctx, const trace_qemu_opts *o)
 {
     cp_err err;
-    const machine *m = find_machine(o->machine);
+    const trc_qemu_machine *m = trc_qemu_find_machine(o->machine);
     if (!m) {
-        cli_error("--qemu: unknown machine '%s' (mps2-an385, mps2-an386, "
-                  "mps2-an500, mps2-an505, microbit)", o->machine);
+        cli_error("--qemu: unknown machine '%s' (%s)", o->machine,
+                  trc_qemu_machine_names());
         return CLI_USAGE;
     }
     img *im = img_open(o->elf, o->map, &err);
@@ -412,88 +546,18 @@ int trace_qemu_run(cli_ctx *ctx, const trace_qemu_opts *o)
     }
     int status = CLI_FAIL;
     char **argv = NULL;
-    char plugin[4096], endfile[4200];
-    pid_t qpid = -1, cpid = -1;
-    trc_qemu_end how = TRC_QEMU_EXITED;
-    int qst = 0, ended = 0;
-    traffic tr;
-    memset(&tr, 0, sizeof tr);
-    pthread_mutex_init(&tr.lock, NULL);
-    trc_qemu_cfg c;
-    memset(&c, 0, sizeof c);
-    const img_func *mf = img_find(im, o->mark);
-    uint32_t maddr;
-    if (mf) {
-        maddr = mf->addr;
-    } else if (img_symbol(im, o->mark, &maddr, NULL, &err)) {
-        cli_error("--mark: %s", err.msg);
+    qrun *r = calloc(1, sizeof *r);
+    if (!r) {
+        cli_error("out of memory");
+        img_free(im);
+        return CLI_FAIL;
+    }
+    r->qpid = r->cpid = -1;
+    r->ufd = -1;
+    pthread_mutex_init(&r->tr.lock, NULL);
+    if (setup(ctx, o, m, im, r))
         goto out;
-    }
-    if (trc_qemu_find_plugin(plugin, sizeof plugin, &err)) {
-        cli_error("%s", err.msg);
-        goto out;
-    }
-    snprintf(endfile, sizeof endfile, "%s.end", ctx->out_path);
-    remove(endfile);
-    const char *qemu = getenv("CODEPLACE_QEMU");
-    c.qemu = qemu && *qemu ? qemu : "qemu-system-arm";
-    c.machine = m->name;
-    c.elf = o->elf;
-    c.plugin = plugin;
-    c.out = ctx->out_path;
-    c.endfile = endfile;
-    c.mark = maddr & ~1u;
-    c.n = o->n;
-    c.skip = o->skip;
-    c.elf_hash = img_hash(im);
-    /* --target, or a preset named after the machine, gives the cached
-     * window; otherwise the machine's code memory. */
-    const tgt *t = o->t ? o->t : tgt_find(m->name);
-    char tname[64];
-    if (t) {
-        tgt_header_name(t, tname, sizeof tname);
-        c.target = tname;
-        c.cpu = t->cpu;
-        for (unsigned i = 0; i < t->nmems; i++) {
-            const tgt_mem *mm = &t->mems[i];
-            trc_qemu_win *w = NULL;
-            if (mm->kind == TGT_MEM_FLASH && c.ncached < TRC_QEMU_MAX_WIN)
-                w = &c.cached[c.ncached++];
-            else if (mm->kind == TGT_MEM_FLASH_NOALLOC &&
-                     c.nnoalloc < TRC_QEMU_MAX_WIN)
-                w = &c.noalloc[c.nnoalloc++];
-            if (w) {
-                w->base = mm->base;
-                w->size = mm->size;
-            }
-        }
-        /* A marker in RAM is one a plan moved there; anywhere else
-         * outside the cached window the image was linked for another
-         * memory map. */
-        const tgt_mem *mk = tgt_mem_at(t, c.mark);
-        int in_ram = mk && (mk->kind == TGT_MEM_SRAM ||
-                            mk->kind == TGT_MEM_ITCM ||
-                            mk->kind == TGT_MEM_DTCM);
-        if (!tgt_is_cached(t, c.mark) && !in_ram)
-            cli_warn("target %s: the marker 0x%08x is outside its cached "
-                     "window; on %s the code runs from 0x%08x", t->name,
-                     c.mark, m->name, m->code_base);
-    } else {
-        c.target = m->name;
-        c.cpu = m->cpu;
-        c.cached[0].base = m->code_base;
-        c.cached[0].size = m->code_size;
-        c.ncached = 1;
-    }
-    read_vectors(im, &c, ctx);
-    int udp = o->udp_port != 0;
-    if (udp && trc_qemu_free_udp_port(&c.udp_host, &err)) {
-        cli_error("%s", err.msg);
-        goto out;
-    }
-    c.udp_guest = o->udp_port;
-    c.quiet = ctx->verbose <= 0;
-    if (!(argv = trc_qemu_argv(&c, &err))) {
+    if (!(argv = trc_qemu_argv(&r->c, &err))) {
         cli_error("%s", err.msg);
         goto out;
     }
@@ -508,144 +572,59 @@ int trace_qemu_run(cli_ctx *ctx, const trace_qemu_opts *o)
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = q_on_sigint;
     sigaction(SIGINT, &sa, &old);
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    if (trc_qemu_spawn(argv, c.quiet, &qpid, &err)) {
+    r->t0 = cp_now_s();
+    if (trc_qemu_spawn(argv, r->c.quiet, &r->qpid, &err)) {
         cli_error("%s", err.msg);
         sigaction(SIGINT, &old, NULL);
         goto out;
     }
     cli_info(ctx, "running %s on QEMU %s (pid %d), %llu iterations...",
-             o->elf, m->name, (int)qpid, (unsigned long long)o->n);
-    const char *why = NULL;
-    int ufd = -1;
-    if (udp && (ufd = udp_socket(c.udp_host, &err)) < 0) {
-        cli_error("%s", err.msg);
-        why = "stopped";
-    } else if (udp) {
-        int a = wait_answer(ufd, qpid, o->timeout > 0 ? o->timeout : 60,
-                            o->size, &err);
-        if (a < 0) {
-            cli_error("%s", err.msg);
-            why = "stopped";
-        } else if (a == 2) {
-            cli_warn("QEMU ended before the guest answered on UDP port %u; "
-                     "no traffic was sent", o->udp_port);
-        } else if (!a) {
-            if (!q_interrupted)
-                cli_error("the guest did not answer on UDP port %u "
-                          "(forwarded from 127.0.0.1:%u)", o->udp_port,
-                          c.udp_host);
-            why = q_interrupted ? "interrupted" : "stopped";
-        } else if (o->run) {
-            if (start_cmd(o->run, c.udp_host, &cpid, &err)) {
-                cli_error("--run: %s", err.msg);
-                why = "stopped";
-            }
-        } else if (start_traffic(&tr, ufd, o->rate, o->size, &err)) {
-            cli_error("%s", err.msg);
-            why = "stopped";
-        } else {
-            cli_info(ctx, "the guest answers; sending %.0f echo requests/s "
-                     "of %u bytes", o->rate, o->size);
-        }
-    }
-    while (!why) {
-        double left = 0;
-        if (o->timeout > 0) {
-            clock_gettime(CLOCK_MONOTONIC, &t1);
-            double el = (double)(t1.tv_sec - t0.tv_sec) +
-                        (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-            left = o->timeout - el;
-            if (left <= 0) {
-                why = "time limit";
-                break;
-            }
-            if (left > 0.2)
-                left = 0.2;
-        } else {
-            left = 0.2;
-        }
-        int r = trc_qemu_wait(qpid, left, &q_interrupted, &how, &qst, &err);
-        if (r < 0) {
-            cli_error("%s", err.msg);
-            why = "stopped";
-        } else if (r == 0) {
-            ended = 1;
-            break;
-        } else if (q_interrupted) {
-            why = "interrupted";
-        } else if (tr.running) {
-            pthread_mutex_lock(&tr.lock);
-            uint64_t last = tr.last_answer_ns;
-            pthread_mutex_unlock(&tr.lock);
-            if (nb_now_ns() - last > (uint64_t)5e9)
-                why = "no answers";
-        } else if (cpid > 0 && waitpid(cpid, NULL, WNOHANG) == cpid) {
-            cpid = -1;
-            why = "stopped";
-        }
-    }
-    if (!ended) {
-        leave_reason(endfile, why);
-        if (trc_qemu_stop(qpid, 5.0, &how, &qst) > 0)
+             o->elf, m->name, (int)r->qpid, (unsigned long long)o->n);
+    if (o->udp_port)
+        start_udp(ctx, o, r);
+    supervise(o, r);
+    if (!r->ended) {
+        leave_reason(r->endfile, r->why);
+        if (trc_qemu_stop(r->qpid, 5.0, &r->how, &r->qst) > 0)
             cli_warn("QEMU (pid %d) did not stop on SIGTERM; killed",
-                     (int)qpid);
+                     (int)r->qpid);
     }
-    qpid = -1;
-    clock_gettime(CLOCK_MONOTONIC, &t1);
+    r->qpid = -1;
+    double secs = q_elapsed(r);
     sigaction(SIGINT, &old, NULL);
-    stop_traffic(&tr);
-    if (ufd >= 0)
-        close(ufd);
-    if (cpid > 0) {
-        kill(-cpid, SIGTERM);
-        waitpid(cpid, NULL, 0);
-        cpid = -1;
+    trc_qemu_traffic_stop(&r->tr);
+    if (r->cpid > 0) {
+        kill(-r->cpid, SIGTERM);
+        waitpid(r->cpid, NULL, 0);
+        r->cpid = 0; /* it ran until codeplace stopped it */
     }
-    remove(endfile);
-    double secs = (double)(t1.tv_sec - t0.tv_sec) +
-                  (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    remove(r->endfile);
     qsum s;
     if (summarize(ctx->out_path, &s, &err)) {
         cli_error("%s", err.msg);
-        if (ended && how == TRC_QEMU_EXITED && qst)
-            cli_error("QEMU exited with status %d", qst);
+        if (r->ended && r->how == TRC_QEMU_EXITED && r->qst)
+            cli_error("QEMU exited with status %d", r->qst);
         free(s.iters);
         goto out;
     }
-    report(ctx, o, &s, &tr, udp, secs);
+    char by[160];
+    stopper(o, r, &s, by, sizeof by);
+    report(ctx, o, &s, &r->tr, by, secs);
     if (secs > 0 && s.insns >= 1000000)
         cli_info(ctx, "%.1f M instructions/s (%llu instructions in %.3f s)",
                  (double)s.insns / secs / 1e6, (unsigned long long)s.insns,
                  secs);
-    if (!strcmp(s.end, "done")) {
-        status = CLI_OK;
-    } else if (!strcmp(s.end, "interrupted") || !strcmp(s.end, "time limit")) {
-        cli_warn("%s after %zu iterations; the trace so far is kept and "
-                 "valid", !strcmp(s.end, "interrupted") ? "interrupted"
-                 : "stopped by --timeout", s.nit);
-        status = CLI_OK;
-    } else if (!strcmp(s.end, "no answers")) {
-        cli_error("the guest stopped answering after %zu of %llu "
-                  "iterations; the trace so far is kept and valid", s.nit,
-                  (unsigned long long)o->n);
-    } else if (s.truncated) {
-        cli_error("%s: QEMU ended without the trace's trailer (%s %d); "
-                  "the complete blocks are readable with --info --partial",
-                  ctx->out_path, how == TRC_QEMU_SIGNALLED ? "signal"
-                  : "exit status", qst);
-    } else {
-        cli_error("%s: the firmware stopped after %zu of %llu iterations "
-                  "(QEMU %s %d); the trace so far is kept and valid", o->elf,
-                  s.nit, (unsigned long long)o->n,
-                  how == TRC_QEMU_SIGNALLED ? "signal" : "exit status", qst);
-    }
+    status = verdict(ctx, o, r, &s, by);
     free(s.iters);
 out:
-    if (qpid > 0)
-        trc_qemu_stop(qpid, 2.0, &how, &qst);
+    if (r->qpid > 0)
+        trc_qemu_stop(r->qpid, 2.0, &r->how, &r->qst);
+    if (r->ufd >= 0)
+        close(r->ufd);
+    if (r->ready)
+        remove(r->pcap);
     trc_qemu_argv_free(argv);
+    free(r);
     img_free(im);
     if (fflush(stdout)) {
         cli_error("cannot write the output");

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,10 +98,31 @@ char **trc_qemu_argv(const trc_qemu_cfg *c, cp_err *err)
         if (!(a[n++] = strdup(fixed[i])))
             goto oom;
     if (c->udp_guest) {
-        snprintf(b, sizeof b, "user,model=lan9118,hostfwd=udp:127.0.0.1:%u-:%u",
-                 c->udp_host, c->udp_guest);
-        if (!(a[n++] = strdup("-nic")) || !(a[n++] = strdup(b)))
+        char nic[256], g[16], h[16], m[16], nt[16];
+        if (c->guest_ip)
+            snprintf(nic, sizeof nic, "user,id=cpnet,model=lan9118,"
+                     "net=%s/%s,host=%s,hostfwd=udp:127.0.0.1:%u-%s:%u",
+                     trc_qemu_ipstr(c->guest_ip & c->guest_mask, nt),
+                     trc_qemu_ipstr(c->guest_mask, m),
+                     trc_qemu_ipstr(c->host_ip, h), c->udp_host,
+                     trc_qemu_ipstr(c->guest_ip, g), c->udp_guest);
+        else
+            snprintf(nic, sizeof nic, "user,id=cpnet,model=lan9118,"
+                     "hostfwd=udp:127.0.0.1:%u-:%u", c->udp_host,
+                     c->udp_guest);
+        if (!(a[n++] = strdup("-nic")) || !(a[n++] = strdup(nic)))
             goto oom;
+        if (c->pcap) {
+            /* QEMU's option parser takes ",," for a comma in a value */
+            free(pl);
+            pl = NULL;
+            len = cap = 0;
+            if (append(&pl, &len, &cap, "filter-dump,id=cpdump,netdev=cpnet,"
+                       "maxlen=64,file=", 0) ||
+                append(&pl, &len, &cap, c->pcap, 1) ||
+                !(a[n++] = strdup("-object")) || !(a[n++] = strdup(pl)))
+                goto oom;
+        }
     }
     free(pl);
     return a;
@@ -282,4 +304,353 @@ int trc_qemu_free_udp_port(unsigned *port, cp_err *err)
     *port = ntohs(a.sin_port);
     close(fd);
     return 0;
+}
+
+/* ---- QEMU's Cortex-M machines ---- */
+
+static const trc_qemu_machine machines[] = {
+    /* MPS2 AN385 / AN500: ZBT SSRAM1, 4 MiB at 0x00000000 (QEMU
+     * hw/arm/mps2.c, mps2_common_init(); ARM AN385 3.2 "Memory map") */
+    {"mps2-an385", "cortex-m3", 0x00000000, 0x00400000},
+    {"mps2-an386", "cortex-m4", 0x00000000, 0x00400000},
+    {"mps2-an500", "cortex-m7", 0x00000000, 0x00400000},
+    /* MPS2 AN505: SSRAM1 4 MiB, secure alias at 0x10000000 (QEMU
+     * hw/arm/mps2-tz.c; ARM AN505 4.2 "Memory map") */
+    {"mps2-an505", "cortex-m33", 0x10000000, 0x00400000},
+    /* micro:bit (nRF51822): flash 256 KiB at 0x00000000 (QEMU
+     * include/hw/arm/nrf51.h, NRF51_FLASH_BASE; nRF51822 PS 3.0 table 8) */
+    {"microbit", "cortex-m0", 0x00000000, 0x00040000},
+};
+
+const trc_qemu_machine *trc_qemu_find_machine(const char *name)
+{
+    for (size_t i = 0; i < sizeof machines / sizeof machines[0]; i++)
+        if (!strcmp(machines[i].name, name))
+            return &machines[i];
+    return NULL;
+}
+
+const char *trc_qemu_machine_names(void)
+{
+    return "mps2-an385, mps2-an386, mps2-an500, mps2-an505, microbit";
+}
+
+/* ---- the guest's address ---- */
+
+const char *trc_qemu_ipstr(uint32_t ip, char *buf)
+{
+    snprintf(buf, 16, "%u.%u.%u.%u", ip >> 24, (ip >> 16) & 255,
+             (ip >> 8) & 255, ip & 255);
+    return buf;
+}
+
+static int parse_ip(const char *s, uint32_t *ip)
+{
+    unsigned a, b, c, d;
+    char tail;
+    if (sscanf(s, "%u.%u.%u.%u%c", &a, &b, &c, &d, &tail) != 4 || a > 255 ||
+        b > 255 || c > 255 || d > 255)
+        return -1;
+    *ip = a << 24 | b << 16 | c << 8 | d;
+    return 0;
+}
+
+/* The quoted value of KEY="..." in a Kconfig .config line; NULL when the
+ * line sets another key. */
+static const char *config_str(char *line, const char *key)
+{
+    size_t k = strlen(key);
+    if (strncmp(line, key, k) || line[k] != '=' || line[k + 1] != '"')
+        return NULL;
+    char *v = line + k + 2, *q = strchr(v, '"');
+    if (q)
+        *q = 0;
+    return v;
+}
+
+int trc_qemu_zephyr_addr(const char *elf, uint32_t *ip, uint32_t *mask,
+                         uint32_t *host, char *from, size_t cap, cp_err *err)
+{
+    const char *sl = strrchr(elf, '/');
+    snprintf(from, cap, "%.*s.config", sl ? (int)(sl - elf + 1) : 0, elf);
+    FILE *f = fopen(from, "r");
+    if (!f)
+        return 0;
+    char line[512], my[64] = "", nm[64] = "", peer[64] = "";
+    int dhcp = 0;
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\r\n")] = 0;
+        const char *v;
+        if ((v = config_str(line, "CONFIG_NET_CONFIG_MY_IPV4_ADDR")))
+            snprintf(my, sizeof my, "%s", v);
+        else if ((v = config_str(line, "CONFIG_NET_CONFIG_MY_IPV4_NETMASK")))
+            snprintf(nm, sizeof nm, "%s", v);
+        else if ((v = config_str(line, "CONFIG_NET_CONFIG_PEER_IPV4_ADDR")))
+            snprintf(peer, sizeof peer, "%s", v);
+        else if (!strcmp(line, "CONFIG_NET_DHCPV4=y"))
+            dhcp = 1;
+    }
+    fclose(f);
+    if (!my[0] || dhcp)
+        return 0;
+    if (parse_ip(my, ip))
+        return cp_seterr(err, "%s: CONFIG_NET_CONFIG_MY_IPV4_ADDR \"%s\" is "
+                         "not an IPv4 address", from, my);
+    if (!nm[0] || parse_ip(nm, mask))
+        *mask = 0xffffff00u;
+    /* QEMU's user network wants room for its host, DNS (.3) and DHCP
+     * (.15) addresses: a /24 or wider */
+    if (*mask > 0xffffff00u || (~*mask & (~*mask + 1)))
+        *mask = 0xffffff00u;
+    uint32_t net = *ip & *mask, p;
+    if (!parse_ip(peer, &p) && (p & *mask) == net && p != *ip &&
+        (p & ~*mask) != (3 & ~*mask))
+        *host = p;
+    else
+        *host = net | ((*ip & ~*mask) == 2 ? 1 : 2);
+    if ((*ip & ~*mask) == 0 || (*ip | *mask) == 0xffffffffu ||
+        (*ip & ~*mask) == 3)
+        return cp_seterr(err, "%s: the guest's address %s cannot be used on "
+                         "QEMU's user network (network, broadcast or its "
+                         "DNS address .3)", from, my);
+    return 1;
+}
+
+/* ---- readiness ---- */
+
+void trc_qemu_fill(uint8_t *b, size_t n, uint64_t seq)
+{
+    memcpy(b, "CPQE", 4);
+    for (int i = 0; i < 8; i++)
+        b[4 + i] = (uint8_t)(seq >> (8 * i));
+    for (size_t i = 12; i < n; i++)
+        b[i] = (uint8_t)(seq * 31 + i);
+}
+
+/* The frames QEMU dumped since *off (a pcap file: 24-byte header, then
+ * 16-byte record headers and up to 64 bytes of each frame). Notes the
+ * guest's frames; 1 when one of them is an ARP reply from guest_ip. */
+static int read_dump(FILE *f, long *off, uint32_t guest_ip,
+                     trc_qemu_await_res *r)
+{
+    int arp = 0;
+    if (!*off)
+        *off = 24;
+    for (;;) {
+        uint8_t h[16], fr[64];
+        if (fseek(f, *off, SEEK_SET) || fread(h, 1, 16, f) != 16)
+            break;
+        uint32_t incl = h[8] | h[9] << 8 | h[10] << 16 | (uint32_t)h[11] << 24;
+        if (incl > sizeof fr) /* not a dump this code wrote for */
+            break;
+        if (fread(fr, 1, incl, f) != incl)
+            break;
+        *off += 16 + (long)incl;
+        /* QEMU's user network speaks from 52:55:xx (libslirp's
+         * special_ethaddr); anything else is the guest */
+        if (incl < 14 || (fr[6] == 0x52 && fr[7] == 0x55))
+            continue;
+        r->guest_frames++;
+        unsigned type = fr[12] << 8 | fr[13];
+        uint32_t src = 0;
+        if (type == 0x0806 && incl >= 42) {
+            src = (uint32_t)fr[28] << 24 | fr[29] << 16 | fr[30] << 8 | fr[31];
+            if ((fr[20] << 8 | fr[21]) == 2 && src == guest_ip)
+                arp = 1;
+        } else if (type == 0x0800 && incl >= 34) {
+            src = (uint32_t)fr[26] << 24 | fr[27] << 16 | fr[28] << 8 | fr[29];
+        }
+        if (src)
+            r->guest_src = src;
+    }
+    clearerr(f);
+    return arp;
+}
+
+/* Until the guest answers ARP, QEMU's user network (libslirp) holds a
+ * frame for it, sends one ARP request for the first frame held, and drops
+ * that frame when no reply comes within 1 s; frames behind it wait, then
+ * go all at once when the guest answers (measured on QEMU 7.2: 27 probes
+ * sent every 0.1 s while Zephyr booted reached it in the same
+ * millisecond). A probe every 1.5 s is never behind another. */
+#define ARP_SPACING_S 1.5
+
+int trc_qemu_await(int fd, const char *pcap, uint32_t guest_ip, pid_t qpid,
+                   size_t size, double limit_s, volatile sig_atomic_t *stop,
+                   trc_qemu_await_res *res, cp_err *err)
+{
+    uint8_t probe[2048];
+    if (size > sizeof probe)
+        size = sizeof probe;
+    trc_qemu_fill(probe, size, TRC_QEMU_PROBE_SEQ);
+    memset(res, 0, sizeof *res);
+    res->arp_s = -1;
+    double t0 = cp_now_s(), next = 0, wait = 0.25;
+    FILE *dump = NULL;
+    long off = 0;
+    int rc;
+    for (;;) {
+        double now = cp_now_s() - t0;
+        if (limit_s > 0 && now >= limit_s) {
+            rc = TRC_QEMU_NO_ANSWER;
+            break;
+        }
+        if (stop && *stop) {
+            rc = TRC_QEMU_HALTED;
+            break;
+        }
+        int st;
+        if (waitpid(qpid, &st, WNOHANG | WNOWAIT) == qpid) {
+            rc = TRC_QEMU_GONE;
+            break;
+        }
+        /* The dump exists once QEMU's user network and its forward are
+         * up: the first probe goes then, and waits in QEMU for the
+         * guest's ARP reply. */
+        if (!dump)
+            dump = fopen(pcap, "rb");
+        if (dump && res->arp_s < 0 && read_dump(dump, &off, guest_ip, res)) {
+            res->arp_s = now;
+            next = now + wait; /* the first probe's turn to be answered */
+        } else if (dump && res->arp_s >= 0) {
+            read_dump(dump, &off, guest_ip, res);
+        }
+        if (dump && (!res->probes || now >= next)) {
+            if (send(fd, probe, size, 0) == (ssize_t)size) {
+                res->probes++;
+                if (res->arp_s >= 0) {
+                    next = now + wait;
+                    wait = wait * 2 > 2 ? 2 : wait * 2;
+                } else {
+                    next = now + ARP_SPACING_S;
+                }
+            } else if (errno != ECONNREFUSED && errno != EINTR) {
+                rc = cp_seterr(err, "send: %s", strerror(errno));
+                break;
+            }
+        }
+        struct pollfd p = {fd, POLLIN, 0};
+        if (poll(&p, 1, 20) == 1) {
+            uint8_t b[2048];
+            if (recv(fd, b, sizeof b, 0) > 0) {
+                res->ready_s = cp_now_s() - t0;
+                rc = TRC_QEMU_READY;
+                break;
+            }
+        }
+    }
+    if (dump)
+        fclose(dump);
+    return rc;
+}
+
+/* ---- traffic ---- */
+
+static void *traffic_main(void *arg)
+{
+    trc_qemu_traffic *t = arg;
+    uint8_t req[2048], rep[2049], want[2048];
+    double period = 1.0 / t->rate, next = cp_now_s(), sent_at = 0;
+    uint64_t seq = 0;
+    while (!t->stop) {
+        double now = cp_now_s();
+        pthread_mutex_lock(&t->lock);
+        int busy = t->inflight;
+        if (busy && now - sent_at > t->timeout_s) {
+            t->inflight = busy = 0; /* given up */
+            t->unanswered++;
+        }
+        pthread_mutex_unlock(&t->lock);
+        if (!busy && now >= next) {
+            trc_qemu_fill(req, t->size, seq);
+            if (send(t->fd, req, t->size, 0) == (ssize_t)t->size) {
+                pthread_mutex_lock(&t->lock);
+                t->sent++;
+                t->inflight = 1;
+                pthread_mutex_unlock(&t->lock);
+                sent_at = now;
+                seq++;
+            }
+            next += period;
+            if (next < now) /* never catch up after a wait */
+                next = now;
+            continue;
+        }
+        struct pollfd p = {t->fd, POLLIN, 0};
+        if (poll(&p, 1, 5) != 1)
+            continue;
+        ssize_t r = recv(t->fd, rep, sizeof rep, 0);
+        if (r < 12)
+            continue;
+        uint64_t rs = 0;
+        for (int i = 0; i < 8; i++)
+            rs |= (uint64_t)rep[4 + i] << (8 * i);
+        if (rs == TRC_QEMU_PROBE_SEQ)
+            continue; /* a late answer to a probe */
+        trc_qemu_fill(want, t->size, rs);
+        int echo = (size_t)r == t->size && rs < seq &&
+                   !memcmp(rep, want, t->size);
+        pthread_mutex_lock(&t->lock);
+        if (echo && t->inflight && rs == seq - 1) {
+            t->answered++;
+            t->inflight = 0;
+            t->last_answer_s = cp_now_s();
+        } else if (!echo) {
+            t->wrong++;
+        } /* else the late answer to a request given up: unanswered */
+        pthread_mutex_unlock(&t->lock);
+    }
+    return NULL;
+}
+
+int trc_qemu_traffic_start(trc_qemu_traffic *t, int fd, double rate,
+                           size_t size, cp_err *err)
+{
+    if (size < 12 || size > 2048)
+        return cp_seterr(err, "request size %zu is not in 12..2048", size);
+    t->fd = fd;
+    t->rate = rate;
+    t->size = size;
+    if (!(t->timeout_s > 0))
+        t->timeout_s = 2.0;
+    t->last_answer_s = cp_now_s();
+    if (pthread_create(&t->th, NULL, traffic_main, t))
+        return cp_seterr(err, "cannot start the traffic thread");
+    t->running = 1;
+    return 0;
+}
+
+void trc_qemu_traffic_stop(trc_qemu_traffic *t)
+{
+    if (t->running) {
+        t->stop = 1;
+        pthread_join(t->th, NULL);
+        t->running = 0;
+    }
+}
+
+double trc_qemu_traffic_quiet_s(trc_qemu_traffic *t)
+{
+    pthread_mutex_lock(&t->lock);
+    double last = t->last_answer_s;
+    pthread_mutex_unlock(&t->lock);
+    return cp_now_s() - last;
+}
+
+int trc_qemu_udp_socket(unsigned port, cp_err *err)
+{
+    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return cp_seterr(err, "socket: %s", strerror(errno));
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_port = htons((uint16_t)port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (connect(fd, (struct sockaddr *)&a, sizeof a)) {
+        int e = errno;
+        close(fd);
+        return cp_seterr(err, "connect: %s", strerror(e));
+    }
+    return fd;
 }

@@ -4,6 +4,7 @@
 #ifndef CP_TRACE_QEMURUN_H
 #define CP_TRACE_QEMURUN_H
 
+#include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -38,8 +39,111 @@ typedef struct trc_qemu_cfg {
     trc_qemu_vec vec[TRC_QEMU_MAX_VEC];
     unsigned nvec;
     unsigned udp_host, udp_guest; /* user-mode network forward (0: none) */
-    int quiet;                    /* QEMU's stdout to /dev/null */
+    uint32_t guest_ip;   /* the guest's IPv4 address (host order); 0: QEMU's
+                            default network, the guest at 10.0.2.15 */
+    uint32_t guest_mask; /* its netmask; the user network is set to its
+                            subnet, the host side at host_ip */
+    uint32_t host_ip;
+    const char *pcap;    /* with udp_guest: QEMU dumps the user network's
+                            frames here (filter-dump, first 64 bytes) */
+    int quiet;           /* QEMU's stdout to /dev/null */
 } trc_qemu_cfg;
+
+/* ---- QEMU's Cortex-M machines ---- */
+
+/* CPU and the memory the code runs from, which the recorder treats as the
+ * cached window unless a target says otherwise. */
+typedef struct trc_qemu_machine {
+    const char *name, *cpu;
+    uint32_t code_base, code_size;
+} trc_qemu_machine;
+
+/* The machine called name; NULL when there is none. */
+const trc_qemu_machine *trc_qemu_find_machine(const char *name);
+/* The machines' names, comma separated, for a message. */
+const char *trc_qemu_machine_names(void);
+
+/* ---- the guest's address on QEMU's user network ---- */
+
+/* A Zephyr build keeps its configuration next to the image
+ * (BUILD/zephyr/zephyr.elf and BUILD/zephyr/.config). When that .config
+ * gives the guest a static IPv4 address (CONFIG_NET_CONFIG_MY_IPV4_ADDR,
+ * _NETMASK, CONFIG_NET_CONFIG_PEER_IPV4_ADDR), fills *ip, *mask and
+ * *host (the address the host side takes: the peer when it is on the
+ * subnet, else the subnet's .2) and writes the file's path to from:
+ * returns 1. 0: no such file or no static address (DHCP gets QEMU's
+ * 10.0.2.15); -1 with err: an address that cannot be used. */
+int trc_qemu_zephyr_addr(const char *elf, uint32_t *ip, uint32_t *mask,
+                         uint32_t *host, char *from, size_t cap,
+                         cp_err *err);
+
+/* a.b.c.d of a host-order address into buf (16 bytes). */
+const char *trc_qemu_ipstr(uint32_t ip, char *buf);
+
+/* ---- UDP echo traffic ---- */
+
+/* Requests carry "CPQE" and a 64-bit sequence number; the rest is a
+ * pattern of the number, so a reply is checked byte for byte. */
+void trc_qemu_fill(uint8_t *b, size_t n, uint64_t seq);
+#define TRC_QEMU_PROBE_SEQ UINT64_MAX /* the readiness probe's number */
+
+typedef enum trc_qemu_ready {
+    TRC_QEMU_READY = 1,   /* the guest answered a probe */
+    TRC_QEMU_NO_ANSWER,   /* limit_s passed */
+    TRC_QEMU_GONE,        /* QEMU ended (the caller reaps it) */
+    TRC_QEMU_HALTED,      /* *stop became non-zero */
+} trc_qemu_ready;
+
+typedef struct trc_qemu_await_res {
+    unsigned probes;     /* probes sent */
+    double arp_s;        /* when the guest first answered ARP for its
+                            address (seconds since the call; -1: never) */
+    double ready_s;      /* when it answered a probe */
+    unsigned guest_frames;  /* frames the guest sent */
+    uint32_t guest_src;  /* an IPv4 address the guest spoke from (ARP or
+                            IPv4 source; 0: none seen) */
+} trc_qemu_await_res;
+
+/* Waits for the guest behind fd (a UDP socket connected to QEMU's
+ * forward of the guest's port) to answer, without queueing probes it
+ * cannot take. QEMU's user network holds every frame for the guest until
+ * the guest answers its ARP request and then hands them over at once; a
+ * Zephyr guest given more than CONFIG_NET_PKT_RX_COUNT at once drops the
+ * rest in its driver, and QEMU's lan9118 loses step on that drop (its RX
+ * fast-forward) so that nothing more is received. So until the dump
+ * (pcap) shows the guest's ARP reply for guest_ip, one probe per 1.5 s
+ * (QEMU drops an unresolved frame after 1 s: never two held); then one
+ * probe at a time, each given 0.25 s, doubling to 2 s, before the next.
+ * Returns a trc_qemu_ready, or -1. */
+int trc_qemu_await(int fd, const char *pcap, uint32_t guest_ip, pid_t qpid,
+                   size_t size, double limit_s, volatile sig_atomic_t *stop,
+                   trc_qemu_await_res *res, cp_err *err);
+
+/* Echo requests, one outstanding at a time, at most rate per second: the
+ * next is sent when the previous one is answered (or given up after
+ * timeout_s) and its slot in the rate has come. Counts are exact up to
+ * the moment the traffic stops. */
+typedef struct trc_qemu_traffic {
+    int fd;
+    double rate, timeout_s;
+    size_t size;
+    pthread_t th;
+    int running;
+    volatile sig_atomic_t stop;
+    pthread_mutex_t lock;
+    uint64_t sent, answered, wrong, unanswered;
+    int inflight;            /* a request waits for its answer */
+    double last_answer_s;    /* cp_now_s() of the last answer */
+} trc_qemu_traffic;
+
+int trc_qemu_traffic_start(trc_qemu_traffic *t, int fd, double rate,
+                           size_t size, cp_err *err);
+void trc_qemu_traffic_stop(trc_qemu_traffic *t);
+/* Seconds since the last answer (or the start). */
+double trc_qemu_traffic_quiet_s(trc_qemu_traffic *t);
+
+/* A UDP socket connected to 127.0.0.1:port. */
+int trc_qemu_udp_socket(unsigned port, cp_err *err);
 
 /* The argument vector for cfg (NULL-terminated; free with
  * trc_qemu_argv_free). */

@@ -83,7 +83,8 @@ test_expect_success '--udp: a guest that never answers is an error, the trace st
         --mark codeplace_mark --udp 7 -n 100000000 --timeout 3 -o none.trace >out 2>err &&
     grep -q "the guest did not answer on UDP port 7" err &&
     $CODEPLACE trace --info none.trace >info &&
-    grep -q "^ended:        stopped$" info
+    grep -q "^ended:        time limit$" info &&
+    grep -q "^stopped by:   codeplace stopped QEMU at --timeout (3 s)$" out
 '
 
 test_done
