@@ -891,6 +891,8 @@ static int run_plan(cli_ctx *ctx, const plan_args *a, plan_state *st)
     const char *fail = getenv("CODEPLACE_PLAN_FAIL_AFTER");
     if (fail && *fail)
         plan_model_fail_after(m, strtoul(fail, NULL, 10));
+    /* For Zephyr the search sees the hot block's own stubs too. */
+    plan_model_hot_own_stubs(m, a->for_zephyr);
     if (run_strategies(ctx, a, st) < 0)
         return CLI_FAIL;
     if (a->refine && refine(ctx, a, st) < 0)
@@ -931,6 +933,7 @@ static int run_plan(cli_ctx *ctx, const plan_args *a, plan_state *st)
                  "relocated code's flash copy", st->zres->misses,
                  ap.fast_dropped + ap.flash_dropped, st->zres->text_start);
         st->best = st->zres;
+        plan_model_hot_own_stubs(m, 1);
     }
     st->info = (plan_emit_info){
         .t = a->t,

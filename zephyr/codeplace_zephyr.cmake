@@ -187,9 +187,11 @@ function(codeplace_zephyr_anchor_path ram_pats itcm_pats text_start)
   set(dir "${CMAKE_CURRENT_BINARY_DIR}/codeplace_anchor")
   set(anchors "")
   set(args "")
-  # One location per non-empty group; the sram anchor alone when both are
-  # empty (CONFIG_CODE_DATA_RELOCATION needs a directive).
-  if(nram GREATER 0 OR nitcm EQUAL 0)
+  # One location per non-empty group; the sram one also when both are
+  # empty (CONFIG_CODE_DATA_RELOCATION needs a directive) and whenever
+  # CONFIG_CODE_DATA_RELOCATION_SRAM is set (its MPU region names the
+  # .ram_text_reloc section's symbols).
+  if(nram GREATER 0 OR nitcm EQUAL 0 OR CONFIG_CODE_DATA_RELOCATION_SRAM)
     list(APPEND anchors sram)
   endif()
   if(nitcm GREATER 0)

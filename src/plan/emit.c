@@ -82,6 +82,9 @@ int plan_emit_list(FILE *f, const plan_model *m, const plan_result *r,
 {
     const img *im = plan_model_image(m);
     header(f, "name list", m, r, info, "#");
+    if (r->block_end && !r->text_start)
+        fprintf(f, "# block end: %u bytes (the hot block is padded to it)\n",
+                r->block_end);
     int any_hot = 0;
     for (size_t i = 0; i < r->nitems; i++)
         any_hot |= r->items[i].region == PLAN_FLASH_HOT;
@@ -186,6 +189,9 @@ int plan_emit_layout(FILE *f, const plan_model *m, const plan_result *r,
     fprintf(f, "# stubs: flash %u fast %u bytes %u text_end 0x%08x "
             "fast_bytes %u\n", r->flash_stubs, r->veneers, m->veneer_bytes,
             r->text_end, r->fast_bytes);
+    if (L.nstubs_hot)
+        fprintf(f, "# hot block stubs: %u at 0x%08x\n", L.nstubs_hot,
+                (L.hot_end + 7) & ~7u);
     fputs("# name region place size reason\n", f);
     if (L.text_delta) {
         /* What follows the text section (.rodata) moves with its end. */
@@ -193,7 +199,9 @@ int plan_emit_layout(FILE *f, const plan_model *m, const plan_result *r,
                 (long long)L.text_delta);
     }
     /* The stubs GNU ld adds for direct calls from flash into fast memory:
-     * sim --layout fetches them in front of their target. */
+     * sim --layout fetches them in front of their target. (The hot block's
+     * own when it is an output section of its own are not named here: one
+     * @stub line per target.) */
     for (size_t t = 0; t < m->ntargets; t++) {
         if (!L.stub[t])
             continue;

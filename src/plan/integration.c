@@ -47,12 +47,15 @@ static int ambiguous(const plan_model *m, const plan_unit *u)
  * output section for it (linker_relocate.ld) holds the module's anchor
  * function, the fast sections at their alignments and ld's stubs back to
  * flash, between ALIGN(4)s; with an MPU that needs power-of-two regions it
- * is rounded to a power of two and aligned to it (MPU_ALIGN in Zephyr's
- * Cortex-M linker script): taking the power of two at or above the content,
- * the copy fits in [align(end, P), + P). */
+ * ends with ALIGN(32) and ALIGN(1 << LOG2CEIL(its own size)) (MPU_ALIGN in
+ * Zephyr 3.5.0's Cortex-M linker script). That size refers to itself: GNU
+ * ld 2.40 settled at twice the power of two above the content (7,912 bytes
+ * of echo_server's code took 16 KiB), so the bound is that. */
 static uint32_t copy_bound(const plan_model *m, const plan_result *o)
 {
-    uint64_t c = 64 + (uint64_t)o->veneers * m->veneer_bytes;
+    /* (+128: the anchors, and the sram one's own section when the fast
+     * memory is ITCM) */
+    uint64_t c = 192 + (uint64_t)o->veneers * m->veneer_bytes;
     for (size_t i = 0; i < o->nitems; i++) {
         const plan_unit *u = plan_model_unit(m, o->items[i].unit);
         if (o->items[i].region == PLAN_FAST)
@@ -61,10 +64,78 @@ static uint32_t copy_bound(const plan_model *m, const plan_result *o)
     uint32_t p = 32;
     while (p < c)
         p <<= 1;
-    return p;
+    return 2 * p;
 }
 
-/* The Zephyr build's text start: o->block_end becomes the offset of the
+/* Where the module's hot block starts: right after the vector table, at
+ * the end of Zephyr's first output section (rom_start, ALIGN(8) in the
+ * module's snippet). In the image the plan was made from, the text section
+ * may start later (the flash copy of the relocated code is between them
+ * when the image was built with the module): the items keep their
+ * addresses, and so their cache sets, at larger offsets from that start. */
+static void zephyr_hot_base(const plan_model *m, plan_result *o)
+{
+    const img_section *rs = img_section_by_name(plan_model_image(m),
+                                                "rom_start");
+    if (!rs)
+        return;
+    uint32_t start = (rs->addr + rs->size + 7) & ~7u;
+    if (start >= o->hot_base)
+        return;
+    uint32_t d = o->hot_base - start;
+    for (size_t i = 0; i < o->nitems; i++)
+        if (o->items[i].region == PLAN_FLASH_HOT)
+            o->items[i].offset += d;
+    if (o->block_end)
+        o->block_end += d;
+    if (o->hot_bytes)
+        o->hot_bytes += d;
+    o->hot_base = start;
+}
+
+/* The hot block's size with room for its own stubs (ld puts them after
+ * its last section): one per fast-memory function called from it. */
+static uint32_t hot_stub_room(const plan_model *m, const plan_result *o,
+                              uint32_t hot)
+{
+    size_t nu = plan_model_nunits(m);
+    unsigned char *where = calloc(nu ? nu : 1, 1);
+    unsigned char *seen = calloc(m->ntargets ? m->ntargets : 1, 1);
+    uint32_t last = 0, n = 0;
+    if (!where || !seen) {
+        free(where);
+        free(seen);
+        return hot + (uint32_t)m->ntargets * m->veneer_bytes;
+    }
+    for (size_t i = 0; i < o->nitems; i++) {
+        const plan_item *it = &o->items[i];
+        where[it->unit] = it->region == PLAN_FAST ? 'f' : 'h';
+        if (it->region == PLAN_FLASH_HOT &&
+            it->offset + plan_model_unit(m, it->unit)->size > last)
+            last = it->offset + plan_model_unit(m, it->unit)->size;
+    }
+    for (size_t i = 0; i < m->ncalls; i++) {
+        const plan_call *c = &m->calls[i];
+        if (where[c->caller] == 'h' &&
+            where[m->targets[c->target].unit] == 'f' && !seen[c->target]) {
+            seen[c->target] = 1;
+            n++;
+        }
+    }
+    free(where);
+    free(seen);
+    uint32_t need = ((o->hot_base + last + 7) & ~7u) - o->hot_base +
+                    n * m->veneer_bytes;
+    return need > hot ? need : hot;
+}
+
+void plan_model_hot_own_stubs(plan_model *m, int on)
+{
+    m->hot_own_stubs = on;
+}
+
+/* The Zephyr build's text start, after the hot block and the bound of the
+ * copy: o->block_end becomes the offset of the
  * rest of the text from hot_base (what plan_layout_build pads the block to),
  * o->hot_bytes stays the block's own size. */
 static void zephyr_text_start(const plan_model *m, plan_result *o)
@@ -77,10 +148,12 @@ static void zephyr_text_start(const plan_model *m, plan_result *o)
             if (e > hot)
                 hot = e;
         }
-    uint32_t p = copy_bound(m, o);
-    uint32_t end = o->hot_base + hot;
+    hot = hot_stub_room(m, o, hot);
+    /* the copy's load address follows the block (observed: not aligned
+     * to the power of two) */
+    uint32_t end = ((o->hot_base + hot + 7) & ~7u) + copy_bound(m, o);
     o->hot_bytes = hot;
-    o->text_start = ((end + p - 1) & ~(p - 1)) + p;
+    o->text_start = (end + 63) & ~63u;
     o->block_end = o->text_start - o->hot_base;
 }
 
@@ -95,7 +168,7 @@ static double eval_with_end(plan_model *m, plan_result *o)
                                o->block_end, &L, NULL);
     if (rc == 0)
         rc = plan_eval(m, &L, 0, &out, NULL);
-    o->flash_stubs = L.nstubs;
+    o->flash_stubs = L.nstubs + L.nstubs_hot;
     o->stub_order = L.stub_order;
     o->text_end = (uint32_t)((int64_t)((plan_model_text_end(m) + 7) & ~7u) +
                              L.text_delta);
@@ -146,8 +219,12 @@ plan_result *plan_result_for(plan_model *m, const plan_result *r,
     }
     double v;
     if (in == PLAN_INT_ZEPHYR) {
+        int own = m->hot_own_stubs;
+        m->hot_own_stubs = 1;
+        zephyr_hot_base(m, o);
         zephyr_text_start(m, o);
         v = eval_with_end(m, o);
+        m->hot_own_stubs = own;
     } else {
         v = plan_result_eval(m, o);
     }

@@ -366,6 +366,11 @@ typedef struct plan_applied {
 } plan_applied;
 
 const char *plan_integration_name(plan_integration in);
+/* Layouts of m give the hot block its own linker stubs (a Zephyr build:
+ * rom_start is an output section of its own); plan_result_for(ZEPHYR)
+ * evaluates with it on, the layout of its result must be written with it
+ * on. */
+void plan_model_hot_own_stubs(plan_model *m, int on);
 /* The part of r that integration applies, re-evaluated on the model: misses
  * is its prediction. Free with plan_result_free; NULL on OOM. */
 plan_result *plan_result_for(plan_model *m, const plan_result *r,
