@@ -25,7 +25,7 @@ enum {
     O_PAD, O_EXCLUDE, O_NORAM, O_ITERS, O_PLAN_ITERS, O_MOVES, O_DESCENT,
     O_TIME, O_SEED,
     O_THREADS,    O_JOBS, O_CACHE_SEED, O_LIST, O_LAYOUT, O_EMIT, O_COMPARE, O_REFINE, O_REFINE_MAP,
-    O_UNVERIFIED, O_SAMPLES,
+    O_UNVERIFIED, O_SAMPLES, O_FOR,
     O_NOPT
 };
 
@@ -99,6 +99,10 @@ static const cli_opt opts[] = {
                    "(codeplace record): alone, a ranking by samples per byte "
                    "(no prediction); with --trace, one more candidate, "
                    "evaluated on the trace"},
+    [O_FOR] = {"for", 0, "BUILD", "the build that applies the plan: gnu-ld "
+               "(default: the GNU ld snippets of --emit) or zephyr (the "
+               "codeplace Zephyr module: the list, the layout and the "
+               "prediction are for that build; docs/zephyr.md)"},
     [O_NOPT] = {0},
 };
 
@@ -400,6 +404,7 @@ typedef struct plan_args {
     const char **excl, **noram, **traces;
     int nexcl, nnoram, ntraces, compare, allow_unverified;
     const char *elf, *map, *list, *layout, *emit;
+    int for_zephyr; /* --for zephyr */
     const char *refine, *refine_map, *samples;
     char (*tpath)[1024]; /* the traces' files and weights */
     double *tweight;
@@ -422,6 +427,7 @@ typedef struct plan_state {
     plan_result *res[PLAN_NSTRATEGIES];
     plan_result *sres; /* the samples' plan next to a trace, or NULL */
     plan_result *best;
+    plan_result *zres; /* best as the Zephyr module applies it (--for) */
     double unrefined[PLAN_NSTRATEGIES]; /* misses before --refine-from */
     char why[512];
     const char *unverified; /* why the prediction is unverified, or NULL */
@@ -509,6 +515,12 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, char **pos,
         case O_LIST: a->list = arg; break;
         case O_LAYOUT: a->layout = arg; break;
         case O_EMIT: a->emit = arg; break;
+        case O_FOR:
+            if (strcmp(arg, "zephyr") && strcmp(arg, "gnu-ld"))
+                return cli_usage_error(ctx, "plan: --for: '%s' is not a "
+                                       "build (gnu-ld or zephyr)", arg);
+            a->for_zephyr = !strcmp(arg, "zephyr");
+            break;
         case O_COMPARE: a->compare = 1; break;
         case O_REFINE: a->refine = arg; break;
         case O_REFINE_MAP: a->refine_map = arg; break;
@@ -554,6 +566,7 @@ static void plan_state_free(plan_state *st)
     for (int k = 0; k < PLAN_NSTRATEGIES; k++)
         plan_result_free(st->res[k]);
     plan_result_free(st->sres);
+    plan_result_free(st->zres);
     plan_model_free(st->m);
     img_free(st->im);
 }
@@ -878,6 +891,8 @@ static int run_plan(cli_ctx *ctx, const plan_args *a, plan_state *st)
     const char *fail = getenv("CODEPLACE_PLAN_FAIL_AFTER");
     if (fail && *fail)
         plan_model_fail_after(m, strtoul(fail, NULL, 10));
+    /* For Zephyr the search sees the hot block's own stubs too. */
+    plan_model_hot_own_stubs(m, a->for_zephyr);
     if (run_strategies(ctx, a, st) < 0)
         return CLI_FAIL;
     if (a->refine && refine(ctx, a, st) < 0)
@@ -905,6 +920,21 @@ static int run_plan(cli_ctx *ctx, const plan_args *a, plan_state *st)
             st->best = st->sres;
     }
     int from_samples = st->best == st->sres;
+    if (a->for_zephyr) {
+        plan_applied ap;
+        if (!(st->zres = plan_result_for(m, st->best, PLAN_INT_ZEPHYR, &ap,
+                                         &err))) {
+            cli_error("%s", err.msg);
+            return CLI_FAIL;
+        }
+        cli_info(ctx, "plan: for Zephyr: %.1f misses per iteration predicted "
+                 "(%zu sections the list cannot single out left out); the "
+                 "rest of the text from 0x%08x, after the hot block and the "
+                 "relocated code's flash copy", st->zres->misses,
+                 ap.fast_dropped + ap.flash_dropped, st->zres->text_start);
+        st->best = st->zres;
+        plan_model_hot_own_stubs(m, 1);
+    }
     st->info = (plan_emit_info){
         .t = a->t,
         .strategy = from_samples ? "samples-hotblock"

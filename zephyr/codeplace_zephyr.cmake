@@ -1,23 +1,62 @@
 # Zephyr placement from a codeplace name list (CONFIG_CODEPLACE).
 #
-#   sram group   zephyr_code_relocate(LIBRARY <each Zephyr library>
-#                  LOCATION RAM_TEXT FILTER "^\.text\.(a|b|...)$" NOKEEP)
-#   itcm group   the same with LOCATION ITCM_TEXT (boards with a
-#                  zephyr,itcm chosen node), else with the sram group
-#   flash group  a generated snippet of *(.text.NAME) lines included with
-#                  zephyr_linker_sources(ROM_START SORT_KEY codeplace ...)
+#   flash group  a generated ROM_START snippet (zephyr_linker_sources(
+#                  ROM_START SORT_KEY codeplace ...)): the hot block right
+#                  after the vector table, each entry at its offset from the
+#                  block's start (". = __codeplace_hot_start + OFF"), so the
+#                  padding that sets each function's cache set is kept; the
+#                  block is padded to the size the plan gives, and a link
+#                  error stops a build whose block does not start where the
+#                  plan put it
+#   sram group   code relocation to RAM_TEXT (copied from flash at boot):
+#   itcm group     ITCM_TEXT on boards with a zephyr,itcm chosen node, else
+#                  with the sram group (CONFIG_CODEPLACE_ITCM_AS_SRAM)
 #
-# Why code relocation and not RAMFUNC_SECTION / ITCM_SECTION snippets: GNU ld
-# gives an input section to the first statement in the script that matches
-# it. The Cortex-M linker script matches *(".text.*") in the text output
-# section long before the .ramfunc and ITCM sections, so a *(.text.NAME)
-# line there never receives anything; the code-relocation output sections
-# (linker_relocate.ld) and rom_start come before text, so they win.
-# tests/cli/t7200-zephyr-module.sh shows this with GNU ld.
+# Code relocation takes one of two paths:
+#
+#   - zephyr_code_relocate() with FILTER (newer Zephyr): one directive per
+#     Zephyr library, with a regular expression of the listed sections;
+#   - without FILTER (Zephyr 3.5.0 and older): the module relocates a file
+#     of its own (one empty function per location, the anchor), and after
+#     gen_relocate_app.py has written linker_relocate.ld a command of the
+#     same build step (add_custom_command(APPEND)) adds each entry's input
+#     section statement (*libkernel.a:mutex.c.obj(.text.NAME)) next to the
+#     anchor's. That selects exactly the listed section of the listed
+#     object: static functions of one name in several files, toolchain
+#     archive members (libgcc) and assembly sections are placed too. When
+#     the list gives where the rest of the text starts ("# text start:"),
+#     an output section after the relocated code pads to it, so that the
+#     flash copy of the relocated code (which the linker puts between the
+#     hot block and the text section) does not move the rest of the text.
+#
+# Why not RAMFUNC_SECTION / ITCM_SECTION snippets: GNU ld gives an input
+# section to the first statement in the script that matches it. The
+# Cortex-M linker script matches *(".text.*") in the text output section
+# long before the .ramfunc and ITCM sections, so a *(.text.NAME) line there
+# never receives anything; rom_start and the code-relocation output
+# sections (linker_relocate.ld) come before text, so they win.
 #
 # After zephyr.elf is linked, cmake/codeplace_check.cmake reports every
 # listed name that is not in the image or not in its region.
 include(${CMAKE_CURRENT_LIST_DIR}/../cmake/codeplace_list.cmake)
+
+# Whether this Zephyr's zephyr_code_relocate() takes FILTER (it names it
+# among its one-value arguments); CODEPLACE_RELOCATE_FILTER=ON|OFF overrides.
+function(codeplace_zephyr_has_filter out)
+  if(DEFINED CODEPLACE_RELOCATE_FILTER)
+    set(${out} ${CODEPLACE_RELOCATE_FILTER} PARENT_SCOPE)
+    return()
+  endif()
+  set(has OFF)
+  set(ext "${ZEPHYR_BASE}/cmake/modules/extensions.cmake")
+  if(EXISTS "${ext}")
+    file(READ "${ext}" text)
+    if(text MATCHES "function\\(zephyr_code_relocate\\)[^\n]*\n([^\n]*\n)?[^\n]*single_args[^)\n]*FILTER")
+      set(has ON)
+    endif()
+  endif()
+  set(${out} ${has} PARENT_SCOPE)
+endfunction()
 
 function(codeplace_zephyr_apply list)
   if(NOT IS_ABSOLUTE "${list}")
@@ -27,48 +66,26 @@ function(codeplace_zephyr_apply list)
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${list}")
 
   dt_has_chosen(has_itcm PROPERTY "zephyr,itcm")
-  set(ram ${CPL_sram})
-  set(itcm "")
+  set(ram_pats ${CPL_sram_pats})
+  set(itcm_pats "")
   if(has_itcm)
-    set(itcm ${CPL_itcm})
+    set(itcm_pats ${CPL_itcm_pats})
   elseif(CONFIG_CODEPLACE_ITCM_AS_SRAM)
-    list(APPEND ram ${CPL_itcm})
+    list(APPEND ram_pats ${CPL_itcm_pats})
   endif()
-  list(LENGTH ram nram)
-  list(LENGTH itcm nitcm)
-  list(LENGTH CPL_flash nflash)
+  list(LENGTH ram_pats nram)
+  list(LENGTH itcm_pats nitcm)
+  list(LENGTH CPL_flash_pats nflash)
   message(STATUS "codeplace: ${list}: ${nram} functions to SRAM, ${nitcm} to ITCM, ${nflash} first in flash")
 
-  # Relocation directives are added once every Zephyr library exists: at
-  # the end of the Zephyr build directory. CONFIG_CODE_DATA_RELOCATION needs
-  # at least one directive, so an empty group still gets one (it matches
-  # nothing).
-  codeplace_section_regex(ram_re ${ram})
-  codeplace_section_regex(itcm_re ${itcm})
-  # (DEFER evaluates ${...} in its arguments when the call runs, in the
-  # Zephyr directory's scope: EVAL puts the values in now.)
-  cmake_language(EVAL CODE "
-    cmake_language(DEFER DIRECTORY [=[${ZEPHYR_BASE}]=]
-      CALL codeplace_zephyr_relocate RAM_TEXT [=[${ram_re}]=])")
-  if(has_itcm AND nitcm GREATER 0)
-    cmake_language(EVAL CODE "
-      cmake_language(DEFER DIRECTORY [=[${ZEPHYR_BASE}]=]
-        CALL codeplace_zephyr_relocate ITCM_TEXT [=[${itcm_re}]=])")
+  codeplace_zephyr_has_filter(filter)
+  if(filter)
+    codeplace_zephyr_filter_path("${ram_pats}" "${itcm_pats}" ${has_itcm})
+  else()
+    codeplace_zephyr_anchor_path("${ram_pats}" "${itcm_pats}"
+      "${CPL_text_start}")
   endif()
-
-  # The flash hot block: first in ROM after the vector table (the vector
-  # table uses SORT_KEY 0x0vectors/0x1vectors in arch/arm/core/CMakeLists.txt;
-  # "codeplace" sorts after those and before "default").
-  set(ld "${CMAKE_CURRENT_BINARY_DIR}/codeplace_rom_start.ld")
-  set(text "/* Generated by codeplace from ${list}: the flash hot block. */\n")
-  foreach(name IN LISTS CPL_flash)
-    string(APPEND text "*(.text.${name})\n")
-  endforeach()
-  file(WRITE "${ld}.tmp" "${text}")
-  configure_file("${ld}.tmp" "${ld}" COPYONLY)
-  if(nflash GREATER 0)
-    zephyr_linker_sources(ROM_START SORT_KEY codeplace "${ld}")
-  endif()
+  codeplace_zephyr_rom_start()
 
   # Report what was not placed, after the final link.
   set(ram_sec "^\\.ram_text_reloc$")
@@ -88,6 +105,63 @@ function(codeplace_zephyr_apply list)
       -P ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/../cmake/codeplace_check.cmake)
 endfunction()
 
+# The flash group: the ROM_START snippet (CPL_* of the caller).
+macro(codeplace_zephyr_rom_start)
+  set(ld "${CMAKE_CURRENT_BINARY_DIR}/codeplace_rom_start.ld")
+  set(text "/* Generated by codeplace from ${list}: the flash hot block. */\n")
+  if(NOT CPL_hot_start STREQUAL "")
+    # The vector table (SORT_KEY 0x0vectors/0x1vectors in
+    # arch/arm/core/CMakeLists.txt) is before this snippet: the block starts
+    # where it ends, which must be where the plan put the block.
+    string(APPEND text ". = ALIGN(8);\n__codeplace_hot_start = .;\n"
+      "ASSERT(ABSOLUTE(__codeplace_hot_start) == ${CPL_hot_start}, \"codeplace: "
+      "the hot block starts after the vector table at another address than "
+      "${CPL_hot_start}, where the plan put it (another board or "
+      "configuration): plan again from this build\");\n")
+  else()
+    string(APPEND text "__codeplace_hot_start = .;\n")
+  endif()
+  set(done "")
+  foreach(pat off IN ZIP_LISTS CPL_flash_pats CPL_flash_offs)
+    if(pat IN_LIST done)
+      continue() # another name of the same section
+    endif()
+    list(APPEND done "${pat}")
+    if(NOT off STREQUAL "-")
+      string(APPEND text ". = __codeplace_hot_start + ${off};\n")
+    endif()
+    string(APPEND text "${pat}\n")
+  endforeach()
+  if(NOT CPL_hot_size STREQUAL "")
+    string(APPEND text ". = __codeplace_hot_start + ${CPL_hot_size};\n")
+  endif()
+  file(WRITE "${ld}.tmp" "${text}")
+  configure_file("${ld}.tmp" "${ld}" COPYONLY)
+  if(nflash GREATER 0)
+    zephyr_linker_sources(ROM_START SORT_KEY codeplace "${ld}")
+  endif()
+endmacro()
+
+# Newer Zephyr: zephyr_code_relocate(LIBRARY ... FILTER ... NOKEEP). The
+# directives are added once every Zephyr library exists: at the end of the
+# Zephyr build directory. CONFIG_CODE_DATA_RELOCATION needs at least one
+# directive, so an empty group still gets one (it matches nothing).
+function(codeplace_zephyr_filter_path ram_pats itcm_pats has_itcm)
+  list(LENGTH itcm_pats nitcm)
+  codeplace_section_regex(ram_re ${ram_pats})
+  codeplace_section_regex(itcm_re ${itcm_pats})
+  # (DEFER evaluates ${...} in its arguments when the call runs, in the
+  # Zephyr directory's scope: EVAL puts the values in now.)
+  cmake_language(EVAL CODE "
+    cmake_language(DEFER DIRECTORY [=[${ZEPHYR_BASE}]=]
+      CALL codeplace_zephyr_relocate RAM_TEXT [=[${ram_re}]=])")
+  if(has_itcm AND nitcm GREATER 0)
+    cmake_language(EVAL CODE "
+      cmake_language(DEFER DIRECTORY [=[${ZEPHYR_BASE}]=]
+        CALL codeplace_zephyr_relocate ITCM_TEXT [=[${itcm_re}]=])")
+  endif()
+endfunction()
+
 # Called at the end of the Zephyr build directory (cmake_language(DEFER)).
 function(codeplace_zephyr_relocate location regex)
   get_property(libs GLOBAL PROPERTY ZEPHYR_LIBS)
@@ -104,4 +178,81 @@ function(codeplace_zephyr_relocate location regex)
     list(APPEND done ${lib})
     zephyr_code_relocate(LIBRARY ${lib} LOCATION ${location} FILTER "${regex}" NOKEEP)
   endforeach()
+endfunction()
+
+# Zephyr without FILTER: the anchor files and the linker_relocate.ld edit.
+function(codeplace_zephyr_anchor_path ram_pats itcm_pats text_start)
+  list(LENGTH ram_pats nram)
+  list(LENGTH itcm_pats nitcm)
+  set(dir "${CMAKE_CURRENT_BINARY_DIR}/codeplace_anchor")
+  set(anchors "")
+  set(args "")
+  # One location per non-empty group; the sram one also when both are
+  # empty (CONFIG_CODE_DATA_RELOCATION needs a directive) and whenever
+  # CONFIG_CODE_DATA_RELOCATION_SRAM is set (its MPU region names the
+  # .ram_text_reloc section's symbols).
+  if(nram GREATER 0 OR nitcm EQUAL 0 OR CONFIG_CODE_DATA_RELOCATION_SRAM)
+    list(APPEND anchors sram)
+  endif()
+  if(nitcm GREATER 0)
+    list(APPEND anchors itcm)
+  endif()
+  set(sources "")
+  foreach(a IN LISTS anchors)
+    string(TOUPPER "${a}" A)
+    set(src "${dir}/codeplace_${a}.c")
+    file(WRITE "${src}.tmp"
+      "/* Generated by codeplace: relocated to ${A}; the listed functions are\n"
+      " * put next to it in linker_relocate.ld. */\n"
+      "void codeplace_${a}_anchor(void);\n"
+      "void codeplace_${a}_anchor(void)\n{\n}\n")
+    configure_file("${src}.tmp" "${src}" COPYONLY)
+    list(APPEND sources "${src}")
+    set(loc RAM_TEXT)
+    if(a STREQUAL "itcm")
+      set(loc ITCM_TEXT)
+    endif()
+    zephyr_code_relocate(FILES "${src}" LOCATION ${loc})
+    # The statements to add, one per line (each section once).
+    set(pats ${${a}_pats})
+    if(a STREQUAL "sram")
+      set(pats ${ram_pats})
+    endif()
+    list(REMOVE_DUPLICATES pats)
+    string(REPLACE ";" "\n" body "${pats}")
+    file(WRITE "${dir}/${a}.ld.tmp" "${body}\n")
+    configure_file("${dir}/${a}.ld.tmp" "${dir}/${a}.ld" COPYONLY)
+    list(APPEND args "-DCP_${A}=${dir}/${a}.ld")
+  endforeach()
+  zephyr_library_named(codeplace_anchor)
+  zephyr_library_sources(${sources})
+  list(APPEND args "-DCP_TEXT_START=${text_start}")
+  set(script "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/../cmake/codeplace_relocate.cmake")
+  set(deps "")
+  foreach(a IN LISTS anchors)
+    list(APPEND deps "${dir}/${a}.ld")
+  endforeach()
+  cmake_language(EVAL CODE "
+    cmake_language(DEFER DIRECTORY [=[${ZEPHYR_BASE}]=]
+      CALL codeplace_zephyr_edit_relocate [=[${script}]=] [=[${args}]=] [=[${deps}]=])")
+endfunction()
+
+# Called at the end of the Zephyr build directory, where the custom command
+# that writes linker_relocate.ld was created (toolchain_ld_relocation()).
+function(codeplace_zephyr_edit_relocate script args deps)
+  if(NOT MEM_RELOCATION_LD)
+    set(msg "codeplace: this Zephyr (${KERNEL_VERSION_STRING}) has neither "
+      "zephyr_code_relocate() FILTER nor the linker_relocate.ld rule "
+      "(MEM_RELOCATION_LD) codeplace adds to: the sram and itcm groups of the "
+      "list are not placed (the flash group is). Plan with --budget 0 for "
+      "this Zephyr, or use Zephyr 3.5 or a release with FILTER.")
+    if(CONFIG_CODEPLACE_STRICT)
+      message(FATAL_ERROR ${msg})
+    endif()
+    message(WARNING ${msg})
+    return()
+  endif()
+  add_custom_command(OUTPUT ${MEM_RELOCATION_LD} APPEND
+    COMMAND ${CMAKE_COMMAND} "-DCP_LD=${MEM_RELOCATION_LD}" ${args} -P ${script}
+    DEPENDS ${deps} ${script})
 endfunction()

@@ -46,16 +46,57 @@ static void header(FILE *f, const char *what, const plan_model *m,
     header_ex(f, what, m, r, info, c0, 1);
 }
 
+/* The hot block's own size: its last section's end or the padding. */
+static uint32_t hot_size(const plan_model *m, const plan_result *r)
+{
+    uint32_t hot = r->text_start ? r->hot_bytes : r->block_end;
+    for (size_t i = 0; i < r->nitems; i++)
+        if (r->items[i].region == PLAN_FLASH_HOT) {
+            uint32_t e = r->items[i].offset +
+                         plan_model_unit(m, r->items[i].unit)->size;
+            if (e > hot)
+                hot = e;
+        }
+    return hot;
+}
+
+/* Where a list entry goes besides its name (docs/zephyr.md, "Name list"):
+ * the offset in the hot block, and the input section by archive and object
+ * when the map gives them (a static function's name alone may stand for
+ * several sections; an assembly or libgcc function's section is not
+ * .text.NAME). */
+static void entry_place(char *buf, size_t n, const plan_unit *u,
+                        const plan_item *it, int first)
+{
+    char pat[1024] = "";
+    size_t k = 0;
+    buf[0] = 0;
+    if (first && it->region == PLAN_FLASH_HOT)
+        k = (size_t)snprintf(buf, n, " +0x%05x", it->offset);
+    if (u->object && k < n && plan_unit_pattern(u, pat, sizeof pat) == 0)
+        snprintf(buf + k, n - k, " %s", pat);
+}
+
 int plan_emit_list(FILE *f, const plan_model *m, const plan_result *r,
                    const plan_emit_info *info)
 {
     const img *im = plan_model_image(m);
     header(f, "name list", m, r, info, "#");
-    if (r->block_end)
+    if (r->block_end && !r->text_start)
         fprintf(f, "# block end: %u bytes (the hot block is padded to it)\n",
                 r->block_end);
+    int any_hot = 0;
+    for (size_t i = 0; i < r->nitems; i++)
+        any_hot |= r->items[i].region == PLAN_FLASH_HOT;
+    if (any_hot)
+        fprintf(f, "# hot block: start 0x%08x size 0x%05x\n", r->hot_base,
+                hot_size(m, r));
+    if (r->text_start)
+        fprintf(f, "# text start: 0x%08x\n", r->text_start);
     fprintf(f, "# One function name per line (the linker's name), grouped by\n"
-            "# region; the comment after each name is its size%s and where it\n"
+            "# region, then its offset in the hot block (flash) and its input\n"
+            "# section by archive and object when the map gives them; the\n"
+            "# comment after each is its size%s and where it\n"
             "# came from (and the C++ name first when the linker's is mangled).\n"
             "# Regions: a fast memory (sram, itcm), then flash in hot-block\n"
             "# order, with the cache set each hot section starts at.\n",
@@ -64,6 +105,7 @@ int plan_emit_list(FILE *f, const plan_model *m, const plan_result *r,
                                   : ", the misses per iteration it had in\n"
                                     "# the stock image");
     plan_region cur = (plan_region)-1;
+    char place[1100];
     for (size_t i = 0; i < r->nitems; i++) {
         const plan_item *it = &r->items[i];
         const plan_unit *u = plan_model_unit(m, it->unit);
@@ -80,30 +122,31 @@ int plan_emit_list(FILE *f, const plan_model *m, const plan_result *r,
             const img_func *fn = img_func_at(im, u->first_func + k);
             int cxx = strcmp(fn->pretty, fn->name) != 0;
             const char *cx = cxx ? fn->pretty : "", *cs = cxx ? ": " : "";
+            entry_place(place, sizeof place, u, it, k == 0);
             if (k == 0 && info->from_samples)
-                fprintf(f, "%-40s # %s%s%u bytes, %s%.0f samples, %s%s%s%s %s%s\n",
-                        fn->name, cx, cs, u->size, set, it->samples,
+                fprintf(f, "%-40s%s # %s%s%u bytes, %s%.0f samples, %s%s%s%s %s%s\n",
+                        fn->name, place, cx, cs, u->size, set, it->samples,
                         u->archive ? u->archive : "",
                         u->object ? "(" : "", u->object ? u->object : "",
                         u->object ? ")" : "", u->isec,
                         (u->flags & PLAN_U_GUESSED) ? " (section guessed)" : "");
             else if (k == 0 && info->no_prediction)
-                fprintf(f, "%-40s # %s%s%u bytes, %s%s%s%s%s %s%s\n",
-                        fn->name, cx, cs, u->size, set,
+                fprintf(f, "%-40s%s # %s%s%u bytes, %s%s%s%s%s %s%s\n",
+                        fn->name, place, cx, cs, u->size, set,
                         u->archive ? u->archive : "",
                         u->object ? "(" : "", u->object ? u->object : "",
                         u->object ? ")" : "", u->isec,
                         (u->flags & PLAN_U_GUESSED) ? " (section guessed)" : "");
             else if (k == 0)
-                fprintf(f, "%-40s # %s%s%u bytes, %s%.1f misses, %s%s%s%s %s%s\n",
-                        fn->name, cx, cs, u->size, set, it->misses,
+                fprintf(f, "%-40s%s # %s%s%u bytes, %s%.1f misses, %s%s%s%s %s%s\n",
+                        fn->name, place, cx, cs, u->size, set, it->misses,
                         u->archive ? u->archive : "",
                         u->object ? "(" : "", u->object ? u->object : "",
                         u->object ? ")" : "", u->isec,
                         (u->flags & PLAN_U_GUESSED) ? " (section guessed)" : "");
             else
-                fprintf(f, "%-40s # %s%sshares %s with %s\n", fn->name,
-                        cx, cs, u->isec, u->name);
+                fprintf(f, "%-40s%s # %s%sshares %s with %s\n", fn->name,
+                        place, cx, cs, u->isec, u->name);
         }
     }
     return ferror(f) ? -1 : 0;
@@ -147,6 +190,9 @@ int plan_emit_layout(FILE *f, const plan_model *m, const plan_result *r,
             "fast_bytes %u\n", r->flash_stubs, r->veneers + plan_stock_fast_stubs(m, r),
             m->veneer_bytes,
             r->text_end, r->fast_bytes);
+    if (L.nstubs_hot)
+        fprintf(f, "# hot block stubs: %u at 0x%08x\n", L.nstubs_hot,
+                (L.hot_end + 7) & ~7u);
     fputs("# name region place size reason\n", f);
     if (L.text_delta) {
         /* What follows the text section (.rodata) moves with its end. */
@@ -154,7 +200,9 @@ int plan_emit_layout(FILE *f, const plan_model *m, const plan_result *r,
                 (long long)L.text_delta);
     }
     /* The stubs GNU ld adds for direct calls from flash into fast memory:
-     * sim --layout fetches them in front of their target. */
+     * sim --layout fetches them in front of their target. (The hot block's
+     * own when it is an output section of its own are not named here: one
+     * @stub line per target.) */
     for (size_t t = 0; t < m->ntargets; t++) {
         if (!L.stub[t])
             continue;
@@ -330,7 +378,7 @@ static int applied(FILE *f, plan_model *m, const plan_result *r,
     fprintf(f, "# %s applies: %.1f misses per iteration predicted for what it "
             "can place\n# (the full plan: %.1f, stock %.1f)",
             plan_integration_name(in), a->misses, r->misses, r->stock_misses);
-    if (!ap.fast_dropped && !ap.flash_dropped && !ap.flash_moved)
+    if (!ap.fast_dropped && !ap.flash_dropped)
         fputs("; all of the plan.\n", f);
     else
         fputs(":\n", f);
@@ -339,17 +387,17 @@ static int applied(FILE *f, plan_model *m, const plan_result *r,
                 "finds with -l, or\n#   a name several functions have)\n",
                 ap.fast_dropped, ap.fast_dropped == 1 ? "" : "s");
     else if (ap.fast_dropped)
-        fprintf(f, "#   %zu fast-memory section%s of archives not moved (it "
-                "renames sections of the\n#   build's own objects and "
-                "libraries only)\n", ap.fast_dropped,
-                ap.fast_dropped == 1 ? "" : "s");
+        fprintf(f, "#   %zu fast-memory section%s not moved (the list cannot "
+                "single %s out: no map,\n#   and another section has the "
+                "same name)\n", ap.fast_dropped,
+                ap.fast_dropped == 1 ? "" : "s",
+                ap.fast_dropped == 1 ? "it" : "them");
     if (ap.flash_dropped)
-        fprintf(f, "#   %zu hot-block section%s not placed (no flash group)\n",
-                ap.flash_dropped, ap.flash_dropped == 1 ? "" : "s");
-    if (ap.flash_moved)
-        fprintf(f, "#   %zu hot-block section%s in order but without the "
-                "padding that sets the cache set\n", ap.flash_moved,
-                ap.flash_moved == 1 ? "" : "s");
+        fprintf(f, "#   %zu hot-block section%s not placed (the list cannot "
+                "single %s out: no map,\n#   and another section has the "
+                "same name)\n", ap.flash_dropped,
+                ap.flash_dropped == 1 ? "" : "s",
+                ap.flash_dropped == 1 ? "it" : "them");
     plan_result_free(a);
     return 0;
 }

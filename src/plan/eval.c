@@ -16,6 +16,9 @@ int plan_layout_alloc(const plan_model *m, plan_layout *L)
     size_t n = m->nunits ? m->nunits : 1;
     L->addr = malloc(n * sizeof *L->addr);
     L->stub = calloc(m->ntargets ? m->ntargets : 1, sizeof *L->stub);
+    L->stub_hot = calloc(m->ntargets ? m->ntargets : 1, sizeof *L->stub_hot);
+    L->nstubs_hot = 0;
+    L->hot_end = 0;
     L->tg = malloc((m->ntargets ? m->ntargets : 1) * sizeof *L->tg);
     L->live = malloc(m->stock_stubs ? m->stock_stubs : 1);
     L->stock_addr = calloc(m->stock_stubs ? m->stock_stubs : 1,
@@ -23,7 +26,8 @@ int plan_layout_alloc(const plan_model *m, plan_layout *L)
     L->text_delta = 0;
     L->nstubs = 0;
     L->stub_order = 0;
-    if (!L->addr || !L->stub || !L->tg || !L->live || !L->stock_addr) {
+    if (!L->addr || !L->stub || !L->stub_hot || !L->tg || !L->live ||
+        !L->stock_addr) {
         plan_layout_free(L);
         return -1;
     }
@@ -34,6 +38,7 @@ void plan_layout_free(plan_layout *L)
 {
     free(L->addr);
     free(L->stub);
+    free(L->stub_hot);
     free(L->tg);
     free(L->live);
     free(L->stock_addr);
@@ -41,6 +46,7 @@ void plan_layout_free(plan_layout *L)
     L->stock_addr = NULL;
     L->addr = NULL;
     L->stub = NULL;
+    L->stub_hot = NULL;
     L->tg = NULL;
 }
 
@@ -51,6 +57,10 @@ void plan_layout_stock(const plan_model *m, plan_layout *L)
     memset(L->stub, 0, (m->ntargets ? m->ntargets : 1) * sizeof *L->stub);
     if (m->stock_stubs)
         memset(L->stock_addr, 0, m->stock_stubs * sizeof *L->stock_addr);
+    memset(L->stub_hot, 0,
+           (m->ntargets ? m->ntargets : 1) * sizeof *L->stub_hot);
+    L->nstubs_hot = 0;
+    L->hot_end = 0;
     L->text_delta = 0;
     L->nstubs = 0;
     L->stub_order = 0;
@@ -99,6 +109,41 @@ void plan_layout_make(const plan_model *m, const uint32_t *hot_off,
             group = (uint32_t)i;
         }
     }
+    /* A hot block that is an output section of its own gets its own stubs
+     * for calls from it into fast memory, after its last input section, in
+     * the order of the calls. */
+    if (m->hot_own_stubs) {
+        uint32_t hend = 0;
+        for (size_t i = 0; i < m->nunits; i++)
+            if (!fast[i] && hot_off[i] != PLAN_NONE &&
+                L->addr[i] + m->units[i].size > hend)
+                hend = L->addr[i] + m->units[i].size;
+        L->hot_end = hend;
+        uint32_t last = PLAN_NONE;
+        for (size_t i = 0; i < m->nunits; i++)
+            if (!fast[i] && hot_off[i] != PLAN_NONE &&
+                L->addr[i] + m->units[i].size == hend)
+                last = (uint32_t)i;
+        /* the targets, in ld's stub order when it can be worked out */
+        size_t nh = 0;
+        for (size_t i = 0; i < m->ncalls && nh < m->stub_nt; i++) {
+            const plan_call *c = &m->calls[i];
+            uint32_t tu = m->targets[c->target].unit;
+            if (fast[tu] && !fast[c->caller] &&
+                hot_off[c->caller] != PLAN_NONE && !L->stub_hot[c->target]) {
+                L->stub_hot[c->target] = 1;
+                L->tg[nh++] = c->target;
+            }
+        }
+        if (last != PLAN_NONE)
+            plan_ldstub_sort(m, last, fast, 0, L->tg, nh);
+        uint32_t hs = (hend + 7) & ~7u;
+        for (size_t i = 0; i < nh; i++) {
+            L->stub_hot[L->tg[i]] = hs;
+            hs += m->veneer_bytes;
+            L->nstubs_hot++;
+        }
+    }
     /* Stubs: one per target in fast memory that flash code branches to,
      * in the order of ld's stub table when it can be worked out, else in
      * the order of the calls. */
@@ -108,6 +153,8 @@ void plan_layout_make(const plan_model *m, const uint32_t *hot_off,
     for (size_t i = 0; i < m->ncalls; i++) {
         const plan_call *c = &m->calls[i];
         uint32_t tu = m->targets[c->target].unit;
+        if (m->hot_own_stubs && hot_off[c->caller] != PLAN_NONE)
+            continue; /* the hot block's own stub */
         if (fast[tu] && !fast[c->caller] && !L->stub[c->target]) {
             L->stub[c->target] = 1; /* seen; the address comes below */
             if (ntg < m->stub_nt)

@@ -278,6 +278,10 @@ typedef struct plan_result {
     uint32_t flash_stubs; /* long-call stubs in flash (calls into fast) */
     int stub_order;       /* they are in GNU ld's order (plan/ldstub.c) */
     uint32_t text_end;    /* predicted end of the text section */
+    uint32_t text_start;  /* for Zephyr (plan_result_for): where the rest
+                             of the text starts, after the hot block and
+                             the flash copy of the relocated code; 0 when
+                             it follows the hot block */
     /* Predicted warm misses per iteration (mean over planning iterations
      * after the first) and the image's stock figure on the same trace. */
     double misses, stock_misses;
@@ -349,8 +353,9 @@ double plan_result_eval(plan_model *m, const plan_result *r);
  * (src/plan/integration.c says why). */
 typedef enum plan_integration {
     PLAN_INT_GNU_LD,  /* the emitted snippets: all of it */
-    PLAN_INT_ZEPHYR,  /* no archive members in fast memory; flash group in
-                         order without its padding (no colours) */
+    PLAN_INT_ZEPHYR,  /* all of it that a name list selects exactly; the
+                         rest of the text after the relocated code's
+                         flash copy (text_start) */
     PLAN_INT_PICO,    /* all of the flash group; the fast group but for
                          what is not on the link line (-l libraries) and
                          names several functions have */
@@ -359,10 +364,14 @@ typedef enum plan_integration {
 typedef struct plan_applied {
     size_t fast_dropped;  /* fast-memory placements left out */
     size_t flash_dropped; /* hot-block placements left out */
-    size_t flash_moved;   /* hot-block placements at another offset */
 } plan_applied;
 
 const char *plan_integration_name(plan_integration in);
+/* Layouts of m give the hot block its own linker stubs (a Zephyr build:
+ * rom_start is an output section of its own); plan_result_for(ZEPHYR)
+ * evaluates with it on, the layout of its result must be written with it
+ * on. */
+void plan_model_hot_own_stubs(plan_model *m, int on);
 /* The part of r that integration applies, re-evaluated on the model: misses
  * is its prediction. Free with plan_result_free; NULL on OOM. */
 plan_result *plan_result_for(plan_model *m, const plan_result *r,

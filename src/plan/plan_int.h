@@ -150,6 +150,10 @@ struct plan_model {
      * iteration, and in the workload's first */
     double (*stock_fast_ins)[PLAN_MAX_WORK][2];
     uint32_t veneer_bytes; /* a long-call stub the linker adds */
+    /* The hot block is an output section of its own (Zephyr's rom_start):
+     * GNU ld gives it its own stubs, after its last input section, for the
+     * calls from it into fast memory (plan_result_for, Zephyr). */
+    int hot_own_stubs;
     uint32_t veneer_insns; /* instructions one pass through it runs */
 };
 
@@ -162,6 +166,10 @@ typedef struct plan_layout {
     uint32_t *stub;       /* per target: stub address, or 0 */
     uint32_t nstubs;
     int stub_order;       /* the stubs are in ld's order (plan/ldstub.c) */
+    /* With hot_own_stubs: the hot block's stubs, per target (0: none), for
+     * callers below hot_end. */
+    uint32_t *stub_hot;
+    uint32_t nstubs_hot, hot_end;
     uint32_t *tg;         /* scratch of plan_layout_make: the targets that
                              get a stub, in stub order (per layout, so that
                              search threads do not share it) */
@@ -181,11 +189,16 @@ static inline int plan_acc_lines(const plan_model *m, const plan_layout *L,
 {
     uint64_t base;
     if (a->unit == PLAN_CALL) {
-        /* Through a stub when flash code calls into fast memory. */
-        if (!L->nstubs || a->off >= m->ntargets || !L->stub[a->off] ||
-            L->addr[a->len] == PLAN_ADDR_FAST)
+        /* Through a stub when flash code calls into fast memory: the hot
+         * block's own when it has them and the caller is in it. */
+        if (a->off >= m->ntargets || L->addr[a->len] == PLAN_ADDR_FAST)
             return 0;
-        base = L->stub[a->off];
+        if (L->nstubs_hot && L->addr[a->len] < L->hot_end)
+            base = L->stub_hot[a->off];
+        else
+            base = L->nstubs ? L->stub[a->off] : 0;
+        if (!base)
+            return 0;
         *l0 = (uint32_t)(base >> m->line_shift);
         *l1 = (uint32_t)((base + m->veneer_bytes - 1) >> m->line_shift);
         return 1;

@@ -31,41 +31,147 @@ test_expect_success 'udp_echo board overlays compile with dtc (stub base with ze
 stub() { # name [args]: configure into $S, log in ./name.log, link ./name -> $S
     n=$1; shift
     ln -sfn "$S" "$n"
-    cmake -S "$Z/stub" -B "$S" -DAPP_DIR="$Z" -DCHOSEN= -DSTRICT= "$@" >"$n.log" 2>&1
+    cmake -S "$Z/stub" -B "$S" -DAPP_DIR="$Z" -DCHOSEN= -DSTRICT= -DRELOCATE_LD= -UCODEPLACE_RELOCATE_FILTER "$@" >"$n.log" 2>&1
 }
 
-test_expect_success 'CONFIG_CODEPLACE: relocation directives for every Zephyr library' '
-    stub b -DLIST=hot.list &&
+test_expect_success 'with FILTER: relocation directives for every Zephyr library' '
+    stub b -DLIST=hot.list -DCODEPLACE_RELOCATE_FILTER=ON &&
     grep "codeplace: .*hot.list: 2 functions to SRAM, 0 to ITCM, 2 first in flash" b.log &&
     grep "^zephyr_code_relocate(" b/calls.txt >reloc &&
     for lib in app zephyr arch__arm__core kernel subsys__net; do
-        grep -q "^zephyr_code_relocate(LIBRARY;$lib;LOCATION;RAM_TEXT;FILTER;^\\\\.text\\\\.(net_hot|k_hot)\$;NOKEEP)$" reloc || { echo "no $lib"; exit 1; }
+        grep -q "^zephyr_code_relocate(LIBRARY;$lib;LOCATION;RAM_TEXT;FILTER;^(\\\\.text\\\\.net_hot|\\\\.text\\\\.k_hot)\$;NOKEEP)$" reloc || { echo "no $lib"; exit 1; }
     done &&
     ! grep -q "LIBRARY;prebuilt" reloc &&
     test $(wc -l <reloc) = 5
 '
 
-test_expect_success 'with a zephyr,itcm chosen node the itcm group goes to ITCM_TEXT' '
-    stub b -DLIST=hot.list -DCHOSEN=zephyr,itcm &&
+test_expect_success 'with FILTER and a zephyr,itcm chosen node the itcm group goes to ITCM_TEXT' '
+    stub b -DLIST=hot.list -DCHOSEN=zephyr,itcm -DCODEPLACE_RELOCATE_FILTER=ON &&
     grep "2 first in flash" b.log &&
     grep "1 functions to SRAM, 1 to ITCM" b.log &&
-    grep -q "LIBRARY;kernel;LOCATION;RAM_TEXT;FILTER;^\\\\.text\\\\.(net_hot)\$;NOKEEP" b/calls.txt &&
-    grep -q "LIBRARY;kernel;LOCATION;ITCM_TEXT;FILTER;^\\\\.text\\\\.(k_hot)\$;NOKEEP" b/calls.txt
+    grep -q "LIBRARY;kernel;LOCATION;RAM_TEXT;FILTER;^(\\\\.text\\\\.net_hot)\$;NOKEEP" b/calls.txt &&
+    grep -q "LIBRARY;kernel;LOCATION;ITCM_TEXT;FILTER;^(\\\\.text\\\\.k_hot)\$;NOKEEP" b/calls.txt
 '
 
 test_expect_success 'the flash group becomes a ROM_START snippet after the vectors' '
-    stub b -DLIST=hot.list &&
+    stub b -DLIST=hot.list -DCODEPLACE_RELOCATE_FILTER=ON &&
     grep "^zephyr_linker_sources(ROM_START;SORT_KEY;codeplace;.*/codeplace_rom_start.ld)$" b/calls.txt &&
     grep -v "^/\*" b/codeplace/codeplace_rom_start.ld >body &&
-    printf "*(.text.flash_hot)\n*(.text.not_in_image)\n" >want &&
+    printf "__codeplace_hot_start = .;\n*(.text.flash_hot)\n*(.text.not_in_image)\n" >want &&
     test_cmp want body
 '
 
-test_expect_success 'an empty list still gives CODE_DATA_RELOCATION a directive' '
+test_expect_success 'with FILTER an empty list still gives CODE_DATA_RELOCATION a directive' '
     printf "# codeplace name list 1\n" >empty.list &&
-    stub b -DLIST=$PWD/empty.list &&
-    grep -q "LIBRARY;kernel;LOCATION;RAM_TEXT;FILTER;^\\\\.text\\\\.()\$;NOKEEP" b/calls.txt &&
+    stub b -DLIST=$PWD/empty.list -DCODEPLACE_RELOCATE_FILTER=ON &&
+    grep -q "LIBRARY;kernel;LOCATION;RAM_TEXT;FILTER;^()\$;NOKEEP" b/calls.txt &&
     ! grep -q zephyr_linker_sources b/calls.txt
+'
+
+# Zephyr 3.5.0's gen_relocate_app.py output for the anchor (its templates:
+# LINKER_SECTION_SEQ_MPU, PRINT_TEMPLATE), which the module's command edits.
+cat >"$TEST_TMP/relocate-in.ld" <<\EOF
+	SECTION_PROLOGUE(.ram_text_reloc,,)
+        {
+                __ram_text_reloc_start = .;
+
+                KEEP(*codeplace_sram.c.obj(.text.codeplace_sram_anchor))
+
+                MPU_ALIGN(__ram_text_reloc_size);
+                __ram_text_reloc_end = .;
+	} GROUP_DATA_LINK_IN(RAM, ROMABLE_REGION)
+EOF
+
+# A list as codeplace plan --for zephyr writes it: the hot block's start and
+# size, where the rest of the text starts, offsets, and input sections by
+# archive and object (two static functions of one name, an assembly
+# section, a libgcc member).
+cat >"$TEST_TMP/plan.list" <<\EOF
+# codeplace name list 1
+# hot block: start 0x10000108 size 0x00120
+# text start: 0x10000400
+# region: sram
+dup                 *libnet.a:a.c.obj(.text.dup)   # one of two static dup
+dup                 *libnet.a:b.c.obj(.text.dup)
+__aeabi_uldivmod    *libgcc.a:_aeabi_uldivmod.o(.text)
+# region: flash
+z_arm_exc_exit      +0x00000 *libarch.a:exc_exit.S.obj(.text._HandlerModeExit)
+z_arm_int_exit      *libarch.a:exc_exit.S.obj(.text._HandlerModeExit)   # shares
+flash_hot           +0x00040 *libapp.a:main.c.obj(.text.flash_hot)
+EOF
+
+test_expect_success 'without FILTER (Zephyr 3.5.0): an anchor file per location is relocated' '
+    stub b -DLIST=$TEST_TMP/plan.list -DRELOCATE_LD=$TEST_TMP/relocate-in.ld &&
+    grep "3 functions to SRAM, 0 to ITCM, 3 first in flash" b.log &&
+    grep "^zephyr_code_relocate(" b/calls.txt >reloc &&
+    grep -q "^zephyr_code_relocate(FILES;.*/codeplace_anchor/codeplace_sram.c;LOCATION;RAM_TEXT)$" reloc &&
+    test $(wc -l <reloc) = 1 &&
+    grep -q "^zephyr_library_named(codeplace_anchor)$" b/calls.txt &&
+    grep -q "void codeplace_sram_anchor(void)" b/codeplace/codeplace_anchor/codeplace_sram.c
+'
+
+test_expect_success 'without FILTER: the flash group keeps its offsets and the block its start and size' '
+    stub b -DLIST=$TEST_TMP/plan.list -DRELOCATE_LD=$TEST_TMP/relocate-in.ld &&
+    grep -v "^/\*" b/codeplace/codeplace_rom_start.ld >body &&
+    cat >want <<-\EOF &&
+	. = ALIGN(8);
+	__codeplace_hot_start = .;
+	ASSERT(ABSOLUTE(__codeplace_hot_start) == 0x10000108, "codeplace: the hot block starts after the vector table at another address than 0x10000108, where the plan put it (another board or configuration): plan again from this build");
+	. = __codeplace_hot_start + 0x00000;
+	*libarch.a:exc_exit.S.obj(.text._HandlerModeExit)
+	. = __codeplace_hot_start + 0x00040;
+	*libapp.a:main.c.obj(.text.flash_hot)
+	. = __codeplace_hot_start + 0x00120;
+	EOF
+    test_cmp want body
+'
+
+test_expect_success 'without FILTER: linker_relocate.ld gets the sram group and the padding to the text start' '
+    stub b -DLIST=$TEST_TMP/plan.list -DRELOCATE_LD=$TEST_TMP/relocate-in.ld &&
+    cmake --build b --target relocate >>b.log 2>&1 &&
+    sed -n "/codeplace_sram_anchor/,/MPU_ALIGN/p" b/linker_relocate.ld >got &&
+    cat >want <<-\EOF &&
+	                KEEP(*codeplace_sram.c.obj(.text.codeplace_sram_anchor))
+	/* codeplace: the sram group */
+	*libnet.a:a.c.obj(.text.dup)
+	*libnet.a:b.c.obj(.text.dup)
+	*libgcc.a:_aeabi_uldivmod.o(.text)
+
+	                MPU_ALIGN(__ram_text_reloc_size);
+	EOF
+    test_cmp want got &&
+    grep -q "^__codeplace_copy_end = LOADADDR(.ram_text_reloc) + SIZEOF(.ram_text_reloc);$" b/linker_relocate.ld &&
+    grep -q "^ *\. = \. + (0x10000400 > __codeplace_copy_end ? 0x10000400 - __codeplace_copy_end : 0);$" b/linker_relocate.ld
+'
+
+test_expect_success 'without FILTER: a linker_relocate.ld without the anchor stops the build' '
+    printf "/* nothing */\n" >other.ld &&
+    stub b -DLIST=$TEST_TMP/plan.list -DRELOCATE_LD=$PWD/other.ld &&
+    test_must_fail cmake --build b --target relocate >out 2>&1 &&
+    tr -s " \n" " " <out | grep "has no statement for .text.codeplace_sram_anchor"
+'
+
+test_expect_success 'without FILTER: the itcm group gets its own anchor on a board with ITCM' '
+    sed "s/^# region: sram/# region: itcm/" "$TEST_TMP/plan.list" >itcm.list &&
+    stub b -DLIST=$PWD/itcm.list -DCHOSEN=zephyr,itcm -DRELOCATE_LD=$TEST_TMP/relocate-in.ld &&
+    grep "0 functions to SRAM, 3 to ITCM" b.log &&
+    grep "^zephyr_code_relocate(" b/calls.txt >reloc &&
+    grep -q "codeplace_itcm.c;LOCATION;ITCM_TEXT)$" reloc &&
+    test $(wc -l <reloc) = 1
+'
+
+test_expect_success 'without FILTER or the linker_relocate.ld rule: sram refused, flash applied' '
+    stub b -DLIST=$TEST_TMP/plan.list &&
+    grep -A3 "CMake Warning" b.log | tr -s " \n" " " >w &&
+    grep -q "the sram and itcm groups of the list are not placed (the flash group is)" w &&
+    grep -q "^zephyr_linker_sources(ROM_START;SORT_KEY;codeplace;" b/calls.txt &&
+    test_must_fail stub b -DLIST=$TEST_TMP/plan.list -DSTRICT=y
+'
+
+test_expect_success 'a list entry with an offset outside the flash group is refused' '
+    printf "# region: sram\nnet_hot +0x10\n" >bad.list &&
+    test_must_fail stub b -DLIST=$PWD/bad.list &&
+    tr -s " \n" " " <b.log | grep "bad.list:2: an offset (+0x10) is only meaningful in the flash group"
 '
 
 test_expect_success 'a malformed list stops the configure step with file:line' '
@@ -88,7 +194,7 @@ link() { # builddir
 sec() { arm-none-eabi-objdump -t z/zephyr.elf | awk -v s="$1" '$NF == s {print $(NF-2)}'; }
 
 test_expect_success 'GNU ld: relocation and rom_start win, a RAMFUNC snippet does not' '
-    stub b -DLIST=hot.list && link b &&
+    stub b -DLIST=hot.list -DCODEPLACE_RELOCATE_FILTER=ON && link b &&
     test "$(sec net_hot)" = .ram_text_reloc &&
     test "$(sec k_hot)" = .ram_text_reloc &&
     test "$(sec flash_hot)" = rom_start &&
@@ -97,7 +203,7 @@ test_expect_success 'GNU ld: relocation and rom_start win, a RAMFUNC snippet doe
 '
 
 test_expect_success 'the post-build check reports what was not placed' '
-    stub b -DLIST=hot.list && link b &&
+    stub b -DLIST=hot.list -DCODEPLACE_RELOCATE_FILTER=ON && link b &&
     sed "s|^-DCP_ELF=.*|-DCP_ELF=$PWD/z/zephyr.elf|" b/post-build.txt >cmd &&
     xargs -d "\n" -a cmd env >out 2>&1 &&
     grep "hot.list:8: .not_in_image. (flash) is not a function in zephyr.elf: not placed" out &&
@@ -107,7 +213,7 @@ test_expect_success 'the post-build check reports what was not placed' '
 '
 
 test_expect_success 'CONFIG_CODEPLACE_STRICT makes it a build error' '
-    stub b -DLIST=hot.list -DSTRICT=y && link b &&
+    stub b -DLIST=hot.list -DSTRICT=y -DCODEPLACE_RELOCATE_FILTER=ON && link b &&
     sed "s|^-DCP_ELF=.*|-DCP_ELF=$PWD/z/zephyr.elf|" b/post-build.txt >cmd &&
     grep -q "^-DCP_STRICT=y$" cmd &&
     { xargs -d "\n" -a cmd env >out 2>&1; test $? = 123; } &&
