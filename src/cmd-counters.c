@@ -60,7 +60,7 @@ const cli_cmd cmd_counters = {
     .name = "counters",
     .fn = cmd_counters_fn,
     .summary = "count XIP cache hits and misses through a debug probe",
-    .usage = "--target rp2040|rp2350 --gdb HOST:PORT|--openocd HOST:PORT "
+    .usage = "--target rp2040|rp2350 --gdb HOST[:PORT]|--openocd HOST[:PORT] "
              "[--window S | --load CMD [--events N] | --ping HOST [--count N]]",
     .description =
         "Flushes the XIP cache, zeroes its hit and access counters, lets a\n"

@@ -50,7 +50,7 @@ const cli_cmd cmd_record = {
     .name = "record",
     .fn = cmd_record_fn,
     .summary = "sample the program counter through a debug probe",
-    .usage = "--gdb HOST:PORT|--openocd HOST:PORT -o SAMPLES [--elf ELF] "
+    .usage = "--gdb HOST[:PORT]|--openocd HOST[:PORT] -o SAMPLES [--elf ELF] "
              "[--target T] [--halt] [--rate HZ] [--duration S]",
     .description =
         "Samples the PC of a running board through a probe's own server and\n"

@@ -1,19 +1,17 @@
 /* codeplace trace --qemu: run the firmware in qemu-system-arm with the
- * codeplace-qemu.so recorder, optionally under UDP echo traffic, and report
- * what was recorded. */
+ * codeplace-qemu.so recorder, optionally under UDP traffic (codeplace's
+ * echo requests after waiting for the guest, or a --run command's), report
+ * what was recorded and who stopped QEMU. The machines, the readiness wait
+ * and the traffic are trace/qemurun.c's. */
 #include "cmd-trace.h"
 
 #include <errno.h>
-#include <netinet/in.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "emu/emu.h"
@@ -307,9 +305,10 @@ static int set_network(cli_ctx *ctx, const trace_qemu_opts *o, qrun *r)
     else
         cli_info(ctx, "the guest is %s (%s); QEMU's user network takes "
                  "its subnet", trc_qemu_ipstr(c->guest_ip, b), from);
+    /* the readiness wait watches the guest's frames; --run sends none */
     snprintf(r->pcap, sizeof r->pcap, "%s.net.pcap", ctx->out_path);
     remove(r->pcap);
-    c->pcap = r->pcap;
+    c->pcap = o->run ? NULL : r->pcap;
     return 0;
 }
 
@@ -356,7 +355,7 @@ static void no_answer(const trace_qemu_opts *o, const qrun *r,
                       const trc_qemu_await_res *a)
 {
     char g[16], s[16];
-    uint32_t gip = r->c.guest_ip ? r->c.guest_ip : 0x0a00020f;
+    uint32_t gip = r->c.guest_ip ? r->c.guest_ip : TRC_QEMU_DEFAULT_GUEST;
     trc_qemu_ipstr(gip, g);
     cli_error("the guest did not answer on UDP port %u (forwarded from "
               "127.0.0.1:%u) in %.1f s", o->udp_port, r->c.udp_host,
@@ -382,11 +381,6 @@ static void no_answer(const trace_qemu_opts *o, const qrun *r,
 static void start_udp(cli_ctx *ctx, const trace_qemu_opts *o, qrun *r)
 {
     cp_err err;
-    if ((r->ufd = trc_qemu_udp_socket(r->c.udp_host, &err)) < 0) {
-        cli_error("%s", err.msg);
-        r->why = "stopped";
-        return;
-    }
     if (o->run) {
         if (start_cmd(o->run, r->c.udp_host, &r->cpid, &err)) {
             cli_error("--run: %s", err.msg);
@@ -395,10 +389,15 @@ static void start_udp(cli_ctx *ctx, const trace_qemu_opts *o, qrun *r)
         r->ready = !r->why;
         return;
     }
+    if ((r->ufd = trc_qemu_udp_socket(r->c.udp_host, &err)) < 0) {
+        cli_error("%s", err.msg);
+        r->why = "stopped";
+        return;
+    }
     double limit = o->timeout > 0 ? o->timeout - q_elapsed(r) : 60;
     trc_qemu_await_res a;
     int w = trc_qemu_await(r->ufd, r->pcap, r->c.guest_ip ? r->c.guest_ip
-                           : 0x0a00020f, r->qpid, o->size, limit > 0 ? limit
+                           : TRC_QEMU_DEFAULT_GUEST, r->qpid, o->size, limit > 0 ? limit
                            : 0.001, &q_interrupted, &a, &err);
     if (w < 0) {
         cli_error("%s", err.msg);

@@ -74,12 +74,12 @@ static const cli_opt opts[] = {
     [O_UDP] = {"udp", 0, "PORT", "with --qemu: forward a free 127.0.0.1 UDP "
                "port to the guest's PORT, wait for it to answer, send echo "
                "requests"},
-    [O_RATE] = {"rate", 0, "R", "with --udp: echo requests per second "
-                "(default 100)"},
+    [O_RATE] = {"rate", 0, "R", "with --udp: at most R echo requests per "
+                "second, one at a time (default 100)"},
     [O_SIZE] = {"size", 0, "BYTES", "with --udp: request size (default 64)"},
-    [O_RUNCMD] = {"run", 0, "CMD", "with --udp: run CMD (sh -c) for traffic "
-                  "instead; $CODEPLACE_UDP_HOST:$CODEPLACE_UDP_PORT reach the "
-                  "guest"},
+    [O_RUNCMD] = {"run", 0, "CMD", "with --udp: run CMD (sh -c) from the "
+                  "start for traffic instead, no probe or echo of codeplace's; "
+                  "$CODEPLACE_UDP_HOST:$CODEPLACE_UDP_PORT reach the guest"},
     [O_EXPECT] = {"expect", 0, "N", "harness mode: the iteration function "
                   "must return N (r0); a run with another return fails"},
     [O_NOPT] = {0},

@@ -31,8 +31,8 @@ int cli_probe_check(cli_ctx *ctx, cli_probe_args *a)
 {
     const char *name = cli_cmd_name(ctx->cmd);
     if (!a->gdb == !a->openocd)
-        return cli_usage_error(ctx, "%s: give one of --gdb HOST:PORT or "
-                               "--openocd HOST:PORT", name), -1;
+        return cli_usage_error(ctx, "%s: give one of --gdb HOST[:PORT] or "
+                               "--openocd HOST[:PORT]", name), -1;
     if (a->po.core && !a->openocd)
         return cli_usage_error(ctx, "%s: --core goes with --openocd",
                                cli_cmd_name(ctx->cmd)), -1;

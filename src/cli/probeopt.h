@@ -12,9 +12,10 @@
 
 /* The entries of a command's option table, at the indices its enum gives. */
 #define CLI_PROBE_OPTS(I_GDB, I_OPENOCD, I_CORE, I_TIMEOUT)                  \
-    [I_GDB] = {"gdb", 0, "HOST:PORT", "a GDB stub (OpenOCD :3333, pyOCD, "   \
-               "Black Magic Probe, J-Link, probe-rs, QEMU -gdb)"},          \
-    [I_OPENOCD] = {"openocd", 0, "HOST:PORT", "OpenOCD's Tcl RPC port "      \
+    [I_GDB] = {"gdb", 0, "HOST[:PORT]", "a GDB stub (OpenOCD, pyOCD, Black " \
+               "Magic Probe, J-Link, probe-rs, QEMU -gdb; default port "    \
+               "3333)"},                                                    \
+    [I_OPENOCD] = {"openocd", 0, "HOST[:PORT]", "OpenOCD's Tcl RPC port "      \
                    "(default port 6666)"},                                  \
     [I_CORE] = {"core", 0, "NAME", "OpenOCD target to use "                 \
                 "(e.g. rp2040.core1)"},                                     \

@@ -9,7 +9,8 @@
 
 #include "probe/probe.h"
 
-#define GDB_PORT_NONE 0
+/* OpenOCD's and pyOCD's GDB server port when --gdb names a host alone. */
+#define GDB_PORT_DEFAULT 3333
 
 /* Reads the next event from the connection into the parser. Packets are
  * acknowledged here in ack mode; a bad checksum is answered with '-' so
@@ -161,7 +162,7 @@ int probe_gdb_open(probe *p, const char *addr, const probe_opts *o,
     if (!g->ps)
         return cp_seterr(err, "out of memory");
     probe_rsp_init(g->ps);
-    if (probe_conn_open(&g->c, addr, GDB_PORT_NONE, o->timeout_ms, err) < 0)
+    if (probe_conn_open(&g->c, addr, GDB_PORT_DEFAULT, o->timeout_ms, err) < 0)
         goto fail;
     /* A '+' first, as GDB does, resynchronises a stub that waits for an
      * ack of its last packet. */

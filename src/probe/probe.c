@@ -16,37 +16,45 @@
 
 /* ---- TCP ---- */
 
+/* HOST:PORT, HOST alone (the probe's default port), PORT alone (on
+ * localhost), [V6]:PORT, [V6] or a bare IPv6 address. */
 static int split_addr(const char *addr, int default_port, char *host,
                       size_t hcap, char *port, size_t pcap, cp_err *err)
 {
+    const char *h = addr, *pt = "";
+    size_t hl = strlen(addr);
     const char *colon = strrchr(addr, ':');
-    const char *h = "localhost", *pt = addr;
-    size_t hl = strlen(h);
-    if (colon) {
-        h = addr;
+    if (addr[0] == '[') {
+        const char *rb = strchr(addr, ']');
+        if (!rb || (rb[1] && rb[1] != ':'))
+            return cp_seterr(err, "'%s' is not [ADDRESS]:PORT", addr);
+        h = addr + 1;
+        hl = (size_t)(rb - h);
+        pt = rb[1] ? rb + 2 : "";
+    } else if (colon && strchr(addr, ':') == colon) {
         hl = (size_t)(colon - addr);
         pt = colon + 1;
-        if (hl == 0) {
-            h = "localhost";
-            hl = strlen(h);
-        }
+    } else if (!colon && addr[0] && strspn(addr, "0123456789") == hl) {
+        pt = addr; /* a port alone */
+        hl = 0;
+    } /* else a host name, or an IPv6 address without brackets */
+    if (hl == 0) {
+        h = "localhost";
+        hl = strlen(h);
     }
-    if (*pt == 0 && default_port > 0) {
+    if (*pt == 0) {
+        if (default_port <= 0)
+            return cp_seterr(err, "'%s': give the port (HOST:PORT)", addr);
         snprintf(port, pcap, "%d", default_port);
     } else {
         char *end;
         long v = strtol(pt, &end, 10);
-        if (*pt == 0 || *end || v <= 0 || v > 65535)
+        if (*end || v <= 0 || v > 65535)
             return cp_seterr(err, "'%s' is not HOST:PORT (port 1-65535)", addr);
         snprintf(port, pcap, "%ld", v);
     }
     if (hl >= hcap)
         return cp_seterr(err, "'%s': host name too long", addr);
-    /* [v6]:port */
-    if (hl >= 2 && h[0] == '[' && h[hl - 1] == ']') {
-        h++;
-        hl -= 2;
-    }
     memcpy(host, h, hl);
     host[hl] = 0;
     return 0;

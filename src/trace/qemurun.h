@@ -65,6 +65,11 @@ const char *trc_qemu_machine_names(void);
 
 /* ---- the guest's address on QEMU's user network ---- */
 
+/* QEMU's user network without net=: 10.0.2.0/24, the host at 10.0.2.2 and
+ * the first DHCP address, 10.0.2.15 (QEMU's manual, "-netdev user": the
+ * dhcpstart default), where hostfwd sends when no guest address is given */
+#define TRC_QEMU_DEFAULT_GUEST 0x0a00020fu
+
 /* A Zephyr build keeps its configuration next to the image
  * (BUILD/zephyr/zephyr.elf and BUILD/zephyr/.config). When that .config
  * gives the guest a static IPv4 address (CONFIG_NET_CONFIG_MY_IPV4_ADDR,

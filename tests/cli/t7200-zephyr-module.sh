@@ -28,50 +28,6 @@ test_expect_success 'udp_echo board overlays compile with dtc (stub base with ze
     done
 '
 
-# The profiler glue against the stand-in headers of tests/zephyr/stubinc.
-glue() { # soc-flags... ; compiles both files into prof.o and shell.o
-    for f in codeplace_prof codeplace_shell; do
-        arm-none-eabi-gcc -mthumb "$@" -DCONFIG_CODEPLACE_PROFILER_BUCKETS=2048 \
-            -DCONFIG_CODEPLACE_PROFILER_RATE_HZ=10000 -std=gnu11 -Wall -Wextra -Werror -Os \
-            -ffunction-sections -I"$Z/stubinc" -I"$CP_ROOT/firmware/profiler" \
-            -c -o $f.o "$CP_ROOT/zephyr/profiler/$f.c" || return 1
-    done
-    mv codeplace_prof.o prof.o
-}
-# Every relocation in the fast section FAST of prof.o names a function of
-# that section, a core function (built for the same section), or data.
-fast_refs_ok() { # fast-section
-    arm-none-eabi-objdump -t prof.o >syms &&
-    arm-none-eabi-objdump -r -j "$1" prof.o | awk '$2 ~ /^R_ARM/ {print $3}' | sort -u >refs &&
-    test -s refs &&
-    while read -r r; do
-        case $r in cpprof_add|cpprof_frame_pc) continue ;; esac
-        sec=$(awk -v n="$r" '$NF == n {print $(NF-2)}' syms | head -1)
-        case $sec in "$1"|.bss*|.data*|.dtcm_bss*|"$1".*) ;; *) echo "$r in '$sec'"; return 1 ;; esac
-    done <refs
-}
-
-test_expect_success 'profiler glue, i.MX RT: compiles; sampling path in .itcm' '
-    glue -mcpu=cortex-m7 -DCONFIG_SOC_SERIES_IMXRT10XX -DCPPROF_IN_ITCM \
-        -DCONFIG_CODEPLACE_PROFILER_PIT_CHANNEL=3 -DCONFIG_CODEPLACE_PROFILER_PIT_CLOCK_HZ=24000000 &&
-    arm-none-eabi-objdump -t prof.o >t &&
-    grep -E "\.itcm.*codeplace_prof_isr$" t && grep -E "\.itcm.*codeplace_prof_sample$" t &&
-    grep -E "\.dtcm_bss.*bucket_pc$" t &&
-    fast_refs_ok .itcm
-'
-
-test_expect_success 'profiler glue, RP2040: compiles; sampling path in .ramfunc' '
-    glue -mcpu=cortex-m0plus -DCONFIG_SOC_RP2040 -DCPPROF_IN_RAMFUNC \
-        -DCONFIG_CODEPLACE_PROFILER_RP2040_ALARM=3 -DCONFIG_NUM_IRQS=26 &&
-    arm-none-eabi-objdump -t prof.o >t &&
-    grep -E "\.ramfunc.*codeplace_prof_isr$" t && grep -E "\.ramfunc.*timer_ack$" t &&
-    fast_refs_ok .ramfunc &&
-    arm-none-eabi-objdump -d -j .ramfunc prof.o >dis &&
-    sed -n "/<codeplace_prof_isr>:/,/^$/p" dis >isr &&
-    grep -q "mov	r0, lr" isr && grep -q "mrs	r1, MSP" isr && grep -q "mrs	r2, PSP" isr &&
-    grep -q "bx	r3" isr && ! grep -q "push" isr
-'
-
 stub() { # name [args]: configure into $S, log in ./name.log, link ./name -> $S
     n=$1; shift
     ln -sfn "$S" "$n"

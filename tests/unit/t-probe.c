@@ -4,6 +4,7 @@
  * firmware (tests/fixtures/probe/); the samples file. */
 #include "probe/counters.h"
 #include "probe/probe.h"
+#include "probe/probe_int.h"
 #include "probe/rsp.h"
 #include "test.h"
 
@@ -17,6 +18,75 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+/* ---- address forms (--gdb / --openocd) ---- */
+
+/* A listening socket on 127.0.0.1 (v6: ::1) at a port the kernel picks. */
+static int listener(int v6, int *port)
+{
+    int fd = socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM, 0);
+    if (fd < 0)
+        return -1;
+    struct sockaddr_storage ss = {0};
+    socklen_t len;
+    if (v6) {
+        struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+        a->sin6_family = AF_INET6;
+        a->sin6_addr = in6addr_loopback;
+        len = sizeof *a;
+    } else {
+        struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+        a->sin_family = AF_INET;
+        a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        len = sizeof *a;
+    }
+    if (bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, 4) < 0 ||
+        getsockname(fd, (struct sockaddr *)&ss, &len) < 0) {
+        close(fd);
+        return -1;
+    }
+    *port = ntohs(v6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+                     : ((struct sockaddr_in *)&ss)->sin_port);
+    return fd;
+}
+
+/* HOST alone takes the probe's default port (the form of the --help
+ * examples: --openocd localhost); PORT alone is on localhost; [V6]:PORT
+ * and [V6]; a bad port is refused with the address in the message. */
+static void t_address_forms(void)
+{
+    int port, fd = listener(0, &port);
+    T_ASSERT(fd >= 0);
+    char a[64];
+    probe_conn c;
+    cp_err err;
+    T_EQ(probe_conn_open(&c, "127.0.0.1", port, 1000, &err), 0);
+    T_STREQ(c.addr, (snprintf(a, sizeof a, "127.0.0.1:%d", port), a));
+    probe_conn_close(&c);
+    snprintf(a, sizeof a, "%d", port);
+    T_EQ(probe_conn_open(&c, a, 0, 1000, &err), 0);
+    probe_conn_close(&c);
+    snprintf(a, sizeof a, "127.0.0.1:%d", port);
+    T_EQ(probe_conn_open(&c, a, 1, 1000, &err), 0); /* the port given wins */
+    probe_conn_close(&c);
+    T_EQ(probe_conn_open(&c, "127.0.0.1", 0, 1000, &err), -1);
+    T_ASSERT(strstr(err.msg, "give the port") != NULL);
+    T_EQ(probe_conn_open(&c, "127.0.0.1:70000", 6666, 1000, &err), -1);
+    T_ASSERT(strstr(err.msg, "'127.0.0.1:70000' is not HOST:PORT") != NULL);
+    T_EQ(probe_conn_open(&c, "[::1", 6666, 1000, &err), -1);
+    close(fd);
+    fd = listener(1, &port);
+    if (fd < 0)
+        return; /* no IPv6 loopback on this machine */
+    snprintf(a, sizeof a, "[::1]:%d", port);
+    T_EQ(probe_conn_open(&c, a, 0, 1000, &err), 0);
+    probe_conn_close(&c);
+    T_EQ(probe_conn_open(&c, "[::1]", port, 1000, &err), 0);
+    probe_conn_close(&c);
+    T_EQ(probe_conn_open(&c, "::1", port, 1000, &err), 0);
+    probe_conn_close(&c);
+    close(fd);
+}
 
 /* ---- codec ---- */
 
@@ -751,6 +821,7 @@ static const t_case cases[] = {
     {"peer_counters_saturated", t_peer_counters_saturated},
     {"peer_pcsr_constant_is_reported", t_peer_pcsr_constant_is_reported},
     {"peer_pcsr_sampling", t_peer_pcsr_sampling},
+    {"address_forms", t_address_forms},
     {"qemu_m0_memory", t_qemu_m0_memory},
     {"qemu_m7_memory", t_qemu_m7_memory},
     {NULL, NULL},

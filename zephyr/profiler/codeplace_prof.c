@@ -17,6 +17,7 @@
  * exception frame is untouched on MSP or PSP; it passes (EXC_RETURN, MSP, PSP)
  * to sample(), which returns straight to the interrupted code. */
 #include <errno.h>
+#include <zephyr/init.h>
 #include <zephyr/kernel.h>
 #include <zephyr/irq.h>
 #include <zephyr/sys/util.h>
@@ -29,7 +30,7 @@ BUILD_ASSERT((CONFIG_CODEPLACE_PROFILER_BUCKETS &
 	      (CONFIG_CODEPLACE_PROFILER_BUCKETS - 1)) == 0,
 	     "CONFIG_CODEPLACE_PROFILER_BUCKETS must be a power of two");
 
-#if defined(CONFIG_SOC_SERIES_IMXRT10XX)
+#if defined(CONFIG_CODEPLACE_PROFILER_IMXRT)
 #include <fsl_clock.h>
 #define CP_FAST __itcm_section
 #define CP_BUF __dtcm_bss_section
@@ -52,7 +53,7 @@ static uint32_t rate_now;
 static int64_t t_start, t_stop;
 
 /* ------------------------------------------------------------------ */
-#if defined(CONFIG_SOC_SERIES_IMXRT10XX)
+#if defined(CONFIG_CODEPLACE_PROFILER_IMXRT)
 
 /* PIT: all four channels share NVIC line 122 (PIT_IRQn in the MIMXRT1062
  * device header); LDVAL counts down at PERCLK_CLK_ROOT and TFLG[TIF] is
@@ -176,7 +177,7 @@ __attribute__((naked)) CP_FAST void codeplace_prof_isr(void)
 static int prof_init(void)
 {
 	cpprof_init(&buf, bucket_pc, bucket_count, CONFIG_CODEPLACE_PROFILER_BUCKETS);
-#if defined(CONFIG_SOC_SERIES_IMXRT10XX)
+#if defined(CONFIG_CODEPLACE_PROFILER_IMXRT)
 	/* Straight into the vector table; zero latency: not masked by
 	 * irq_lock() (include/zephyr/arch/arm/irq.h, z_arm_irq_priority_set). */
 	IRQ_DIRECT_CONNECT(PIT_IRQn, 0, codeplace_prof_isr, IRQ_ZERO_LATENCY);

@@ -1,16 +1,18 @@
 /* codeplace benchmark sample: echoes every UDP datagram sent to port
  * CONFIG_UDP_ECHO_PORT (7) back to its sender; ICMP echo is answered by the
- * IP stack. The network interface is USB CDC-NCM or CDC-ECM (src/usb.c),
- * the address 192.0.2.1/24 (prj.conf, applied by net_config_init_app()). */
+ * IP stack. The network interface is the one of the Kconfig choice
+ * UDP_ECHO_NETIF (netif.h), the address CONFIG_NET_CONFIG_MY_IPV4_ADDR
+ * (192.0.2.1/24 over USB, 10.0.2.15 in QEMU: prj.conf, boards/), applied by
+ * net_config_init_app() once the interface is started. */
 #include <errno.h>
 #include <zephyr/kernel.h>
 #include <zephyr/logging/log.h>
 #include <zephyr/net/net_config.h>
 #include <zephyr/net/socket.h>
 
-LOG_MODULE_REGISTER(udp_echo, LOG_LEVEL_INF);
+#include "netif.h"
 
-int udp_echo_usb_start(void);
+LOG_MODULE_REGISTER(udp_echo, LOG_LEVEL_INF);
 
 static uint8_t buf[CONFIG_UDP_ECHO_BUF_SIZE];
 
@@ -23,7 +25,7 @@ int main(void)
 	};
 	int sock;
 
-	if (udp_echo_usb_start() != 0)
+	if (udp_echo_netif_start() != 0)
 		return 0;
 	(void)net_config_init_app(NULL, "codeplace udp_echo");
 

@@ -1,9 +1,15 @@
-/* USB device (device_next): one full-speed configuration with every class
- * instance the devicetree and Kconfig enable (here: the CDC-NCM or CDC-ECM
- * network function). API: include/zephyr/usb/usbd.h. */
+/* USB device (device_next, USB_DEVICE_STACK_NEXT): one full-speed
+ * configuration with every class instance the devicetree and Kconfig enable
+ * (here: the CDC-NCM or CDC-ECM network function). The API is that of
+ * include/zephyr/usb/usbd.h in Zephyr 4.0 and later (per-speed
+ * configurations: USBD_SPEED_FS, USBD_CONFIGURATION_DEFINE with four
+ * arguments); the Kconfig choice UDP_ECHO_NETIF selects this file there.
+ * On Zephyr 3.5.0 the sample uses src/usb_legacy.c instead. */
 #include <zephyr/device.h>
 #include <zephyr/logging/log.h>
 #include <zephyr/usb/usbd.h>
+
+#include "netif.h"
 
 LOG_MODULE_REGISTER(udp_echo_usb, LOG_LEVEL_INF);
 
@@ -15,7 +21,7 @@ USBD_DESC_PRODUCT_DEFINE(echo_product, "codeplace udp_echo");
 USBD_DESC_CONFIG_DEFINE(echo_fs_cfg_desc, "FS Configuration");
 USBD_CONFIGURATION_DEFINE(echo_fs_config, 0, 125, &echo_fs_cfg_desc);
 
-int udp_echo_usb_start(void)
+int udp_echo_netif_start(void)
 {
 	int err;
 

@@ -1,2 +1,0 @@
-enum { kCLOCK_Pit = 1 };
-void CLOCK_EnableClock(int);
