@@ -107,16 +107,29 @@ void plan_layout_make(const plan_model *m, const uint32_t *hot_off,
                 L->addr[i] + m->units[i].size > hend)
                 hend = L->addr[i] + m->units[i].size;
         L->hot_end = hend;
-        uint32_t hs = (hend + 7) & ~7u;
-        for (size_t i = 0; i < m->ncalls; i++) {
+        uint32_t last = PLAN_NONE;
+        for (size_t i = 0; i < m->nunits; i++)
+            if (!fast[i] && hot_off[i] != PLAN_NONE &&
+                L->addr[i] + m->units[i].size == hend)
+                last = (uint32_t)i;
+        /* the targets, in ld's stub order when it can be worked out */
+        size_t nh = 0;
+        for (size_t i = 0; i < m->ncalls && nh < m->stub_nt; i++) {
             const plan_call *c = &m->calls[i];
             uint32_t tu = m->targets[c->target].unit;
             if (fast[tu] && !fast[c->caller] &&
                 hot_off[c->caller] != PLAN_NONE && !L->stub_hot[c->target]) {
-                L->stub_hot[c->target] = hs;
-                hs += m->veneer_bytes;
-                L->nstubs_hot++;
+                L->stub_hot[c->target] = 1;
+                L->tg[nh++] = c->target;
             }
+        }
+        if (last != PLAN_NONE)
+            plan_ldstub_sort(m, last, fast, 0, L->tg, nh);
+        uint32_t hs = (hend + 7) & ~7u;
+        for (size_t i = 0; i < nh; i++) {
+            L->stub_hot[L->tg[i]] = hs;
+            hs += m->veneer_bytes;
+            L->nstubs_hot++;
         }
     }
     /* Stubs: one per target in fast memory that flash code branches to,

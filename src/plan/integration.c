@@ -148,12 +148,18 @@ static void zephyr_text_start(const plan_model *m, plan_result *o)
             if (e > hot)
                 hot = e;
         }
+    uint32_t hot0 = hot; /* where the search put the rest of the text */
     hot = hot_stub_room(m, o, hot);
     /* the copy's load address follows the block (observed: not aligned
      * to the power of two) */
     uint32_t end = ((o->hot_base + hot + 7) & ~7u) + copy_bound(m, o);
+    /* The rest of the text, and .rodata after it, a whole number of cache
+     * ways after where the search put them (right after the block): the
+     * same cache sets, so the gap costs flash, not misses. */
+    uint32_t way = m->sets << m->line_shift;
+    uint32_t want = o->hot_base + hot0;
     o->hot_bytes = hot;
-    o->text_start = (end + 63) & ~63u;
+    o->text_start = want + ((end > want ? end - want : 0) + way - 1) / way * way;
     o->block_end = o->text_start - o->hot_base;
 }
 

@@ -5,8 +5,12 @@
 # own path), recorded with trace --qemu's own traffic, planned at 0 and
 # 8 KiB with --for zephyr, relinked with each list (the list file changes,
 # nothing else: a relink), recorded again the same way: the prediction
-# within 2 %, every sram name in RAM, verify as planned at budget 0.
+# within 2 %, every sram name in RAM, verify as planned.
 # The guest gets QEMU's user-network address (10.0.2.15, gateway 10.0.2.2).
+# CONFIG_LOG_MODE_IMMEDIATE: the sample logs on every request; deferred, the
+# log thread prints in some iterations only, as many as the host's speed
+# lets pass (29 to 50 of 200 here): the mean per iteration would follow the
+# host's load, not the layout (docs/zephyr.md).
 # Under 4 minutes on a loaded 2-core machine (the build is most of it).
 . "$(dirname "$0")/lib.sh"
 . "$CP_ROOT/tests/cli/vendor-lib.sh"
@@ -27,7 +31,7 @@ rec() {
         tail -8 "$W/$1.rec" >&2; return 1; }
     $CODEPLACE sim "$W/$1/zephyr/zephyr.elf" "$W/$1.trace" $CACHE >"$W/$1.sim" 2>&1 || {
         tail -8 "$W/$1.sim" >&2; return 1; }
-    sed -n "s/^  misses  *[0-9,]*  *\([0-9.]*\)$/\1/p" "$W/$1.sim"
+    sed -n "s/^  misses  *[0-9,]*  *\([0-9,.]*\)$/\1/p" "$W/$1.sim" | tr -d ,
 }
 
 # plan_for BUDGET: the list and layout of a plan for Zephyr, from the base
@@ -53,7 +57,7 @@ test_expect_success 'Zephyr 3.5.0 without FILTER: echo_server builds with the mo
     zephyr_build "$ES" mps2_an385 "$W/b" -DEXTRA_CONF_FILE=overlay-smsc911x.conf \
         -DCONFIG_NET_TCP_ISN_RFC6528=n -DZEPHYR_EXTRA_MODULES="$CP_ROOT" \
         "-DCONFIG_NET_CONFIG_MY_IPV4_ADDR=\"10.0.2.15\"" "-DCONFIG_NET_CONFIG_MY_IPV4_GW=\"10.0.2.2\"" \
-        "-DCONFIG_NET_CONFIG_PEER_IPV4_ADDR=\"10.0.2.2\"" \
+        "-DCONFIG_NET_CONFIG_PEER_IPV4_ADDR=\"10.0.2.2\"" -DCONFIG_LOG_MODE_IMMEDIATE=y \
         -DCONFIG_CODEPLACE=y "-DCONFIG_CODEPLACE_LIST=\"$W/codeplace.list\"" &&
     grep -q "codeplace: .*codeplace.list: 0 functions to SRAM, 0 to ITCM, 0 first in flash" "$W/b.log" &&
     arm-none-eabi-objdump -t "$W/b/zephyr/zephyr.elf" | grep -q "\.ram_text_reloc.* codeplace_sram_anchor$"
@@ -75,12 +79,14 @@ test_expect_success 'budget 0: measured within 2 % of the prediction' '
     m0=$(rec m0) && test -n "$m0" && within2 "$(cat "$W/p0.pred")" "$m0"
 '
 
-test_expect_success 'budget 8K: every sram name in RAM, measured within 2 % of the prediction' '
+test_expect_success 'budget 8K: every sram name in RAM, verify as planned, measured within 2 % of the prediction' '
     p8=$(plan_for 8192) && test -n "$p8" &&
     grep -q "^# region: sram" "$W/p8192.list" &&
     relink "$W/p8192.list" &&
     n=$(sed -n "/^# region: sram/,/^# region: flash/p" "$W/p8192.list" | grep -c "^[A-Za-z_]") &&
     grep -q "codeplace: zephyr.elf: sram: $n of $n listed functions placed, 0 not" "$W/relink.log" &&
+    $CODEPLACE verify "$W/p8192.layout" "$W/b/zephyr/zephyr.elf" --map "$W/b/zephyr/zephyr.map" >out &&
+    cat out && grep -q "^result: *as planned (0 differences)" out &&
     m8=$(rec m8192) && test -n "$m8" && within2 "$p8" "$m8"
 '
 
