@@ -9,8 +9,14 @@
 # from run to run. Driven by tests/cli/coap-get.py (CoAP GET /test, one at
 # a time, 50 ms after each answer: the next request finds the server back
 # in recvfrom). Recorded, planned at 0 and 8 KiB with --for zephyr,
-# relinked with each list, recorded again the same way: the prediction
-# within 2 %, every sram name in RAM, verify as planned at budget 0.
+# relinked with each list, recorded again the same way, every sram name in
+# RAM, verify as planned at budget 0.
+# Compared as for echo_server: the plan's predicted warm misses per
+# iteration against the re-trace's mean, within 2 %. Besides the request,
+# some iterations hold the kernel's SysTick interrupt (tickless idle,
+# nothing due), at budget 0 each with 2-3x a request's misses; how many of
+# 100 follows the wall-clock time per request (8 quiet, 10 during a Zephyr
+# build), so the two recordings are made alike, one after the other.
 . "$(dirname "$0")/lib.sh"
 . "$CP_ROOT/tests/cli/vendor-lib.sh"
 
@@ -49,7 +55,7 @@ relink() { # LIST
 }
 
 within2() { # PREDICTED MEASURED
-    python3 -c "import sys; p, m = $1, $2; print('predicted %.1f measured %.1f (%+.1f %%)' % (p, m, 100 * (m - p) / p)); sys.exit(0 if abs(m - p) <= 0.02 * p else 1)"
+    python3 -c "import sys; p, m = $1, $2; print('predicted %.1f measured %.1f' % (p, m) + (' (%+.1f %%)' % (100 * (m - p) / p) if p else '')); sys.exit(0 if abs(m - p) <= 0.02 * p else 1)"
 }
 
 test_expect_success 'coap_server builds with the module, an empty list and CONFIG_LOG=n' '
