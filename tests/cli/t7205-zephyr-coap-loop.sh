@@ -14,7 +14,7 @@
 # Compared as for echo_server: the plan's predicted warm misses per
 # iteration against the re-trace's mean, within 2 %. Besides the request,
 # some iterations hold the kernel's SysTick interrupt (tickless idle,
-# nothing due), at budget 0 each with 2-3x a request's misses; how many of
+# nothing due), at budget 0 each with 4x a request's misses; how many of
 # 100 follows the wall-clock time per request (8 quiet, 10 during a Zephyr
 # build), so the two recordings are made alike, one after the other.
 . "$(dirname "$0")/lib.sh"
