@@ -6,7 +6,8 @@
  * the section's alignment; when a larger one explains it too and would put
  * the section elsewhere, or no alignment explains it (the gap is kept),
  * the layout says the section's move is uncertain. Each section's flash
- * reads move by that section's own delta. */
+ * reads move by that section's own delta. Sections are taken by their
+ * load address. */
 #include "plan/plan_int.h"
 
 #include <stdlib.h>
@@ -23,14 +24,22 @@ static int cmp_after(const void *a, const void *b)
     return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/* A section with contents in the cached flash after the text, by its
+ * load address (a section that runs from RAM has its copy there, placed
+ * in the same sequence). */
+static int in_flash_after(const plan_model *m, const img_section *sec)
+{
+    return sec->lma >= m->text_end && !(sec->flags & IMG_SEC_NOBITS) &&
+           tgt_is_cached(m->t, sec->lma);
+}
+
 int plan_model_after_setup(plan_model *m)
 {
     const img *im = m->im;
     size_t n = 0;
     for (size_t s = 0; s < img_nsections(im); s++) {
         const img_section *sec = img_section_at(im, s);
-        n += sec->addr >= m->text_end && !(sec->flags & IMG_SEC_NOBITS) &&
-             tgt_is_cached(m->t, sec->addr);
+        n += in_flash_after(m, sec);
     }
     m->nafter = 0;
     if (!n)
@@ -40,12 +49,11 @@ int plan_model_after_setup(plan_model *m)
         return -1;
     for (size_t s = 0; s < img_nsections(im); s++) {
         const img_section *sec = img_section_at(im, s);
-        if (sec->addr >= m->text_end && !(sec->flags & IMG_SEC_NOBITS) &&
-            tgt_is_cached(m->t, sec->addr)) {
+        if (in_flash_after(m, sec)) {
             plan_after *a = &m->after[m->nafter++];
             a->name = sec->name;
-            a->addr = sec->addr;
-            a->end = sec->addr + sec->size;
+            a->addr = sec->lma;
+            a->end = sec->lma + sec->size;
             a->align = sec->align ? sec->align : 1;
         }
     }
@@ -121,4 +129,16 @@ uint64_t plan_after_move(const plan_model *m, const plan_layout *L,
     }
     int64_t d = lo ? L->after_delta[lo - 1] : L->after_end_delta;
     return (uint64_t)((int64_t)base + d);
+}
+
+void plan_result_after(const plan_model *m, const plan_layout *L,
+                       plan_result *res)
+{
+    res->stock_text_end = m->text_end;
+    res->after_uncertain = NULL;
+    res->after_uncertain_addr = 0;
+    if (L->after_uncertain != PLAN_NONE && L->after_uncertain < m->nafter) {
+        res->after_uncertain = m->after[L->after_uncertain].name;
+        res->after_uncertain_addr = m->after[L->after_uncertain].addr;
+    }
 }

@@ -178,6 +178,9 @@ int plan_model_after_setup(plan_model *m);
 void plan_layout_after(const plan_model *m, plan_layout *L, uint32_t new_end);
 uint64_t plan_after_move(const plan_model *m, const plan_layout *L,
                          uint64_t base);
+/* Sets res->after_uncertain and the addresses with it from L. */
+void plan_result_after(const plan_model *m, const plan_layout *L,
+                       plan_result *res);
 
 /* Maps an access to its first and last line under the layout; 0 when the
  * access is not cached (fast memory). A read through a non-allocating
