@@ -9,7 +9,9 @@
 # with the module and an empty list, recorded with trace --qemu's own
 # traffic, planned at 8 KiB --for zephyr, relinked with the list, recorded
 # again: verify as planned, the prediction within 2 %, no uncertain section
-# after the text (docs/zephyr.md).
+# after the text (docs/zephyr.md). And the demo firmware for rp2040 linked
+# with a gap before .rodata that no alignment explains: plan warns and its
+# JSON names the section.
 # Under 4 minutes on a loaded 2-core machine (the build is most of it).
 . "$(dirname "$0")/lib.sh"
 . "$CP_ROOT/tests/cli/vendor-lib.sh"
@@ -75,6 +77,23 @@ test_expect_success 'budget 8K: no uncertain section after the text, verify as p
     $CODEPLACE verify "$W/p8192.layout" "$W/b/zephyr/zephyr.elf" --map "$W/b/zephyr/zephyr.map" >out &&
     grep -q "^result: *as planned (0 differences)" out &&
     m8=$(rec m8192) && test -n "$m8" && within2 "$p8" "$m8"
+'
+
+test_expect_success 'a stock gap after the text no alignment explains: plan warns and the JSON names the section' '
+    G=$W/gap && mkdir -p "$G" &&
+    sed "s/^    \.rodata : ALIGN(8) {/    .rodata ADDR(.text) + SIZEOF(.text) + 0x104 : ALIGN(8) {/" \
+        "$CP_ROOT/firmware/ld/sections.ld" >"$G/sections.ld" &&
+    cp "$CP_ROOT/firmware/ld/rp2040.ld" "$G/" &&
+    link=$(cd "$CP_ROOT" && make -n --no-print-directory -s -f mk/firmware.mk relink TARGET=rp2040 \
+        PLACE="$G" OUT="$G/g" | grep -- "-T firmware/ld/rp2040.ld") &&
+    (cd "$CP_ROOT" && eval "$(echo "$link" | sed "s#-T firmware/ld/rp2040.ld#-T $G/rp2040.ld#")") &&
+    arm-none-eabi-objdump -h "$G/g.elf" | grep " \.rodata  *[0-9a-f]*  *1000c6b8 " &&
+    $CODEPLACE trace "$G/g.elf" --target rp2040 --init codeplace_init --iter codeplace_iteration \
+        --result codeplace_result -n 4 -q -o "$G/g.trace" >/dev/null &&
+    $CODEPLACE plan "$G/g.elf" --map "$G/g.map" --trace "$G/g.trace" --target rp2040 --budget 4096 \
+        --strategy ram --time 0 --json -o "$G/p.json" 2>err &&
+    grep "warning: $G/g.elf: the text ends at 0x1000c5b4; the linker script puts section .\.rodata. (0x1000c6b8) after a gap its alignment does not explain" err &&
+    grep -q "\"after_text_uncertain\": \"\.rodata\"" "$G/p.json"
 '
 
 test_done
