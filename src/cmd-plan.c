@@ -298,6 +298,12 @@ static void result_json(jw *w, const plan_model *m, const tgt *t,
     jw_str(w, unrefined >= 0 ? "relinked" : r->stub_order ? "ld" : "guess");
     jw_key(w, "text_end");
     jw_uint(w, r->text_end);
+    /* the section after the text whose move is uncertain, or null */
+    jw_key(w, "after_text_uncertain");
+    if (r->after_uncertain)
+        jw_str(w, r->after_uncertain);
+    else
+        jw_null(w);
     jw_key(w, "hot_base");
     jw_uint(w, r->hot_base);
     jw_key(w, "hot_bytes");
@@ -935,6 +941,14 @@ static int run_plan(cli_ctx *ctx, const plan_args *a, plan_state *st)
         st->best = st->zres;
         plan_model_hot_own_stubs(m, 1);
     }
+    if (st->best->after_uncertain)
+        cli_warn("%s: the text ends at 0x%08x; the linker script puts "
+                 "section '%s' (0x%08x) after a gap its alignment does not "
+                 "explain: where it and what follows go when the text "
+                 "changes size is a guess, and the prediction of the flash "
+                 "reads past the text may be off",
+                 img_path(plan_model_image(m)), st->best->stock_text_end,
+                 st->best->after_uncertain, st->best->after_uncertain_addr);
     st->info = (plan_emit_info){
         .t = a->t,
         .strategy = from_samples ? "samples-hotblock"

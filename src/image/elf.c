@@ -222,6 +222,8 @@ int img_read_elf(img *im, const char *path, cp_err *err)
         s->name = cp_pool_str(im->pool, name);
         s->addr = (uint32_t)sh.sh_addr;
         s->size = (uint32_t)sh.sh_size;
+        s->align = sh.sh_addralign > 1 && sh.sh_addralign <= 0x80000000u
+                       ? (uint32_t)sh.sh_addralign : 1;
         s->flags = IMG_SEC_ALLOC;
         if (sh.sh_flags & SHF_EXECINSTR)
             s->flags |= IMG_SEC_EXEC;

@@ -47,6 +47,7 @@ typedef struct img_section {
     uint32_t addr;   /* VMA */
     uint32_t lma;    /* load address (from the program headers) */
     uint32_t size;
+    uint32_t align;  /* sh_addralign (1 when the header says 0) */
     unsigned flags;  /* IMG_SEC_* */
     const uint8_t *data; /* contents (NULL for NOBITS); valid while img lives */
 } img_section;

@@ -23,11 +23,15 @@ int plan_layout_alloc(const plan_model *m, plan_layout *L)
     L->live = malloc(m->stock_stubs ? m->stock_stubs : 1);
     L->stock_addr = calloc(m->stock_stubs ? m->stock_stubs : 1,
                            sizeof *L->stock_addr);
+    L->after_delta = calloc(m->nafter ? m->nafter : 1, sizeof *L->after_delta);
+    L->after_end_delta = 0;
+    L->after_uncertain = PLAN_NONE;
+    L->after_moved = 0;
     L->text_delta = 0;
     L->nstubs = 0;
     L->stub_order = 0;
     if (!L->addr || !L->stub || !L->stub_hot || !L->tg || !L->live ||
-        !L->stock_addr) {
+        !L->stock_addr || !L->after_delta) {
         plan_layout_free(L);
         return -1;
     }
@@ -44,6 +48,8 @@ void plan_layout_free(plan_layout *L)
     free(L->stock_addr);
     L->live = NULL;
     L->stock_addr = NULL;
+    free(L->after_delta);
+    L->after_delta = NULL;
     L->addr = NULL;
     L->stub = NULL;
     L->stub_hot = NULL;
@@ -64,6 +70,11 @@ void plan_layout_stock(const plan_model *m, plan_layout *L)
     L->text_delta = 0;
     L->nstubs = 0;
     L->stub_order = 0;
+    memset(L->after_delta, 0,
+           (m->nafter ? m->nafter : 1) * sizeof *L->after_delta);
+    L->after_end_delta = 0;
+    L->after_uncertain = PLAN_NONE;
+    L->after_moved = 0;
 }
 
 uint32_t plan_hot_base(const plan_model *m)
@@ -164,6 +175,7 @@ void plan_layout_make(const plan_model *m, const uint32_t *hot_off,
         }
     }
     L->stub_order = !over && plan_ldstub_sort(m, group, fast, 0, tg, ntg) == 0;
+    uint32_t units_end = cur; /* the text's end when it has no stubs */
     cur = (cur + 7) & ~7u;
     if (over) {
         ntg = 0;
@@ -181,6 +193,7 @@ void plan_layout_make(const plan_model *m, const uint32_t *hot_off,
     L->nstubs += nst;
     uint32_t old_end = (m->text_end + 7) & ~7u;
     L->text_delta = (int64_t)((cur + 7) & ~7u) - (int64_t)old_end;
+    plan_layout_after(m, L, L->nstubs ? cur : units_end);
 }
 
 int plan_layout_build(const plan_model *m, const plan_item *items,

@@ -184,6 +184,7 @@ static double eval_with_end(plan_model *m, plan_result *o)
     o->stub_order = L.stub_order;
     o->text_end = (uint32_t)((int64_t)((plan_model_text_end(m) + 7) & ~7u) +
                              L.text_delta);
+    plan_result_after(m, &L, o);
     plan_layout_free(&L);
     return rc < 0 ? -1 : out.misses;
 }

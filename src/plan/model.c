@@ -336,6 +336,11 @@ plan_model *plan_model_new(const img *im, const tgt *t, const tgt_cache *c,
         return NULL;
     }
     m->stub_nt = m->ntargets; /* the targets ld's stub order is worked out for */
+    if (plan_model_after_setup(m) < 0) {
+        cp_seterr(err, "out of memory");
+        plan_model_free(m);
+        return NULL;
+    }
     return m;
 }
 
@@ -363,6 +368,7 @@ void plan_model_free(plan_model *m)
     free(m->call_seq);
     free(m->tcall_start);
     free(m->tcall);
+    free(m->after);
     cp_pool_free(m->pool);
     free(m);
 }
@@ -909,9 +915,11 @@ void plan_layout_fix_stubs(const plan_model *m, plan_layout *L)
     for (size_t t = 0; t < m->ntargets; t++)
         if (L->stub[t] && m->stub_fixed[t])
             L->stub[t] = m->stub_fixed[t];
-    if (m->text_end_fixed && L->text_delta)
+    if (m->text_end_fixed && (L->text_delta || L->after_moved)) {
         L->text_delta = (int64_t)((m->relinked_text_end + 7) & ~7u) -
                         (int64_t)((m->text_end + 7) & ~7u);
+        plan_layout_after(m, L, m->relinked_text_end);
+    }
 }
 
 int plan_result_refine(plan_model *m, plan_result *r, cp_err *err)

@@ -278,6 +278,12 @@ typedef struct plan_result {
     uint32_t flash_stubs; /* long-call stubs in flash (calls into fast) */
     int stub_order;       /* they are in GNU ld's order (plan/ldstub.c) */
     uint32_t text_end;    /* predicted end of the text section */
+    /* The first section after the text in flash whose new place the
+     * linker script may make other than predicted (an ALIGN or `. =` its
+     * stock gap does not pin down), its stock address, and the stock
+     * text end; NULL when every one is sure (plan/after.c). */
+    const char *after_uncertain;
+    uint32_t after_uncertain_addr, stock_text_end;
     uint32_t text_start;  /* for Zephyr (plan_result_for): where the rest
                              of the text starts, after the hot block and
                              the flash copy of the relocated code; 0 when

@@ -58,6 +58,17 @@ typedef struct plan_work {
     unsigned first, n;    /* iterations [first, first + n) */
 } plan_work;
 
+/* An output section after the text in flash (plan/after.c): its stock
+ * place, its alignment and the gap before it that alignment does not
+ * explain. */
+typedef struct plan_after {
+    const char *name;
+    uint32_t addr, end, align;
+    uint32_t amin, amax;  /* the alignments that explain its stock place */
+    int64_t gap;          /* kept as it is when none does */
+    int unexplained;
+} plan_after;
+
 struct plan_model {
     const img *im;
     const tgt *t;
@@ -72,6 +83,8 @@ struct plan_model {
     /* Units of the output section the hot block goes into. */
     const char *text_name;
     uint32_t text_start, text_end;
+    plan_after *after;    /* sections after the text in flash, by address */
+    size_t nafter;
 
     plan_acc *acc;
     size_t nacc, cacc;
@@ -160,7 +173,14 @@ struct plan_model {
 /* A complete placement: a new address for every unit. */
 typedef struct plan_layout {
     uint32_t *addr;       /* per unit, or PLAN_ADDR_FAST */
-    int64_t text_delta;   /* shift of flash accesses after the text end */
+    int64_t text_delta;   /* shift of the 8-aligned text end */
+    /* Where flash reads after the text end go (plan/after.c): per section
+     * of m->after its shift, before the first one after_end_delta; the
+     * first section whose place is uncertain, or PLAN_NONE. */
+    int64_t *after_delta;
+    int64_t after_end_delta;
+    uint32_t after_uncertain;
+    int after_moved;
     /* Stubs for calls from flash into fast memory: GNU ld puts them after
      * the last input section of .text; one per callee. */
     uint32_t *stub;       /* per target: stub address, or 0 */
@@ -177,6 +197,17 @@ typedef struct plan_layout {
     uint32_t *stock_addr; /* per stock stub: its address (0: where it was,
                              UINT32_MAX: gone, its callers in fast memory) */
 } plan_layout;
+
+/* The sections after the text (plan/after.c): read from the image once
+ * the text end is known (-1: out of memory); the shifts of a layout whose
+ * text now ends at new_end; where a flash read at base goes. */
+int plan_model_after_setup(plan_model *m);
+void plan_layout_after(const plan_model *m, plan_layout *L, uint32_t new_end);
+uint64_t plan_after_move(const plan_model *m, const plan_layout *L,
+                         uint64_t base);
+/* Sets res->after_uncertain and the addresses with it from L. */
+void plan_result_after(const plan_model *m, const plan_layout *L,
+                       plan_result *res);
 
 /* Maps an access to its first and last line under the layout; 0 when the
  * access is not cached (fast memory). A read through a non-allocating
@@ -219,8 +250,8 @@ static inline int plan_acc_lines(const plan_model *m, const plan_layout *L,
     }
     if (a->unit == PLAN_FIXED || a->unit == PLAN_NOFILL) {
         base = a->off;
-        if (base >= m->text_end && L->text_delta)
-            base = (uint64_t)((int64_t)base + L->text_delta);
+        if (base >= m->text_end && L->after_moved)
+            base = plan_after_move(m, L, base);
         if (a->unit == PLAN_NOFILL) {
             *l0 = (uint32_t)(base >> m->line_shift) | CSIM_NOALLOC;
             *l1 = (uint32_t)((base + a->len - 1) >> m->line_shift);

@@ -313,6 +313,7 @@ static plan_result *make_result(plan_search *r, plan_strategy s, double stock,
     res->flash_stubs = r->L.nstubs;
     res->stub_order = r->L.stub_order;
     res->text_end = (uint32_t)((int64_t)((m->text_end + 7) & ~7u) + r->L.text_delta);
+    plan_result_after(m, &r->L, res);
     res->conflict_after = out.misses - fa;
     res->stock_misses = so.misses;
     res->conflict_before = so.misses - sfa;

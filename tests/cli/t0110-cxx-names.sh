@@ -71,8 +71,8 @@ test_expect_success 'plan: the name list keeps the linker name, the comment has 
     run_trace &&
     $CODEPLACE plan cxx.elf --map cxx.map --trace cxx.trace -t rp2040 \
         --strategy hotblock --list hot.list -q >/dev/null &&
-    grep -q "^_ZN3net5scaleEii  *# net::scale(int, int): " hot.list &&
-    grep -q "^codeplace_iteration  *# [0-9]* bytes" hot.list
+    grep -q "^_ZN3net5scaleEii  *+0x[0-9a-f]*  *\*[^ ]*(\.text\._ZN3net5scaleEii) # net::scale(int, int): " hot.list &&
+    grep -q "^codeplace_iteration  *+0x00000  *\*[^ ]*(\.text\.codeplace_iteration) # [0-9]* bytes" hot.list
 '
 
 test_done
