@@ -869,6 +869,15 @@ static int run_plan(cli_ctx *ctx, const plan_args *a, plan_state *st)
     for (int i = 0; i < a->nnoram; i++)
         if (!plan_model_exclude(m, a->noram[i], 1))
             cli_warn("--no-ram '%s' matches nothing", a->noram[i]);
+    /* Zephyr's start-up clears .bss and copies the relocated code to RAM
+     * (z_bss_zero, z_data_copy in kernel/init.c) through z_early_memset
+     * and z_early_memcpy, which call memset and memcpy: code in RAM is not
+     * there yet while they run, so none of them may go there. */
+    static const char *const zephyr_boot[] = {
+        "memset", "memcpy", "z_early_memset", "z_early_memcpy",
+        "z_bss_zero", "z_data_copy", "z_arm_prep_c", "z_prep_c"};
+    for (size_t i = 0; a->for_zephyr && i < sizeof zephyr_boot / sizeof *zephyr_boot; i++)
+        plan_model_exclude(m, zephyr_boot[i], 1);
     plan_samples_args sa = {a->samples, a->strategy, a->budget, a->list,
                             a->layout, a->emit};
     if (!a->ntraces)
