@@ -179,8 +179,18 @@ static int do_qemu(cli_ctx *ctx, const char *log, const char *elf,
         img_free(im);
         return CLI_FAIL;
     }
+    /* Exception entries: an interrupt may be taken after any instruction,
+     * so a handler's first instruction may follow any other one. */
+    uint32_t handlers[16 + 496], vt;
+    trc_qemu_in in = {im, t, maddr, n, handlers, 0};
+    if (!emu_find_vectors(im, &vt, &err))
+        in.nhandlers = trc_qemu_handlers(im, vt, handlers,
+                                         sizeof handlers / sizeof *handlers);
+    else
+        cli_warn("%s; an exception entry in the log is taken for a missing "
+                 "line", err.msg);
     trc_qemu_stats st;
-    int rc = trc_from_qemu(log, im, t, maddr, n, w, &st, &err);
+    int rc = trc_from_qemu(log, &in, w, &st, &err);
     if (rc) {
         cli_error("%s", err.msg);
         trc_set_end(w, "fault");
@@ -219,6 +229,9 @@ static int do_qemu(cli_ctx *ctx, const char *log, const char *elf,
                 "did not run, %s of rewound blocks\n",
                 cli_commas(b1, st.lines), cli_commas(b2, st.stopped),
                 cli_commas(b3, st.rewound));
+        fprintf(o, "checked:      one instruction per line, each following "
+                "the last (%s exception entries)\n",
+                cli_commas(b1, st.entries));
     }
     int status = CLI_OK;
     if (mark && !st.iterations) {

@@ -25,6 +25,8 @@ static qp_insn decode16(uint32_t hw, uint32_t addr)
         return mk(QP_RET, 0);
     if ((hw & 0xff87) == 0x4687) /* MOV PC, Rm: a jump */
         return mk(QP_BRANCH, 0);
+    if ((hw & 0xff87) == 0x4487) /* ADD PC, Rm (A7.7.4 T2): a jump */
+        return mk(QP_BRANCH, 0);
     if ((hw & 0xf000) == 0xd000 && ((hw >> 8) & 0xf) < 0xe) /* B<c> T1 */
         return mk(QP_BRANCH, addr + 4 + sext((hw & 0xff) << 1, 9));
     if ((hw & 0xf800) == 0xe000) /* B T2 */

@@ -6,9 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* "Trace 0: 0x7f.. [00000000/00000130/00000000/ff200000] sym": the second
- * field in brackets is the PC. Returns 0 with *pc, 1 for other lines. */
-static int parse_line(const char *s, uint32_t *pc)
+#include "qplugin/thumb.h"
+
+/* "Trace 0: 0x7f.. [00000000/00000130/00000000/ff200201] sym": the second
+ * field in brackets is the PC, the fourth (QEMU 6.0 and later) the block's
+ * cflags. Returns 0 with *pc (and *cflags, *has_cflags), 1 for other
+ * lines, -1 malformed. */
+static int parse_line(const char *s, uint32_t *pc, uint32_t *cflags,
+                      int *has_cflags)
 {
     if (strncmp(s, "Trace ", 6))
         return 1;
@@ -25,6 +30,19 @@ static int parse_line(const char *s, uint32_t *pc)
         v > UINT32_MAX)
         return -1;
     *pc = (uint32_t)v;
+    *has_cflags = 0;
+    if (*end == '/') { /* flags, then cflags */
+        const char *f = strchr(end + 1, '/');
+        const char *rb = strchr(end + 1, ']');
+        if (f && rb && f < rb) {
+            errno = 0;
+            unsigned long long c = strtoull(f + 1, &end, 16);
+            if (errno || end == f + 1 || *end != ']' || c > UINT32_MAX)
+                return -1;
+            *cflags = (uint32_t)c;
+            *has_cflags = 1;
+        }
+    }
     return 0;
 }
 
@@ -54,10 +72,10 @@ static int push_iter(trc_qemu_stats *st, size_t *cap, uint64_t v)
 /* The state of an import. */
 typedef struct qimp {
     const char *path;
-    const img *im;
-    const tgt *t;
-    uint32_t mark;
-    uint64_t n, marks, cur;
+    const trc_qemu_in *in;
+    uint64_t marks, cur;
+    uint32_t prev;      /* the last instruction taken */
+    uint64_t prev_line; /* its line; 0: none yet */
     size_t cap;
     int in_iter;
     qrun q;
@@ -94,15 +112,92 @@ static int parse_undo(const char *s, uint32_t *pc, int *rewound)
     return 0;
 }
 
+/* A Thumb instruction's length from its first halfword (ARMv7-M ARM
+ * A5.1: 0b11101, 0b11110 and 0b11111 in bits 15:11 start a 32-bit one). */
+static uint32_t insn_len(uint16_t hw)
+{
+    return (hw >> 11) >= 0x1d ? 4 : 2;
+}
+
+static int is_handler(const trc_qemu_in *in, uint32_t pc)
+{
+    for (size_t i = 0; i < in->nhandlers; i++)
+        if (in->handlers[i] == pc)
+            return 1;
+    return 0;
+}
+
+/* Can the instruction at prev be followed by the one at pc? 0: in its
+ * flow (the next one, its branch's target, anywhere after an indirect
+ * branch or a return); 1: an exception entry (pc starts a handler); -1:
+ * neither. */
+static int follows(const trc_qemu_in *in, uint32_t prev, uint32_t pc)
+{
+    uint8_t b[4];
+    if (img_read(in->im, prev, b, 2))
+        return -1;
+    uint32_t len = insn_len((uint16_t)(b[0] | b[1] << 8));
+    if (pc == prev + len)
+        return 0;
+    if (len == 4 && img_read(in->im, prev + 2, b + 2, 2))
+        return -1;
+    qp_insn i = qp_decode(b, len, prev);
+    if (i.flow == QP_RET || (i.flow != QP_PLAIN &&
+                             (!i.target || i.target == pc)))
+        return 0;
+    return is_handler(in, pc) ? 1 : -1;
+}
+
+size_t trc_qemu_handlers(const img *im, uint32_t vt, uint32_t *h, size_t cap)
+{
+    size_t n = 0;
+    for (uint32_t i = 1; i < 16 + 496 && n < cap; i++) {
+        uint32_t v;
+        if (img_read(im, vt + 4 * i, &v, 4))
+            break;
+        const img_func *f = (v & 1) ? img_lookup(im, v & ~1u) : NULL;
+        if (!f || f->addr != (v & ~1u))
+            continue;
+        size_t j = 0;
+        while (j < n && h[j] != f->addr)
+            j++;
+        if (j == n)
+            h[n++] = f->addr;
+    }
+    return n;
+}
+
 /* One executed instruction at pc. 1: mark n reached (stop), 0, -1 error. */
 static int take(qimp *x, uint32_t pc, uint64_t lineno, cp_err *err)
 {
     trc_qemu_stats *st = x->st;
+    const trc_qemu_in *in = x->in;
     pc &= ~1u;
-    if (x->mark && pc == x->mark) {
+    uint16_t hw;
+    if (img_read(in->im, pc, &hw, 2))
+        return cp_seterr(err, "'%s': line %llu: PC 0x%08x is outside the "
+                         "code of '%s'", x->path, (unsigned long long)lineno,
+                         pc, img_path(in->im));
+    if (x->prev_line) {
+        int fl = follows(in, x->prev, pc);
+        if (fl < 0)
+            return cp_seterr(err, "'%s': line %llu: PC 0x%08x does not follow "
+                             "the instruction at 0x%08x (line %llu) and is no "
+                             "handler of the vector table: lines are missing "
+                             "(record with -d exec,nochain -singlestep, or "
+                             "-accel tcg,one-insn-per-tb=on on QEMU 8.1 and "
+                             "later, and no -dfilter)", x->path,
+                             (unsigned long long)lineno, pc, x->prev,
+                             (unsigned long long)x->prev_line);
+        if (fl)
+            st->entries++;
+    }
+    x->prev = pc;
+    x->prev_line = lineno;
+    if (in->mark && pc == in->mark) {
         if (x->in_iter && push_iter(st, &x->cap, x->cur))
             return cp_seterr(err, "out of memory");
-        if (x->n && x->marks >= x->n) {
+        if (in->n && x->marks >= in->n) {
             st->all_done = 1;
             x->in_iter = 0;
             return 1;
@@ -115,13 +210,8 @@ static int take(qimp *x, uint32_t pc, uint64_t lineno, cp_err *err)
         x->in_iter = 1;
         x->cur = 0;
     }
-    uint16_t hw;
-    if (img_read(x->im, pc, &hw, 2))
-        return cp_seterr(err, "'%s': line %llu: PC 0x%08x is outside the "
-                         "code of '%s'", x->path, (unsigned long long)lineno,
-                         pc, img_path(x->im));
-    uint32_t len = (hw >> 11) >= 0x1d ? 4 : 2;
-    unsigned fl = x->t && !tgt_is_cached(x->t, pc) ? TRC_F_UNCACHED : 0;
+    uint32_t len = insn_len(hw);
+    unsigned fl = in->t && !tgt_is_cached(in->t, pc) ? TRC_F_UNCACHED : 0;
     qrun *q = &x->q;
     if (q->live && q->r.addr + q->r.len == pc && q->r.flags == fl &&
         q->r.len < (1u << 20)) {
@@ -141,22 +231,61 @@ static int take(qimp *x, uint32_t pc, uint64_t lineno, cp_err *err)
     return 0;
 }
 
-int trc_from_qemu(const char *log_path, const img *im, const tgt *t,
-                  uint32_t mark, uint64_t n, trc_writer *w,
-                  trc_qemu_stats *st, cp_err *err)
+/* A block of more than one instruction: its line stands for instructions
+ * the log does not name. */
+static int check_cflags(const qimp *x, uint32_t cflags, uint64_t lineno,
+                        cp_err *err)
+{
+    /* QEMU 6.0 and later, include/exec/exec-all.h: CF_COUNT_MASK
+     * 0x000001ff, the most instructions the block may hold (0: as many
+     * as fit); -singlestep and one-insn-per-tb=on make it 1. */
+    uint32_t count = cflags & 0x1ffu;
+    if (count == 1)
+        return 0;
+    char n[32];
+    if (count)
+        snprintf(n, sizeof n, "up to %u instructions", count);
+    else
+        snprintf(n, sizeof n, "as many instructions as fit");
+    return cp_seterr(err, "'%s': line %llu: QEMU translated this block for "
+                     "%s (cflags 0x%08x): its one line stands for "
+                     "instructions the log does not name; record one "
+                     "instruction per block (-d exec,nochain -singlestep, or "
+                     "-accel tcg,one-insn-per-tb=on on QEMU 8.1 and later)",
+                     x->path, (unsigned long long)lineno, n, cflags);
+}
+
+/* A "Stopped" or "rewound" line (ur: parse_undo's result, pc its block):
+ * it must undo the pending Trace line. */
+static int undo(qimp *x, int ur, uint32_t pc, int rewound, int *pending,
+                uint32_t pend_pc, uint64_t lineno, cp_err *err)
+{
+    if (ur < 0)
+        return cp_seterr(err, "'%s': line %llu: cannot read the PC of this "
+                         "line", x->path, (unsigned long long)lineno);
+    if (!*pending || (pend_pc & ~1u) != (pc & ~1u))
+        return cp_seterr(err, "'%s': line %llu: %s 0x%08x does not follow "
+                         "the Trace line of that block (record with -d "
+                         "exec,nochain -singlestep)", x->path,
+                         (unsigned long long)lineno,
+                         rewound ? "a rewound block at"
+                                 : "a block stopped before", pc);
+    *pending = 0;
+    if (rewound)
+        x->st->rewound++;
+    else
+        x->st->stopped++;
+    return 0;
+}
+
+int trc_from_qemu_file(FILE *f, const char *log_path, const trc_qemu_in *in,
+                       trc_writer *w, trc_qemu_stats *st, cp_err *err)
 {
     memset(st, 0, sizeof *st);
-    FILE *f = fopen(log_path, "r");
-    if (!f)
-        return cp_seterr(err, "cannot open '%s': %s", log_path,
-                         strerror(errno));
     qimp x;
     memset(&x, 0, sizeof x);
     x.path = log_path;
-    x.im = im;
-    x.t = t;
-    x.mark = mark;
-    x.n = n;
+    x.in = in;
     x.w = w;
     x.st = st;
     char line[1024];
@@ -173,33 +302,17 @@ int trc_from_qemu(const char *log_path, const img *im, const tgt *t,
             while ((c = fgetc(f)) != EOF && c != '\n')
                 ;
         }
-        uint32_t pc;
-        int pr = parse_line(line, &pc);
+        uint32_t pc, cflags;
+        int has_cflags;
+        int pr = parse_line(line, &pc, &cflags, &has_cflags);
         if (pr == 1) {
             int rewound;
             int ur = parse_undo(line, &pc, &rewound);
             if (ur == 1)
                 continue;
-            if (ur < 0) {
-                rc = cp_seterr(err, "'%s': line %llu: cannot read the PC of "
-                               "this line", log_path,
-                               (unsigned long long)lineno);
+            if ((rc = undo(&x, ur, pc, rewound, &pending, pend_pc, lineno,
+                           err)))
                 break;
-            }
-            if (!pending || (pend_pc & ~1u) != (pc & ~1u)) {
-                rc = cp_seterr(err, "'%s': line %llu: %s 0x%08x does not "
-                               "follow the Trace line of that block (record "
-                               "with -d exec,nochain -singlestep)", log_path,
-                               (unsigned long long)lineno,
-                               rewound ? "a rewound block at"
-                                       : "a block stopped before", pc);
-                break;
-            }
-            pending = 0;
-            if (rewound)
-                st->rewound++;
-            else
-                st->stopped++;
             continue;
         }
         if (pr < 0) {
@@ -207,6 +320,8 @@ int trc_from_qemu(const char *log_path, const img *im, const tgt *t,
                            log_path, (unsigned long long)lineno);
             break;
         }
+        if (has_cflags && (rc = check_cflags(&x, cflags, lineno, err)))
+            break;
         st->lines++;
         if (pending) {
             int tr = take(&x, pend_pc, pend_line, err);
@@ -231,11 +346,23 @@ int trc_from_qemu(const char *log_path, const img *im, const tgt *t,
         rc = flush(&x.q, w, st, err);
     /* Without -n the log's end closes the last iteration (the trace's
      * trailer then says "done"); with -n not reached it is partial. */
-    if (!rc && x.in_iter && !n && push_iter(st, &x.cap, x.cur))
+    if (!rc && x.in_iter && !in->n && push_iter(st, &x.cap, x.cur))
         rc = cp_seterr(err, "out of memory");
-    fclose(f);
     if (!rc && !st->lines)
         rc = cp_seterr(err, "'%s': no \"Trace\" lines (record with "
                        "-d exec,nochain -singlestep)", log_path);
+    return rc;
+}
+
+int trc_from_qemu(const char *log_path, const trc_qemu_in *in, trc_writer *w,
+                  trc_qemu_stats *st, cp_err *err)
+{
+    memset(st, 0, sizeof *st);
+    FILE *f = fopen(log_path, "r");
+    if (!f)
+        return cp_seterr(err, "cannot open '%s': %s", log_path,
+                         strerror(errno));
+    int rc = trc_from_qemu_file(f, log_path, in, w, st, err);
+    fclose(f);
     return rc;
 }

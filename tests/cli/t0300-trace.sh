@@ -174,7 +174,7 @@ if have qemu-system-arm; then
         grep -q "^iterations:   20 complete" info
     '
     test_expect_success 'QEMU import: a log line that is not a trace line is an error' '
-        printf "Trace 0: 0x1 [00000000/00000000/0/0] x\nTrace 0: garbage\n" >bad.log &&
+        printf "Trace 0: 0x1 [00000000/00000000/0/1] x\nTrace 0: garbage\n" >bad.log &&
         test_exit 1 $CODEPLACE trace --from-qemu bad.log --elf $FX/tr-mps2.elf -o x.trace 2>err &&
         grep -q "bad.log.: line 2: not a QEMU exec trace line" err
     '

@@ -180,7 +180,7 @@ test_expect_success 'trace --qemu: usage errors' '
 '
 
 test_expect_success '--from-qemu: a Stopped line that names another block is an error' '
-    printf "Trace 0: 0x1 [00000000/00000062/0/0] x\nStopped execution of TB chain before 0x1 [00000070] y\n" >bad.log &&
+    printf "Trace 0: 0x1 [00000000/00000062/0/1] x\nStopped execution of TB chain before 0x1 [00000070] y\n" >bad.log &&
     test_exit 1 $CODEPLACE trace --from-qemu bad.log --elf $IRQ -o x.trace 2>err &&
     grep -q "bad.log.: line 2: a block stopped before 0x00000070 does not follow" err
 '

@@ -54,6 +54,24 @@ test_expect_success 'stock echo_server: the readiness wait leaves it working, ev
     test $(cat median) -ge 15000 && test $(cat median) -le 30000
 '
 
+test_expect_success 'the exec log of the same run (-d exec,nochain -singlestep) imports to the plugin'"'"'s counts' '
+    printf "#!/bin/sh\nexec qemu-system-arm \"\$@\" -d exec,nochain -singlestep -D %s\n" $PWD/q.log >qemu-log &&
+    chmod +x qemu-log &&
+    CODEPLACE_QEMU=$PWD/qemu-log timeout 150 $CODEPLACE trace --qemu mps2-an385 $ELF \
+        --mark z_impl_zsock_sendto --udp 4242 -n 10 --timeout 120 -o p.trace >out 2>err &&
+    grep -q "^ended:        done$" out &&
+    $CODEPLACE trace --from-qemu q.log --elf $ELF --mark z_impl_zsock_sendto -n 10 \
+        -o l.trace >imp &&
+    cat imp &&
+    grep -q "dropped [1-9][0-9]* of blocks that did not run" imp &&
+    grep -q "^checked:      one instruction per line, each following the last ([1-9][0-9]* exception entries)$" imp &&
+    $CODEPLACE trace --from-qemu q.log --elf $ELF --mark z_impl_zsock_sendto -n 10 \
+        -o l.trace --per-iteration >log &&
+    $CODEPLACE trace --info p.trace --per-iteration >plugin &&
+    test $(wc -l <plugin) = 10 &&
+    test_cmp plugin log
+'
+
 test_expect_success 'sim --cache 16K,2,8 on the stock trace: warm misses per echo in range' '
     $CODEPLACE sim $TEST_TMP/stock.trace $ELF --cache 16K,2,8 >sim &&
     med=$(sed -n "s/^warm misses: median \([0-9,]*\)\.[0-9],.*/\1/p" sim | tr -d ,) &&

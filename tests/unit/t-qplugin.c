@@ -33,6 +33,7 @@ static const dcase cases_t[] = {
     {0x2e, 0xf8d0, 0xf004, QP_BRANCH, 0, "ldr.w pc, [r0, #4]"},
     {0x32, 0xb909, 0, QP_BRANCH, 0x38, "cbnz r1, 38"},
     {0x34, 0xbf00, 0, QP_PLAIN, 0, "nop"},
+    {0x36, 0x4487, 0, QP_BRANCH, 0, "add pc, r0"},
     {0x2002, 0xf7fd, 0xfffd, QP_CALL, 0x0, "bl 0 (backwards)"},
     {0x2006, 0xf7fd, 0xbffb, QP_BRANCH, 0x0, "b.w 0 (backwards)"},
     {0x200a, 0xf6fd, 0xaff9, QP_BRANCH, 0x0, "blt.w 0 (backwards)"},
