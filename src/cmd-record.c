@@ -179,6 +179,24 @@ static void summary(cli_ctx *ctx, const probe_sample_stats *st,
         jw_double(&w, st->halted_s);
         jw_key(&w, "stop_per_sample_us");
         jw_double(&w, st->samples ? 1e6 * st->halted_s / st->samples : 0);
+        if (mode == PROBE_MODE_HALT) {
+            double n = st->samples ? (double)st->samples : 1;
+            jw_key(&w, "stop_us");
+            jw_obj_begin(&w);
+            jw_key(&w, "halt"); jw_double(&w, 1e6 * st->halt_s / n);
+            jw_key(&w, "read_pc"); jw_double(&w, 1e6 * st->read_s / n);
+            jw_key(&w, "resume"); jw_double(&w, 1e6 * st->resume_s / n);
+            jw_obj_end(&w);
+            jw_key(&w, "late_us");
+            jw_double(&w, 1e6 * st->late_s / n);
+        }
+        jw_key(&w, "link");
+        jw_obj_begin(&w);
+        jw_key(&w, "waits"); jw_uint(&w, st->link.waits);
+        jw_key(&w, "sends"); jw_uint(&w, st->link.sends);
+        jw_key(&w, "bytes_out"); jw_uint(&w, st->link.bytes_out);
+        jw_key(&w, "bytes_in"); jw_uint(&w, st->link.bytes_in);
+        jw_obj_end(&w);
         jw_key(&w, "ended_by");
         jw_str(&w, end);
         jw_key(&w, "error");
@@ -212,6 +230,23 @@ static void summary(cli_ctx *ctx, const probe_sample_stats *st,
                     st->elapsed_s > 0 ? 100 * st->halted_s / st->elapsed_s : 0,
                     st->samples ? 1e6 * st->halted_s / st->samples : 0,
                     1e6 * st->max_halt_s);
+        if (mode == PROBE_MODE_HALT && st->samples)
+            fprintf(o, "stop:      per sample %.0f us to halt (interrupt to "
+                    "stop reply), %.0f us to read the PC, %.0f us to resume\n",
+                    1e6 * st->halt_s / (double)st->samples,
+                    1e6 * st->read_s / (double)st->samples,
+                    1e6 * st->resume_s / (double)st->samples);
+        if (mode == PROBE_MODE_HALT && st->samples && st->late_s > 0)
+            fprintf(o, "late:      the sampler woke %.0f us after a sample "
+                    "was due, on average (the machine's load)\n",
+                    1e6 * st->late_s / (double)st->samples);
+        if (st->samples)
+            fprintf(o, "link:      per sample %.2f waits for the probe, %.2f "
+                    "writes, %.0f bytes out, %.0f bytes in\n",
+                    (double)st->link.waits / (double)st->samples,
+                    (double)st->link.sends / (double)st->samples,
+                    (double)st->link.bytes_out / (double)st->samples,
+                    (double)st->link.bytes_in / (double)st->samples);
         fprintf(o, "mode:      %s: %s\n",
                 mode == PROBE_MODE_PCSR ? "DWT_PCSR" : "halting", why);
         fprintf(o, "written:   %s\n", path);

@@ -12,12 +12,32 @@
 /* OpenOCD's and pyOCD's GDB server port when --gdb names a host alone. */
 #define GDB_PORT_DEFAULT 3333
 
-/* Reads the next event from the connection into the parser. Packets are
- * acknowledged here in ack mode; a bad checksum is answered with '-' so
- * that the stub sends again. */
+/* Sends the framed packet buf[0..n), after the '+' still owed for the
+ * stub's last packet: buf[-1] must be writable (frame() leaves it). */
+static int send_framed(probe_gdb *g, char *buf, size_t n, cp_err *err)
+{
+    if (g->ack_due) {
+        /* buf starts one byte into its array: the '+' goes there. */
+        buf[-1] = '+';
+        buf--;
+        n++;
+        g->ack_due = 0;
+    }
+    return probe_conn_send(&g->c, buf, n, err);
+}
+
+/* Reads the next event from the connection into the parser. In ack mode
+ * a packet's '+' is owed (ack_due) and sent with the next packet, or alone
+ * before waiting for the stub: one write where there were two. A bad
+ * checksum is answered with '-' so that the stub sends again. */
 static probe_rsp_ev next_event(probe_gdb *g, int timeout_ms, cp_err *err)
 {
     for (;;) {
+        if (g->ack_due && g->c.pos >= g->c.len) {
+            if (probe_conn_send(&g->c, "+", 1, err) < 0)
+                return PROBE_RSP_EV_NONE;
+            g->ack_due = 0;
+        }
         if (probe_conn_fill(&g->c, timeout_ms, err) < 0)
             return PROBE_RSP_EV_NONE;
         size_t used;
@@ -27,17 +47,24 @@ static probe_rsp_ev next_event(probe_gdb *g, int timeout_ms, cp_err *err)
         if (ev == PROBE_RSP_EV_NONE)
             continue;
         if (!g->noack && (ev == PROBE_RSP_EV_PACKET ||
-                          ev == PROBE_RSP_EV_NOTIFY)) {
-            if (probe_conn_send(&g->c, "+", 1, err) < 0)
-                return PROBE_RSP_EV_NONE;
-        }
+                          ev == PROBE_RSP_EV_NOTIFY))
+            g->ack_due = 1;
         if (!g->noack && (ev == PROBE_RSP_EV_BADSUM ||
                           ev == PROBE_RSP_EV_BADDATA)) {
-            if (probe_conn_send(&g->c, "-", 1, err) < 0)
+            const char *r = g->ack_due ? "+-" : "-";
+            g->ack_due = 0;
+            if (probe_conn_send(&g->c, r, strlen(r), err) < 0)
                 return PROBE_RSP_EV_NONE;
         }
         return ev;
     }
+}
+
+/* Frames data at buf + 1 (buf[0] is left for an owed '+'). Returns the
+ * framed length, or -1 when it does not fit. */
+static long frame(const char *data, char *buf, size_t cap)
+{
+    return probe_rsp_frame(data, strlen(data), buf + 1, cap - 1);
 }
 
 /* Sends one packet; in ack mode waits for '+' and sends again on '-' (up
@@ -45,14 +72,14 @@ static probe_rsp_ev next_event(probe_gdb *g, int timeout_ms, cp_err *err)
 static int send_packet(probe_gdb *g, const char *data, cp_err *err)
 {
     size_t n = strlen(data);
-    size_t cap = 2 * n + 8;
+    size_t cap = 2 * n + 9;
     char stackbuf[512], *buf = cap <= sizeof stackbuf ? stackbuf : malloc(cap);
     if (!buf)
         return cp_seterr(err, "out of memory");
-    long fl = probe_rsp_frame(data, n, buf, cap);
+    long fl = frame(data, buf, cap);
     int rc = -1;
     for (int attempt = 0; attempt < 4; attempt++) {
-        if (probe_conn_send(&g->c, buf, (size_t)fl, err) < 0)
+        if (send_framed(g, buf + 1, (size_t)fl, err) < 0)
             goto out;
         if (g->noack) {
             rc = 0;
@@ -148,6 +175,8 @@ static void parse_supported(probe_gdb *g, int *noack, int *nonstop)
             *noack = 1;
         } else if (!strcmp(tok, "QNonStop+")) {
             *nonstop = 1;
+        } else if (!strcmp(tok, "qXfer:features:read+")) {
+            g->xml = 1;
         }
     }
 }
@@ -206,6 +235,17 @@ int probe_gdb_open(probe *p, const char *addr, const probe_opts *o,
         cp_seterr(err, "%s: unexpected answer to '?': '%.40s'", g->c.addr,
                   g->ps->data);
         goto fail_close;
+    }
+    /* QEMU answers 'p' (one register, 8 hex digits for the PC) only to a
+     * client that has read the target description, as GDB does first;
+     * else the PC takes a 'g' of every register. The answer itself is
+     * not needed: an error or an empty reply leaves 'g'. */
+    if (g->xml) {
+        char q[64];
+        snprintf(q, sizeof q, "qXfer:features:read:target.xml:0,%zx",
+                 g->pktsize - 8);
+        if (command(g, q, err) < 0)
+            goto fail_ctx;
     }
     g->detach_ok = 1;
     return 0;
@@ -307,7 +347,9 @@ int probe_gdb_halt(probe *p, cp_err *err)
         g->halted = 1;
         return 0;
     }
-    if (probe_conn_send(&g->c, "\x03", 1, err) < 0)
+    const char *intr = g->ack_due ? "+\x03" : "\x03";
+    g->ack_due = 0;
+    if (probe_conn_send(&g->c, intr, strlen(intr), err) < 0)
         return -1;
     for (;;) {
         if (recv_reply(g, 0, err) < 0) {

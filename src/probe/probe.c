@@ -135,7 +135,9 @@ int probe_conn_send(probe_conn *c, const void *data, size_t n, cp_err *err)
     double end = cp_now_s() + c->timeout_ms / 1000.0;
     while (n) {
         ssize_t w = send(c->fd, d, n, MSG_NOSIGNAL);
+        c->link.sends++;
         if (w > 0) {
+            c->link.bytes_out += (uint64_t)w;
             d += w;
             n -= (size_t)w;
             continue;
@@ -167,6 +169,7 @@ int probe_conn_fill(probe_conn *c, int timeout_ms, cp_err *err)
         ssize_t r = recv(c->fd, c->buf, sizeof c->buf, 0);
         if (r > 0) {
             c->len = (size_t)r;
+            c->link.bytes_in += (uint64_t)r;
             return 0;
         }
         if (r == 0)
@@ -180,6 +183,7 @@ int probe_conn_fill(probe_conn *c, int timeout_ms, cp_err *err)
             return cp_seterr(err, "%s: no reply within %d ms", c->addr,
                              timeout_ms > 0 ? timeout_ms : c->timeout_ms);
         struct pollfd pf = {c->fd, POLLIN, 0};
+        c->link.waits++;
         poll(&pf, 1, ms);
     }
 }
@@ -317,6 +321,11 @@ int probe_read_pc(probe *p, uint32_t *pc, cp_err *err)
 {
     return p->kind == PROBE_GDB ? probe_gdb_read_pc(p, pc, err)
                                 : probe_ocd_read_pc(p, pc, err);
+}
+
+void probe_link_get(const probe *p, probe_link *l)
+{
+    *l = p->kind == PROBE_GDB ? p->u.g.c.link : p->u.o.c.link;
 }
 
 int probe_is_halted(const probe *p)

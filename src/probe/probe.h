@@ -51,6 +51,17 @@ int probe_write32(probe *p, uint32_t addr, uint32_t v, cp_err *err);
 int probe_write_bytes(probe *p, uint32_t addr, const void *buf, size_t len,
                       cp_err *err);
 
+/* What went over a probe's connection since it was opened: the times it
+ * waited for the probe (each a round trip, at least), what it sent and
+ * received. */
+typedef struct probe_link {
+    uint64_t waits;     /* polls for a reply: the data was not there yet */
+    uint64_t sends;     /* send() calls */
+    uint64_t bytes_out, bytes_in;
+} probe_link;
+
+void probe_link_get(const probe *p, probe_link *l);
+
 /* Run control. probe_halt stops the target (GDB: interrupt and wait for the
  * stop reply); probe_resume lets it run; probe_read_pc reads the PC of a
  * halted target. probe_is_halted reports what the probe last said. */
@@ -98,6 +109,12 @@ typedef struct probe_sample_stats {
     double elapsed_s;      /* wall time of the recording */
     double halted_s;       /* halt mode: total time the target was stopped */
     double max_halt_s;     /* halt mode: the longest single stop */
+    probe_link link;       /* the connection's use during the recording */
+    double halt_s, read_s, resume_s; /* halt mode: the stops' time in the
+                                        interrupt and stop reply, the PC
+                                        read, the resume */
+    double late_s;         /* time the sampler woke after a sample was due
+                              (a loaded machine's scheduling) */
     int stopped_by;        /* 0 duration, 1 signal, 2 probe error,
                               3 max_samples reached */
     cp_err error;          /* when stopped_by == 2: what went wrong */

@@ -15,6 +15,7 @@ typedef struct probe_conn {
     int timeout_ms;
     char buf[8192];
     size_t pos, len;      /* unread bytes: buf[pos..len) */
+    probe_link link;      /* what went over it */
 } probe_conn;
 
 int probe_conn_open(probe_conn *c, const char *addr, int default_port,
@@ -33,7 +34,11 @@ typedef struct probe_gdb {
     size_t pktsize;       /* PacketSize from qSupported */
     int halted;
     int pc_by_g;          /* 'p' unsupported: read 'g' */
+    int xml;              /* qXfer:features:read offered */
     int detach_ok;
+    int ack_due;          /* a packet received, its '+' not sent yet: it
+                             goes with the next packet sent, or alone
+                             before waiting for the stub */
 } probe_gdb;
 
 typedef struct probe_ocd {
@@ -76,5 +81,11 @@ int probe_ocd_resume(probe *p, cp_err *err);
 int probe_ocd_read_pc(probe *p, uint32_t *pc, cp_err *err);
 int probe_ocd_tcl(probe *p, const char *cmd, char *out, size_t cap,
                   cp_err *err);
+
+/* The halting sampler's next stop, u in [0, 1): with a period, half to
+ * one and a half periods after the start of the last stop; without, after
+ * its end, on average as long as a stop (mean_stop). */
+double probe_halt_due(double period, double last_start, double last_end,
+                      double mean_stop, double u);
 
 #endif

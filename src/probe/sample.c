@@ -1,5 +1,6 @@
 /* The PC sampler and the streaming samples file. */
 #include "probe/probe.h"
+#include "probe/probe_int.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -202,6 +203,13 @@ out:
 
 /* ---- sampling ---- */
 
+double probe_halt_due(double period, double last_start, double last_end,
+                      double mean_stop, double u)
+{
+    return period > 0 ? last_start + period * (0.5 + u)
+                      : last_end + 2.0 * u * mean_stop;
+}
+
 static void sleep_until(double t)
 {
     double d = t - cp_now_s();
@@ -294,7 +302,9 @@ int probe_sample_run(probe *p, const probe_sampler *cfg, probe_samples *out,
     double period = cfg->rate_hz > 0 ? 1.0 / cfg->rate_hz : 0;
     uint32_t last = 0;
     uint64_t changes = 0, rnd = 0x9e3779b97f4a7c15ULL;
-    double last_end = t0;
+    double last_start = t0, last_end = t0;
+    probe_link l0;
+    probe_link_get(p, &l0);
     for (uint64_t i = 0;; i++) {
         double now = cp_now_s();
         if (cfg->stop && *cfg->stop) {
@@ -318,19 +328,24 @@ int probe_sample_run(probe *p, const probe_sampler *cfg, probe_samples *out,
             due = t0 + ((double)i + (u - 0.5) * 0.25) * period;
         } else if (cfg->mode == PROBE_MODE_HALT && st->samples > 0) {
             /* Let the core run a random while after each stop: with --rate
-             * half to one and a half periods, else on average as long as
-             * a stop lasts. Back-to-back stops would let it run
-             * only the moment between the resume and the next interrupt,
-             * so that successive samples crawl through the program
-             * instead of landing anywhere in it. */
-            double gap = period > 0 ? period * (0.5 + u)
-                                    : 2.0 * u * st->halted_s / st->samples;
-            due = last_end + gap;
+             * the next stop comes half to one and a half periods after
+             * the start of the last one (so the rate asked for is the
+             * rate taken while a stop lasts less than half a period; from
+             * its end, each sample took a period plus a stop), else the
+             * core runs on average as long as a stop lasts. Back-to-back
+             * stops would let it run only the moment between the resume
+             * and the next interrupt, so that successive samples crawl
+             * through the program instead of landing anywhere in it. */
+            due = probe_halt_due(period, last_start, last_end,
+                                 st->halted_s / (double)st->samples, u);
         }
         if (due > 0) {
             if (cfg->duration_s > 0 && due - t0 >= cfg->duration_s)
                 break;
             sleep_until(due);
+            double woke = cp_now_s();
+            if (woke > due)
+                st->late_s += woke - due;
             if (cfg->stop && *cfg->stop) {
                 st->stopped_by = 1;
                 break;
@@ -355,7 +370,9 @@ int probe_sample_run(probe *p, const probe_sampler *cfg, probe_samples *out,
                 st->stopped_by = 2;
                 break;
             }
+            double h1 = cp_now_s();
             int r = probe_read_pc(p, &pc, &st->error);
+            double h2 = cp_now_s();
             cp_err e2;
             if (probe_resume(p, r < 0 ? &e2 : &st->error) < 0 && r == 0) {
                 st->stopped_by = 2;
@@ -365,7 +382,11 @@ int probe_sample_run(probe *p, const probe_sampler *cfg, probe_samples *out,
                 st->stopped_by = 2;
                 break;
             }
+            last_start = h0;
             last_end = cp_now_s();
+            st->halt_s += h1 - h0;
+            st->read_s += h2 - h1;
+            st->resume_s += last_end - h2;
             double h = last_end - h0;
             st->halted_s += h;
             if (h > st->max_halt_s)
@@ -389,5 +410,11 @@ int probe_sample_run(probe *p, const probe_sampler *cfg, probe_samples *out,
     }
     st->elapsed_s = cp_now_s() - t0;
     st->distinct = changes;
+    probe_link l1;
+    probe_link_get(p, &l1);
+    st->link.waits = l1.waits - l0.waits;
+    st->link.sends = l1.sends - l0.sends;
+    st->link.bytes_out = l1.bytes_out - l0.bytes_out;
+    st->link.bytes_in = l1.bytes_in - l0.bytes_in;
     return probe_samples_flush(out, err);
 }

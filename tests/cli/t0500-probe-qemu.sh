@@ -36,6 +36,29 @@ test_expect_success 'Cortex-M7 (mps2-an500): --halt gives the 75/25 split' '
     check_split r.json
 '
 
+# Per sample, in QEMU 7.2's ack mode (no QStartNoAckMode): the interrupt,
+# the stop reply's '+' with 'p f' (QEMU answers 'p' once the target
+# description was read; 'g' would bring all 17 registers, 136 hex digits),
+# the PC's '+' with 'c': three writes ("\x03", "+$pf#d6", "+$c#63"); in,
+# the stop reply, a '+', the PC (8 hex digits) and a '+'.
+test_expect_success '--halt: three writes per sample, the PC read alone' '
+    $CODEPLACE record --gdb 127.0.0.1:$PORT --elf $FW/fw-m7.elf --halt \
+        --samples 300 --duration 20 -o s.txt --json >r.json 2>err &&
+    python3 - <<-\EOF
+	import json
+	j = json.load(open("r.json"))
+	n, l = j["samples"], j["link"]
+	print(n, l, j["stop_us"])
+	assert n == 300, n
+	assert l["sends"] == 3 * n, l
+	assert l["bytes_out"] == n * (1 + 7 + 6), l
+	assert 30 * n <= l["bytes_in"] <= 34 * n, l
+	assert l["waits"] >= 2 * n, l
+	s = j["stop_us"]
+	assert abs(s["halt"] + s["read_pc"] + s["resume"] - j["stop_per_sample_us"]) < 1, s
+	EOF
+'
+
 test_expect_success 'the samples file is valid and adds up' '
     $CODEPLACE record --gdb 127.0.0.1:$PORT --elf $FW/fw-m7.elf --halt \
         --rate 200 --duration 1 -o s.txt --json >r.json 2>err;

@@ -803,6 +803,28 @@ static void t_qemu_m7_memory(void)
     qemu_memory("mps2-an500", "fw-m7.elf");
 }
 
+/* With --rate, the next stop is timed from the start of the last one:
+ * a stop of 1 ms at 250/s (4 ms) leaves the rate at 250/s. */
+static void halt_schedule(void)
+{
+    double p = 0.004;
+    for (int k = 0; k <= 4; k++) {
+        double u = k / 4.0 * 0.999;
+        double d = probe_halt_due(p, 10.0, 10.001, 0.001, u);
+        if (d < 10.0 + 0.5 * p - 1e-12 || d > 10.0 + 1.5 * p)
+            T_FAIL("u %.3f: due %.6f, want 10.002..10.006", u, d);
+    }
+    double avg = 0;
+    for (int k = 0; k < 1000; k++)
+        avg += probe_halt_due(p, 0, 0.001, 0.001, (k + 0.5) / 1000) / 1000;
+    if (avg < 0.00399 || avg > 0.00401)
+        T_FAIL("mean gap %.6f s, want the period 0.004", avg);
+    /* without a rate: after the end, on average as long as a stop */
+    double d = probe_halt_due(0, 10.0, 10.001, 0.001, 0.5);
+    if (d < 10.00199 || d > 10.00201)
+        T_FAIL("no rate: due %.6f, want 10.002", d);
+}
+
 static const t_case cases[] = {
     {"frame_and_escape", t_frame_and_escape},
     {"run_length", t_run_length},
@@ -824,6 +846,7 @@ static const t_case cases[] = {
     {"address_forms", t_address_forms},
     {"qemu_m0_memory", t_qemu_m0_memory},
     {"qemu_m7_memory", t_qemu_m7_memory},
+    {"halt_schedule", halt_schedule},
     {NULL, NULL},
 };
 
