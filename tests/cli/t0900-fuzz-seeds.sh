@@ -14,7 +14,8 @@ if have clang; then
         grep -q "^ok fuzz-dump regression" out &&
         grep -q "^ok fuzz-names regression" out &&
         grep -q "^ok fuzz-layout regression" out &&
-        grep -q "^ok fuzz-target regression" out
+        grep -q "^ok fuzz-target regression" out &&
+        grep -q "^ok fuzz-qemulog regression" out
     '
 else
     test_skip 'fuzz harnesses pass their seed corpora' 'clang missing'
