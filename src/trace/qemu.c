@@ -141,6 +141,9 @@ static int follows(const trc_qemu_in *in, uint32_t prev, uint32_t pc)
         return 0;
     if (len == 4 && img_read(in->im, prev + 2, b + 2, 2))
         return -1;
+    /* qp_decode gives no target (0) for an indirect branch; a direct one
+     * to address 0 (code there: an ITCM) passes as indirect too, which
+     * checks less but never refuses a whole log. */
     qp_insn i = qp_decode(b, len, prev);
     if (i.flow == QP_RET || (i.flow != QP_PLAIN &&
                              (!i.target || i.target == pc)))
@@ -167,6 +170,29 @@ size_t trc_qemu_handlers(const img *im, uint32_t vt, uint32_t *h, size_t cap)
     return n;
 }
 
+/* The instruction at pc (line lineno) runs after the last one taken: it
+ * must follow it. */
+static int check_flow(qimp *x, uint32_t pc, uint64_t lineno, cp_err *err)
+{
+    if (x->prev_line) {
+        int fl = follows(x->in, x->prev, pc);
+        if (fl < 0)
+            return cp_seterr(err, "'%s': line %llu: PC 0x%08x does not follow "
+                             "the instruction at 0x%08x (line %llu) and is no "
+                             "handler of the vector table: lines are missing "
+                             "(record with -d exec,nochain -singlestep, or "
+                             "-accel tcg,one-insn-per-tb=on on QEMU 8.1 and "
+                             "later, and no -dfilter)", x->path,
+                             (unsigned long long)lineno, pc, x->prev,
+                             (unsigned long long)x->prev_line);
+        if (fl)
+            x->st->entries++;
+    }
+    x->prev = pc;
+    x->prev_line = lineno;
+    return 0;
+}
+
 /* One executed instruction at pc. 1: mark n reached (stop), 0, -1 error. */
 static int take(qimp *x, uint32_t pc, uint64_t lineno, cp_err *err)
 {
@@ -178,22 +204,8 @@ static int take(qimp *x, uint32_t pc, uint64_t lineno, cp_err *err)
         return cp_seterr(err, "'%s': line %llu: PC 0x%08x is outside the "
                          "code of '%s'", x->path, (unsigned long long)lineno,
                          pc, img_path(in->im));
-    if (x->prev_line) {
-        int fl = follows(in, x->prev, pc);
-        if (fl < 0)
-            return cp_seterr(err, "'%s': line %llu: PC 0x%08x does not follow "
-                             "the instruction at 0x%08x (line %llu) and is no "
-                             "handler of the vector table: lines are missing "
-                             "(record with -d exec,nochain -singlestep, or "
-                             "-accel tcg,one-insn-per-tb=on on QEMU 8.1 and "
-                             "later, and no -dfilter)", x->path,
-                             (unsigned long long)lineno, pc, x->prev,
-                             (unsigned long long)x->prev_line);
-        if (fl)
-            st->entries++;
-    }
-    x->prev = pc;
-    x->prev_line = lineno;
+    if (check_flow(x, pc, lineno, err))
+        return -1;
     if (in->mark && pc == in->mark) {
         if (x->in_iter && push_iter(st, &x->cap, x->cur))
             return cp_seterr(err, "out of memory");
