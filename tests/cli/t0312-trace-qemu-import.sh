@@ -9,7 +9,9 @@
 # cflags field: the successions give it away), a log with lines filtered
 # out (-dfilter). A log without nochain but with -singlestep is whole on
 # QEMU 7.2 (-singlestep stops direct chaining; the indirect jumps QEMU
-# still chains are logged) and counts the same.
+# still chains are logged) and counts the same. Under -icount an I/O access
+# rewinds its block (cpu_io_recompile): the import drops the first line and
+# counts what the plugin counts.
 . "$(dirname "$0")/lib.sh"
 FX=$CP_FIXTURES
 IRQ=$FX/irq-an385.elf
@@ -45,6 +47,21 @@ test_expect_success 'echo firmware under traffic: the import counts what the plu
         $CODEPLACE trace --info $f --json | python3 -c "import json,sys; d=json.load(sys.stdin); print(d[\"instructions\"] - d[\"pre_instructions\"])" || return 1
     done >sums &&
     test $(sort -u sums | wc -l) = 1
+'
+
+test_expect_success 'under -icount: rewound blocks dropped, the plugin'"'"'s count in the same run' '
+    sym() { arm-none-eabi-nm "$1" | awk -v s="$2" "\$3 == s { print \"0x\" \$1 }"; } &&
+    timeout 60 qemu-system-arm -M mps2-an385 $QFLAGS -icount shift=3 -kernel $IRQ \
+        -d exec,nochain -singlestep -D ic.log \
+        -plugin $CP_ROOT/build/codeplace-qemu.so,out=ic.trace,mark=$(sym $IRQ codeplace_mark),marks=0 &&
+    grep -q "^cpu_io_recompile: rewound execution of TB to" ic.log &&
+    $CODEPLACE trace --from-qemu ic.log --elf $IRQ --mark codeplace_mark -o l.trace >imp &&
+    cat imp &&
+    grep -q "dropped [1-9][0-9]* of blocks that did not run, [1-9][0-9]* of rewound blocks" imp &&
+    $CODEPLACE trace --from-qemu ic.log --elf $IRQ --mark codeplace_mark -n 39 -o l.trace --per-iteration >log &&
+    $CODEPLACE trace --info ic.trace --per-iteration >plugin &&
+    test $(wc -l <plugin) = 39 &&
+    test_cmp plugin log
 '
 
 test_expect_success 'a log of whole blocks (no -singlestep) is refused at its first line' '
