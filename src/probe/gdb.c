@@ -237,7 +237,8 @@ int probe_gdb_open(probe *p, const char *addr, const probe_opts *o,
         goto fail_close;
     }
     /* QEMU answers 'p' (one register, 8 hex digits for the PC) only to a
-     * client that has read the target description, as GDB does first;
+     * client that has read the target description, as GDB does first
+     * (its gdbstub's gdb_has_xml, set by qXfer:features:read);
      * else the PC takes a 'g' of every register. The answer itself is
      * not needed: an error or an empty reply leaves 'g'. */
     if (g->xml) {
