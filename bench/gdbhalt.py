@@ -116,9 +116,9 @@ def main():
             if due - t0 >= secs:
                 break
             d = due - time.monotonic()
-            if d > 0:
+            if d > 0:  # an oversleep counts, not a stop that ran late
                 time.sleep(d)
-            late += max(0.0, time.monotonic() - due)
+                late += max(0.0, time.monotonic() - due)
         elif time.monotonic() - t0 >= secs:
             break
         h0 = time.monotonic()

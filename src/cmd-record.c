@@ -144,6 +144,22 @@ static fshare *per_function(const char *path, const img *im, size_t *n,
     return t;
 }
 
+/* Halting at --rate R: fewer than 90 % of R samples per second taken.
+ * The rate needs a stop and the sampler's wake-up well under a period. */
+static void warn_rate(const probe_sample_stats *st, double rate)
+{
+    if (!(rate > 0) || st->samples < 2 || !(st->elapsed_s > 0))
+        return;
+    double got = (double)st->samples / st->elapsed_s;
+    if (got >= 0.9 * rate)
+        return;
+    double n = (double)st->samples;
+    cli_warn("--rate %.0f: %.0f samples/s taken: a stop took %.0f us and "
+             "the sampler woke %.0f us late on average, against a period of "
+             "%.0f us", rate, got, 1e6 * st->halted_s / n,
+             1e6 * st->late_s / n, 1e6 / rate);
+}
+
 static void summary(cli_ctx *ctx, const probe_sample_stats *st,
                     probe_mode mode, const char *why, const char *path,
                     const img *im, unsigned top)
@@ -418,6 +434,8 @@ static int cmd_record_fn(cli_ctx *ctx, int argc, char **argv)
                   st.error.msg, (unsigned long long)st.samples, ctx->out_path);
     if (mode == PROBE_MODE_PCSR && st.samples && st.distinct <= 1)
         cli_warn("DWT_PCSR hardly changed: the core may sleep or be stuck");
+    if (mode == PROBE_MODE_HALT)
+        warn_rate(&st, rate);
     summary(ctx, &st, mode, why, ctx->out_path, im, top);
     status = st.stopped_by == 2 ? CLI_FAIL : CLI_OK;
 done:

@@ -113,8 +113,9 @@ typedef struct probe_sample_stats {
     double halt_s, read_s, resume_s; /* halt mode: the stops' time in the
                                         interrupt and stop reply, the PC
                                         read, the resume */
-    double late_s;         /* time the sampler woke after a sample was due
-                              (a loaded machine's scheduling) */
+    double late_s;         /* time the sampler woke after a sample was due,
+                              where it slept (a loaded machine's
+                              scheduling) */
     int stopped_by;        /* 0 duration, 1 signal, 2 probe error,
                               3 max_samples reached */
     cp_err error;          /* when stopped_by == 2: what went wrong */

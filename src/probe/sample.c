@@ -342,9 +342,10 @@ int probe_sample_run(probe *p, const probe_sampler *cfg, probe_samples *out,
         if (due > 0) {
             if (cfg->duration_s > 0 && due - t0 >= cfg->duration_s)
                 break;
+            double slept = cp_now_s();
             sleep_until(due);
             double woke = cp_now_s();
-            if (woke > due)
+            if (due > slept && woke > due) /* an oversleep, not a late stop */
                 st->late_s += woke - due;
             if (cfg->stop && *cfg->stop) {
                 st->stopped_by = 1;

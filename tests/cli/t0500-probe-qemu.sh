@@ -59,6 +59,12 @@ test_expect_success '--halt: three writes per sample, the PC read alone' '
 	EOF
 '
 
+test_expect_success '--halt --rate beyond the link: a warning with the stop and the lateness' '
+    $CODEPLACE record --gdb 127.0.0.1:$PORT --elf $FW/fw-m7.elf --halt \
+        --rate 100000 --duration 1 -o s.txt >out 2>err &&
+    grep -q "warning: --rate 100000: [0-9]* samples/s taken: a stop took [0-9]* us and the sampler woke [0-9]* us late on average, against a period of 10 us" err
+'
+
 test_expect_success 'the samples file is valid and adds up' '
     $CODEPLACE record --gdb 127.0.0.1:$PORT --elf $FW/fw-m7.elf --halt \
         --rate 200 --duration 1 -o s.txt --json >r.json 2>err;
