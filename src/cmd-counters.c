@@ -396,6 +396,18 @@ static int cmd_counters_fn(cli_ctx *ctx, int argc, char **argv)
             goto done;
         }
     }
+    if (run.accesses == 0 && !run.saturated) {
+        /* 0 misses of 0 accesses is no cache figure: the counters did not
+         * count. CTR_ACC counts every XIP access, hit or not, noncacheable
+         * ones included (RP2040 datasheet 2.6, XIP_CTRL register CTR_ACC),
+         * and code running from flash makes some in any window. */
+        cli_error("the run window counted 0 cache accesses in %.3f s: the "
+                  "counters at 0x%08x did not count (is the code running "
+                  "from the cached flash window, is the cache enabled, and "
+                  "is the target or --ctr-base right?); no miss figures",
+                  run.seconds, regs.base);
+        goto done;
+    }
     if (cli_out_open(ctx) < 0)
         goto done;
     int sat = run.saturated || (!no_idle && idle.saturated);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -21,7 +22,7 @@
 #include "verify/verify.h"
 
 enum {
-    O_ELF, O_MAP, O_TRACE, O_TARGET, O_CACHE, O_AS, O_UNCACHED, O_BUDGET, O_STRATEGY,
+    O_ELF, O_MAP, O_BUILD_DIR, O_TRACE, O_TARGET, O_CACHE, O_AS, O_UNCACHED, O_BUDGET, O_STRATEGY,
     O_PAD, O_EXCLUDE, O_NORAM, O_ITERS, O_PLAN_ITERS, O_MOVES, O_DESCENT,
     O_TIME, O_SEED,
     O_THREADS,    O_JOBS, O_CACHE_SEED, O_LIST, O_LAYOUT, O_EMIT, O_COMPARE, O_REFINE, O_REFINE_MAP,
@@ -33,6 +34,10 @@ static const cli_opt opts[] = {
     [O_ELF] = {"elf", 'e', "FILE", "the image to plan, as the ELF argument"},
     [O_MAP] = {"map", 'm', "FILE", "GNU ld map file of the same build (plans "
                "input sections, names archives)"},
+    [O_BUILD_DIR] = {"build-dir", 0, "DIR", "the directory the link ran in, "
+                     "which the map's relative paths of object files are "
+                     "relative to (default: the current directory, else the "
+                     "map's or the nearest parent of it that has them)"},
     [O_TRACE] = {"trace", 0, "FILE[:WEIGHT]", "the evidence: a trace of "
                  "this image (codeplace trace); repeat for several workloads, "
                  "each weighted (default 1)"},
@@ -410,6 +415,7 @@ typedef struct plan_args {
     const char **excl, **noram, **traces;
     int nexcl, nnoram, ntraces, compare, allow_unverified;
     const char *elf, *map, *list, *layout, *emit;
+    const char *build_dir; /* --build-dir, or NULL */
     int for_zephyr; /* --for zephyr */
     const char *refine, *refine_map, *samples;
     char (*tpath)[1024]; /* the traces' files and weights */
@@ -452,6 +458,7 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, char **pos,
         switch (rc) {
         case O_ELF: a->elf = arg; break;
         case O_MAP: a->map = arg; break;
+        case O_BUILD_DIR: a->build_dir = arg; break;
         case O_TRACE: a->traces[a->ntraces++] = arg; break;
         case O_TARGET: a->to.name = arg; break;
         case O_CACHE: a->to.cache = arg; break;
@@ -559,6 +566,13 @@ static int parse_args(cli_ctx *ctx, int argc, char **argv, char **pos,
     a->c = a->t->cache;
     if (a->refine_map && !a->refine)
         return cli_usage_error(ctx, "plan: --refine-map goes with --refine-from");
+    if (a->build_dir && !a->map)
+        return cli_usage_error(ctx, "plan: --build-dir goes with --map (the "
+                               "map's paths are relative to it)");
+    struct stat st;
+    if (a->build_dir && (stat(a->build_dir, &st) < 0 || !S_ISDIR(st.st_mode)))
+        return cli_usage_error(ctx, "plan: --build-dir: '%s' is not a "
+                               "directory", a->build_dir);
     if (a->budget && (rc = check_budget(ctx, a->t, a->budget)) != CLI_OK)
         return rc;
     if (a->compare && (a->list || a->layout || a->emit))
@@ -848,6 +862,10 @@ static int run_plan(cli_ctx *ctx, const plan_args *a, plan_state *st)
     cp_err err;
     if (!(st->im = img_open(a->elf, a->map, &err))) {
         cli_error("%s", err.msg);
+        return CLI_FAIL;
+    }
+    if (img_set_build_dir(st->im, a->build_dir) < 0) {
+        cli_error("out of memory");
         return CLI_FAIL;
     }
     if (check_map(a, st) < 0)

@@ -38,7 +38,7 @@ static const cli_opt opts[] = {
                 "long as each stop)"},
     [O_DURATION] = {"duration", 'd', "SECONDS", "stop after this long "
                     "(default: until Ctrl-C)"},
-    [O_SAMPLES] = {"samples", 0, "N", "stop after N samples"},
+    [O_SAMPLES] = {"samples", 0, "N", "stop after N samples (N > 0)"},
     [O_TOP] = {"top", 0, "N", "functions in the summary (default 10; needs "
                "--elf)"},
     [O_NOPT] = {0},
@@ -160,18 +160,51 @@ static void warn_rate(const probe_sample_stats *st, double rate)
              1e6 * st->late_s / n, 1e6 / rate);
 }
 
+/* Shares of the samples (halted ones not counted) in no function of the
+ * ELF past which the function shares get a warning, and past which they
+ * mean nothing (exit 1): the ELF is not what the board runs, or the
+ * board spends its time in code the ELF does not hold (ROM, code loaded
+ * to RAM). */
+#define UNKNOWN_WARN 0.10
+#define UNKNOWN_FAIL 0.50
+
+/* The functions' shares of a recording, from the samples file. */
+typedef struct shares {
+    fshare *fs;      /* by count, NULL without --elf */
+    size_t n;
+    uint64_t total;
+    double unknown;  /* share in no function (of those not halted), or -1 */
+} shares;
+
+static void shares_read(shares *sh, const char *path, const img *im)
+{
+    memset(sh, 0, sizeof *sh);
+    sh->unknown = -1;
+    if (!im || !(sh->fs = per_function(path, im, &sh->n, &sh->total)))
+        return;
+    uint64_t unknown = 0, halted = 0;
+    for (size_t i = 0; i < sh->n; i++) {
+        if (!strcmp(sh->fs[i].name, "(unknown)"))
+            unknown = sh->fs[i].count;
+        else if (!strcmp(sh->fs[i].name, "(halted)"))
+            halted = sh->fs[i].count;
+    }
+    if (sh->total > halted)
+        sh->unknown = (double)unknown / (double)(sh->total - halted);
+}
+
 static void summary(cli_ctx *ctx, const probe_sample_stats *st,
                     probe_mode mode, const char *why, const char *path,
-                    const img *im, unsigned top)
+                    const shares *sh, const char *elf, unsigned top)
 {
     double rate = st->elapsed_s > 0 ? st->samples / st->elapsed_s : 0;
     const char *end = st->stopped_by == 0   ? "duration"
                       : st->stopped_by == 1 ? "interrupted"
                       : st->stopped_by == 3 ? "count"
                                             : "probe error";
-    size_t nf = 0;
-    uint64_t total = 0;
-    fshare *fs = im ? per_function(path, im, &nf, &total) : NULL;
+    const fshare *fs = sh->fs;
+    size_t nf = sh->n;
+    uint64_t total = sh->total;
     FILE *o = stdout;
     if (ctx->json) {
         jw w;
@@ -217,6 +250,11 @@ static void summary(cli_ctx *ctx, const probe_sample_stats *st,
         jw_str(&w, end);
         jw_key(&w, "error");
         jw_str(&w, st->stopped_by == 2 ? st->error.msg : NULL);
+        jw_key(&w, "unknown_share");
+        if (sh->unknown < 0)
+            jw_null(&w);
+        else
+            jw_double(&w, sh->unknown);
         jw_key(&w, "functions");
         jw_arr_begin(&w);
         for (size_t i = 0; fs && i < nf && i < top; i++) {
@@ -266,6 +304,11 @@ static void summary(cli_ctx *ctx, const probe_sample_stats *st,
         fprintf(o, "mode:      %s: %s\n",
                 mode == PROBE_MODE_PCSR ? "DWT_PCSR" : "halting", why);
         fprintf(o, "written:   %s\n", path);
+        if (sh->unknown > UNKNOWN_WARN)
+            fprintf(o, "warning:   %.1f%% of the samples are in no function "
+                    "of %s%s\n", 100 * sh->unknown, elf,
+                    sh->unknown > UNKNOWN_FAIL ? ": the shares below are not "
+                    "the firmware's" : "");
         if (fs && nf) {
             fprintf(o, "\n%-32s %10s %7s\n", "function", "samples", "share");
             for (size_t i = 0; i < nf && i < top; i++)
@@ -274,7 +317,6 @@ static void summary(cli_ctx *ctx, const probe_sample_stats *st,
                         total ? 100.0 * fs[i].count / total : 0);
         }
     }
-    free(fs);
 }
 
 static int cmd_record_fn(cli_ctx *ctx, int argc, char **argv)
@@ -319,6 +361,10 @@ static int cmd_record_fn(cli_ctx *ctx, int argc, char **argv)
         case O_SAMPLES:
             if (cli_arg_u64(ctx, "samples", arg, 1, &max_samples) < 0)
                 return CLI_USAGE;
+            if (max_samples == 0)
+                return cli_usage_error(ctx, "--samples: give N > 0 (without "
+                                       "--samples, record stops at "
+                                       "--duration or Ctrl-C)");
             break;
         case O_TOP:
             if (cli_arg_u32(ctx, "top", arg, 0, &top) < 0)
@@ -348,6 +394,10 @@ static int cmd_record_fn(cli_ctx *ctx, int argc, char **argv)
     img *im = NULL;
     if (elf && !(im = img_open(elf, NULL, &err))) {
         cli_error("%s", err.msg);
+        return CLI_FAIL;
+    }
+    if (im && t && cli_tgt_check_image(ctx, t, im) != CLI_OK) {
+        img_free(im);
         return CLI_FAIL;
     }
     /* DWT_PCSR first on every core, ARMv6-M included (optional there:
@@ -436,8 +486,19 @@ static int cmd_record_fn(cli_ctx *ctx, int argc, char **argv)
         cli_warn("DWT_PCSR hardly changed: the core may sleep or be stuck");
     if (mode == PROBE_MODE_HALT)
         warn_rate(&st, rate);
-    summary(ctx, &st, mode, why, ctx->out_path, im, top);
+    shares sh;
+    shares_read(&sh, ctx->out_path, im);
+    summary(ctx, &st, mode, why, ctx->out_path, &sh, elf, top);
     status = st.stopped_by == 2 ? CLI_FAIL : CLI_OK;
+    if (sh.unknown > UNKNOWN_WARN)
+        cli_warn("%.1f%% of the samples are in no function of %s: is it the "
+                 "image the board runs? (code in ROM or loaded to RAM from "
+                 "elsewhere counts here too)%s", 100 * sh.unknown, elf,
+                 sh.unknown > UNKNOWN_FAIL ? "; the function shares mean "
+                 "nothing" : "");
+    if (sh.unknown > UNKNOWN_FAIL)
+        status = CLI_FAIL;
+    free(sh.fs);
 done:
     probe_close(pr);
     img_free(im);

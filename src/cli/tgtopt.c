@@ -290,3 +290,75 @@ int cli_tgt_check_trace(cli_ctx *ctx, const cli_tgt *o, const char *trace,
     }
     return cli_tgt_verdict(ctx, o, &c, trace);
 }
+
+/* The memory of t holding [a, a + n) whole (not peripherals), or NULL. */
+static const tgt_mem *holding(const tgt *t, uint32_t a, uint32_t n)
+{
+    const tgt_mem *m = tgt_mem_at(t, a);
+    if (!m || m->kind == TGT_MEM_PERIPH)
+        return NULL;
+    return (uint64_t)a + n <= (uint64_t)m->base + m->size ? m : NULL;
+}
+
+/* "flash 0x10000000+16M, sram 0x20000000+264K" (what t has, for errors). */
+static void mem_list(const tgt *t, char *buf, size_t cap)
+{
+    size_t k = 0;
+    buf[0] = 0;
+    for (unsigned i = 0; i < t->nmems && k + 1 < cap; i++) {
+        const tgt_mem *m = &t->mems[i];
+        if (m->kind == TGT_MEM_PERIPH)
+            continue;
+        int w = snprintf(buf + k, cap - k, "%s%s 0x%08x", k ? ", " : "",
+                         m->name, m->base);
+        if (w < 0)
+            break;
+        k += (size_t)w < cap - k ? (size_t)w : cap - k - 1;
+    }
+}
+
+/* Instruction sets that need a Mainline core (Tag_CPU_arch, as elf.c
+ * names it; ARM IHI 0045 "Addenda to the ABI", Tag_CPU_arch values). */
+static int needs_mainline(const char *arch)
+{
+    static const char *const mainline[] = {"v6T2", "v7", "v7E-M",
+                                           "v8-M.main", "v8.1-M.main"};
+    for (size_t i = 0; arch && i < sizeof mainline / sizeof *mainline; i++)
+        if (!strcmp(arch, mainline[i]))
+            return 1;
+    return 0;
+}
+
+int cli_tgt_check_image(cli_ctx *ctx, const tgt *t, const img *im)
+{
+    (void)ctx;
+    char mems[400];
+    mem_list(t, mems, sizeof mems);
+    for (size_t i = 0; i < img_nsegments(im); i++) {
+        const img_segment *s = img_segment_at(im, i);
+        uint32_t at[2] = {s->paddr, s->vaddr}, len[2] = {s->filesz, s->memsz};
+        for (int k = 0; k < 2; k++) {
+            if (!len[k] || holding(t, at[k], len[k]))
+                continue;
+            cli_error("'%s' is not an image for %s: its segment at 0x%08x "
+                      "(0x%x bytes) lies outside %s's memories (%s): give "
+                      "the target it was built for", img_path(im), t->name,
+                      at[k], len[k], t->name, mems);
+            return CLI_FAIL;
+        }
+    }
+    uint32_t entry = img_entry(im) & ~1u;
+    if (entry && !holding(t, entry, 2)) {
+        cli_error("'%s' is not an image for %s: its entry point 0x%08x lies "
+                  "outside %s's memories (%s): give the target it was built "
+                  "for", img_path(im), t->name, entry, t->name, mems);
+        return CLI_FAIL;
+    }
+    if (!tgt_stub_thumb2(t) && needs_mainline(img_cpu_arch(im))) {
+        cli_error("'%s' is not an image for %s: it is built for Arm%s, "
+                  "which the %s (a baseline core) cannot run", img_path(im),
+                  t->name, img_cpu_arch(im), t->cpu);
+        return CLI_FAIL;
+    }
+    return CLI_OK;
+}

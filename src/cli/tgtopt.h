@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "cli/cli.h"
+#include "image/image.h"
 #include "target/target.h"
 #include "trace/trace.h"
 
@@ -80,5 +81,12 @@ int cli_tgt_verdict(cli_ctx *ctx, const cli_tgt *o, cli_tally *c,
  * verdict. */
 int cli_tgt_check_trace(cli_ctx *ctx, const cli_tgt *o, const char *trace,
                         unsigned max_iters);
+
+/* Whether im can be the image running on t: every load segment (its load
+ * and run addresses) inside one memory of t that is not peripherals, the
+ * entry point in such a memory, and no Armv7-M/Armv8-M Mainline code for
+ * a baseline core (Cortex-M0/M0+/M23). CLI_OK, or CLI_FAIL after an error
+ * naming the ELF, the first address that does not fit and the memories. */
+int cli_tgt_check_image(cli_ctx *ctx, const tgt *t, const img *im);
 
 #endif

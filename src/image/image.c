@@ -394,6 +394,13 @@ void img_free(img *im)
 
 const char *img_path(const img *im) { return im->path; }
 const char *img_map_path(const img *im) { return im->map_path; }
+const char *img_build_dir(const img *im) { return im->build_dir; }
+
+int img_set_build_dir(img *im, const char *dir)
+{
+    im->build_dir = dir ? cp_pool_str(im->pool, dir) : NULL;
+    return dir && !im->build_dir ? -1 : 0;
+}
 const char *img_hash(const img *im) { return im->hash; }
 uint32_t img_entry(const img *im) { return im->entry; }
 const char *img_cpu_arch(const img *im)

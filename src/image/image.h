@@ -90,6 +90,11 @@ void img_free(img *im);
 
 const char *img_path(const img *im);
 const char *img_map_path(const img *im); /* NULL without a map */
+/* The directory the link ran in, which the map's relative paths of input
+ * files are relative to (NULL: found from the map's place, see
+ * plan_ldstub_link_read). A copy of dir is kept; -1 when out of memory. */
+int img_set_build_dir(img *im, const char *dir);
+const char *img_build_dir(const img *im);
 /* Build id (hex of .note.gnu.build-id) if present, else "fnv1a64:" and the
  * hash of the loadable contents. */
 const char *img_hash(const img *im);

@@ -26,6 +26,7 @@ typedef struct img_map_osec {
 struct img {
     cp_pool *pool;
     const char *path, *map_path;
+    const char *build_dir; /* where the link ran (img_set_build_dir), or NULL */
     char *file;   /* the ELF file's bytes */
     size_t file_len;
     char hash[64];

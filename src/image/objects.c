@@ -62,9 +62,16 @@ static size_t apply_object(img *im, Elf *e, const char *file, size_t flen,
 
 /* A map names objects relative to where the link ran, which is usually
  * the map's own directory or one above it (a build directory): try the
- * path as given, then against the map's directory and its ancestors. */
+ * path as given, then against the map's directory and its ancestors; or
+ * only against the build directory when one was given
+ * (img_set_build_dir). */
 static int open_object(const img *im, const char *file)
 {
+    if (im->build_dir && file[0] != '/') {
+        char full[8192];
+        snprintf(full, sizeof full, "%s/%s", im->build_dir, file);
+        return open(full, O_RDONLY);
+    }
     int fd = open(file, O_RDONLY);
     if (fd >= 0 || file[0] == '/' || !im->map_path)
         return fd;

@@ -267,7 +267,8 @@ plan_apply *plan_apply_list(plan_model *m, const char *list, const char *map,
             *nl = 0;
         lineno++;
         char *p = l;
-        while (*p == ' ' || *p == '\t')
+        /* every blank, '\r' too: a CRLF list's empty line is no name */
+        while (isspace((unsigned char)*p))
             p++;
         if (*p == '#') {
             if (strstr(p, "target: "))

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 uint64_t plan_ldstub_hash(const char *s)
@@ -64,6 +65,8 @@ struct plan_ldstub_link {
     ent *e;
     size_t n, cap;
     uint32_t next; /* the section id counter */
+    char *base;    /* the directory the link ran in, as a prefix of the
+                      map's relative paths ("" or "DIR/") */
 };
 
 void plan_ldstub_link_free(plan_ldstub_link *k)
@@ -75,6 +78,7 @@ void plan_ldstub_link_free(plan_ldstub_link *k)
         free(k->e[i].name);
     }
     free(k->e);
+    free(k->base);
     free(k);
 }
 
@@ -173,10 +177,33 @@ typedef struct infile {
     Elf *e;
 } infile;
 
-static int infile_open(infile *f, const char *path)
+/* base followed by path (malloc'd), or NULL. */
+static char *at_base(const char *base, const char *path)
 {
-    f->fd = open(path, O_RDONLY);
+    size_t bl = strlen(base), pl = strlen(path);
+    char *s = malloc(bl + pl + 1);
+    if (s) {
+        memcpy(s, base, bl);
+        memcpy(s + bl, path, pl + 1);
+    }
+    return s;
+}
+
+/* Opens path (as the map names it) where the link saw it: relative paths
+ * against base. Only a regular file (a map naming /dev/stdin would wait
+ * for input). */
+static int infile_open(infile *f, const char *base, const char *path)
+{
     f->e = NULL;
+    f->fd = -1;
+    char *full = path[0] == '/' || !base[0] ? NULL : at_base(base, path);
+    f->fd = open(full ? full : path, O_RDONLY);
+    free(full);
+    struct stat st;
+    if (f->fd >= 0 && (fstat(f->fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+        close(f->fd);
+        f->fd = -1;
+    }
     if (f->fd < 0)
         return -1;
     f->e = elf_begin(f->fd, ELF_C_READ, NULL);
@@ -283,7 +310,7 @@ static int open_member(plan_ldstub_link *k, const char *full, int load)
     char *mem = strndup(p + 1, n - (size_t)(p - full) - 2);
     infile f;
     int rc = -1;
-    if (file && mem && infile_open(&f, file) == 0) {
+    if (file && mem && infile_open(&f, k->base, file) == 0) {
         numctx c = {k, file, load};
         if (elf_kind(f.e) == ELF_K_AR)
             rc = with_member(f.e, f.fd, mem, number_member, &c);
@@ -336,7 +363,80 @@ static int read_map(const char *map_path, lines *load, lines *mem,
     return 0;
 }
 
-plan_ldstub_link *plan_ldstub_link_read(const char *map_path, cp_err *err)
+/* Whether path (as the map names it; an archive member by its archive) is
+ * a regular file under base. */
+static int file_under(const char *base, const char *path)
+{
+    size_t n = strcspn(path, "(");
+    char *s = malloc(strlen(base) + n + 1);
+    if (!s)
+        return 0;
+    memcpy(s, base, strlen(base));
+    memcpy(s + strlen(base), path, n);
+    s[strlen(base) + n] = 0;
+    struct stat st;
+    int ok = stat(s, &st) == 0 && S_ISREG(st.st_mode);
+    free(s);
+    return ok;
+}
+
+static int all_under(const char *base, const lines *load, const lines *mem)
+{
+    for (size_t i = 0; i < load->n; i++)
+        if (load->s[i][0] != '/' && !file_under(base, load->s[i]))
+            return 0;
+    for (size_t i = 0; i < mem->n; i++)
+        if (mem->s[i][0] != '/' && !file_under(base, mem->s[i]))
+            return 0;
+    return 1;
+}
+
+/* An input file the map names cannot be read: what (e.g. "cannot read
+ * archive"), the file, and where a relative one was looked for. */
+static void read_err(cp_err *err, const plan_ldstub_link *k, const char *what,
+                     const char *file, const char *map_path)
+{
+    if (file[0] == '/')
+        cp_seterr(err, "%s '%s' (named in '%s')", what, file, map_path);
+    else if (k->base[0])
+        cp_seterr(err, "%s '%s' (named in '%s', relative to %s)", what, file,
+                  map_path, k->base);
+    else
+        cp_seterr(err, "%s '%s' (named in '%s', not found relative to the "
+                  "current directory, the map's or a parent of it: give the "
+                  "directory the link ran in with --build-dir)", what, file,
+                  map_path);
+}
+
+/* The directory ld ran in, which the map's relative paths
+ * ("build/fw/obj/m0/demo/calib.o") are relative to, as a prefix: DIR/ for
+ * build_dir when given; else "" (the current directory) when every file
+ * the map names is there, or the map's directory or the nearest of its
+ * parents where they all are (a link writes its map below the directory
+ * it runs in). "" when none has them all: the caller's error names the
+ * first file missing. NULL when out of memory. */
+static char *link_base(const char *map_path, const char *build_dir,
+                       const lines *load, const lines *mem)
+{
+    if (build_dir && build_dir[0])
+        return at_base(build_dir, "/");
+    if (all_under("", load, mem))
+        return strdup("");
+    char *dir = realpath(map_path, NULL);
+    if (!dir)
+        return strdup("");
+    for (char *slash = strrchr(dir, '/'); slash; slash = strrchr(dir, '/')) {
+        slash[1] = 0; /* "DIR/": the map's directory, then its parents */
+        if (all_under(dir, load, mem))
+            return dir;
+        slash[0] = 0;
+    }
+    free(dir);
+    return strdup("");
+}
+
+plan_ldstub_link *plan_ldstub_link_read(const char *map_path,
+                                        const char *build_dir, cp_err *err)
 {
     lines load = {0}, mem = {0};
     if (read_map(map_path, &load, &mem, err) < 0) {
@@ -346,7 +446,7 @@ plan_ldstub_link *plan_ldstub_link_read(const char *map_path, cp_err *err)
     }
     elf_version(EV_CURRENT);
     plan_ldstub_link *k = calloc(1, sizeof *k);
-    if (!k) {
+    if (!k || !(k->base = link_base(map_path, build_dir, &load, &mem))) {
         cp_seterr(err, "out of memory");
         goto fail;
     }
@@ -360,12 +460,12 @@ plan_ldstub_link *plan_ldstub_link_read(const char *map_path, cp_err *err)
         const char *file = load.s[i];
         if (!is_archive_path(file)) {
             infile f;
-            if (infile_open(&f, file) < 0 ||
+            if (infile_open(&f, k->base, file) < 0 ||
                 number_object(k, f.e, file, 1) < 0) {
                 if (f.fd >= 0)
                     infile_close(&f);
-                cp_seterr(err, "cannot read the section headers of '%s' "
-                               "(named in '%s')", file, map_path);
+                read_err(err, k, "cannot read the section headers of", file,
+                         map_path);
                 goto fail;
             }
             infile_close(&f);
@@ -376,28 +476,25 @@ plan_ldstub_link *plan_ldstub_link_read(const char *map_path, cp_err *err)
          * that member's sections; it is not offered to the plugin. */
         infile f;
         numctx c = {k, file, 0};
-        if (infile_open(&f, file) < 0 || elf_kind(f.e) != ELF_K_AR ||
+        if (infile_open(&f, k->base, file) < 0 || elf_kind(f.e) != ELF_K_AR ||
             with_member(f.e, f.fd, NULL, number_member, &c) < 0) {
             if (f.fd >= 0)
                 infile_close(&f);
-            cp_seterr(err, "cannot read archive '%s' (named in '%s')", file,
-                      map_path);
+            read_err(err, k, "cannot read archive", file, map_path);
             goto fail;
         }
         infile_close(&f);
         /* The members ld took from it on its first pass. */
         for (; p < mem.n && member_of(mem.s[p], file); p++)
             if (open_member(k, mem.s[p], 1) < 0) {
-                cp_seterr(err, "cannot read '%s' (named in '%s')", mem.s[p],
-                          map_path);
+                read_err(err, k, "cannot read", mem.s[p], map_path);
                 goto fail;
             }
     }
     /* Members pulled in when a group was searched again. */
     for (; p < mem.n; p++)
         if (open_member(k, mem.s[p], 1) < 0) {
-            cp_seterr(err, "cannot read '%s' (named in '%s')", mem.s[p],
-                      map_path);
+            read_err(err, k, "cannot read", mem.s[p], map_path);
             goto fail;
         }
     lines_free(&load);
@@ -503,7 +600,8 @@ static int scan_relocs(Elf *e, const char *name, void *p)
     return 0;
 }
 
-long plan_ldstub_branches(const char *path, const char *secname,
+long plan_ldstub_branches(const plan_ldstub_link *k, const char *path,
+                          const char *secname,
                           void (*fn)(const plan_ldstub_rel *, void *),
                           void *ctx)
 {
@@ -516,7 +614,7 @@ long plan_ldstub_branches(const char *path, const char *secname,
         char *file = strndup(path, (size_t)(p - path));
         char *mem = strndup(p + 1, n - (size_t)(p - path) - 2);
         infile f;
-        if (file && mem && infile_open(&f, file) == 0) {
+        if (file && mem && infile_open(&f, k->base, file) == 0) {
             if (elf_kind(f.e) == ELF_K_AR)
                 rc = with_member(f.e, f.fd, mem, scan_relocs, &c);
             infile_close(&f);
@@ -525,7 +623,7 @@ long plan_ldstub_branches(const char *path, const char *secname,
         free(mem);
     } else {
         infile f;
-        if (infile_open(&f, path) == 0) {
+        if (infile_open(&f, k->base, path) == 0) {
             rc = scan_relocs(f.e, path, &c);
             infile_close(&f);
         }
@@ -741,7 +839,8 @@ int plan_ldstub_setup(plan_model *m)
         return -1;
     }
     cp_err e;
-    plan_ldstub_link *k = plan_ldstub_link_read(map, &e);
+    plan_ldstub_link *k =
+        plan_ldstub_link_read(map, img_build_dir(m->im), &e);
     int rc = 0;
     char why[600];
     if (!k) {
@@ -780,7 +879,7 @@ int plan_ldstub_setup(plan_model *m)
             goto out;
         }
         matchctx c = {m, (uint32_t)u, suffix, sym, 0};
-        if (plan_ldstub_branches(s->path, s->name, match_rel, &c) < 0) {
+        if (plan_ldstub_branches(k, s->path, s->name, match_rel, &c) < 0) {
             snprintf(why, sizeof why, "cannot read the relocations of %s in "
                      "'%s'", s->name, s->path);
             rc = not_applied(m, why);

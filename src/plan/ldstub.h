@@ -45,9 +45,13 @@ uint64_t plan_ldstub_key(const char *name, uint32_t seq);
 typedef struct plan_ldstub_link plan_ldstub_link;
 
 /* Reads the map's "Archive member included" list and its LOAD lines, and
- * the section headers of every object and archive they name. NULL with err
- * naming the file when one cannot be read or the map lacks those parts. */
-plan_ldstub_link *plan_ldstub_link_read(const char *map_path, cp_err *err);
+ * the section headers of every object and archive they name. Relative
+ * paths are relative to the directory the link ran in: build_dir when not
+ * NULL, else the current directory or the map's directory or the nearest
+ * of its parents under which all of them are. NULL with err naming the
+ * file when one cannot be read or the map lacks those parts. */
+plan_ldstub_link *plan_ldstub_link_read(const char *map_path,
+                                        const char *build_dir, cp_err *err);
 void plan_ldstub_link_free(plan_ldstub_link *k);
 
 /* The id of input section secname of path (as the map names it:
@@ -68,9 +72,11 @@ typedef struct plan_ldstub_rel {
     const char *sym_sec; /* name of the section the symbol is defined in */
 } plan_ldstub_rel;
 
-/* Calls fn for each branch relocation of input section secname of path.
- * Returns the number seen, or -1 when the file or section cannot be read. */
-long plan_ldstub_branches(const char *path, const char *secname,
+/* Calls fn for each branch relocation of input section secname of path (as
+ * the map of k names it). Returns the number seen, or -1 when the file or
+ * section cannot be read. */
+long plan_ldstub_branches(const plan_ldstub_link *k, const char *path,
+                          const char *secname,
                           void (*fn)(const plan_ldstub_rel *, void *),
                           void *ctx);
 

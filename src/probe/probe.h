@@ -98,7 +98,9 @@ probe_samples *probe_samples_create(const char *path,
 int probe_samples_add(probe_samples *s, uint32_t addr, cp_err *err);
 /* Writes the counts that changed since the last flush and flushes. */
 int probe_samples_flush(probe_samples *s, cp_err *err);
-/* Flushes, appends duration and total, closes. Frees s in every case. */
+/* Flushes, rewrites the file sorted with its duration and total, closes.
+ * -1 when it cannot be written whole (err says why; the samples streamed
+ * to it stay, without the total). Frees s in every case. */
 int probe_samples_finish(probe_samples *s, double duration_s, cp_err *err);
 uint64_t probe_samples_total(const probe_samples *s);
 

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -85,6 +86,9 @@ probe_samples *probe_samples_create(const char *path,
     if (fflush(s->f) != 0) {
         cp_seterr(err, "cannot write '%s': %s", path, strerror(errno));
         fclose(s->f);
+        struct stat st;
+        if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+            unlink(path); /* not an empty or cut samples file left behind */
         goto fail;
     }
     return s;
@@ -182,15 +186,22 @@ int probe_samples_finish(probe_samples *s, double duration_s, cp_err *err)
             s->tab[k++] = s->tab[i];
     qsort(s->tab, k, sizeof *s->tab, cmp_slot);
     cp_wfile w;
-    if (cp_wfile_open(&w, s->path, NULL) == 0) {
+    cp_err e;
+    if (cp_wfile_open(&w, s->path, &e) == 0) {
         write_header(w.f, s);
         fprintf(w.f, "# duration_s: %.3f\n# total: %llu\n", duration_s,
                 (unsigned long long)s->total);
         for (size_t i = 0; i < k; i++)
             fprintf(w.f, "0x%08x %llu\n", s->tab[i].addr,
                     (unsigned long long)s->tab[i].count);
-        cp_wfile_commit(&w, NULL); /* on failure the streamed file stays */
+        if (cp_wfile_commit(&w, &e) == 0)
+            goto out;
     }
+    /* The streamed file stays: every sample, but not the totals that say
+     * it is complete (a full disk has room for the one and not the
+     * other). */
+    rc = cp_seterr(err, "%s (the samples streamed to it stay, without the "
+                   "'# total' line)", e.msg);
 out:
     free(s->tab);
     free(s->path);

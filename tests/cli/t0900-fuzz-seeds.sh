@@ -15,7 +15,12 @@ if have clang; then
         grep -q "^ok fuzz-names regression" out &&
         grep -q "^ok fuzz-layout regression" out &&
         grep -q "^ok fuzz-target regression" out &&
-        grep -q "^ok fuzz-qemulog regression" out
+        grep -q "^ok fuzz-qemulog regression" out &&
+        grep -q "^ok fuzz-apply regression" out &&
+        grep -q "^ok fuzz-snippet regression" out &&
+        grep -q "^ok fuzz-counters regression" out &&
+        grep -q "^ok fuzz-ocd regression" out &&
+        grep -q "^ok fuzz-ldstub regression" out
     '
 else
     test_skip 'fuzz harnesses pass their seed corpora' 'clang missing'

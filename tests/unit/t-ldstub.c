@@ -113,12 +113,12 @@ static void link_ids(void)
     char map[512];
     snprintf(map, sizeof map, "%s/m0.map", t_fixture_dir());
     cp_err err;
-    plan_ldstub_link *k = plan_ldstub_link_read(map, &err);
+    plan_ldstub_link *k = plan_ldstub_link_read(map, NULL, &err);
     if (!k)
         printf("# %s\n", err.msg);
     T_ASSERT(k != NULL);
     plan_ldstub_link_free(k);
-    T_ASSERT(plan_ldstub_link_read("/nonexistent.map", &err) == NULL);
+    T_ASSERT(plan_ldstub_link_read("/nonexistent.map", NULL, &err) == NULL);
     T_ASSERT(strstr(err.msg, "/nonexistent.map") != NULL);
 }
 
