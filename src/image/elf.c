@@ -218,9 +218,7 @@ int img_read_elf(img *im, const char *path, cp_err *err)
                 goto oom;
             img_linked_sec *l = &im->lsecs[im->nlsecs++];
             l->name = cp_pool_str(im->pool, name);
-            l->addr = (uint32_t)sh.sh_addr;
             l->size = (uint32_t)sh.sh_size;
-            l->alloc = (sh.sh_flags & SHF_ALLOC) != 0;
             if (!l->name)
                 goto oom;
         }

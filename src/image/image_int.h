@@ -28,8 +28,7 @@ typedef struct img_map_osec {
  * but for the symbol, string and relocation tables. */
 typedef struct img_linked_sec {
     const char *name;
-    uint32_t addr, size;
-    int alloc;
+    uint32_t size;
 } img_linked_sec;
 
 struct img {
@@ -62,7 +61,6 @@ struct img {
     size_t nmsyms, cmsyms;
     img_linked_sec *lsecs;
     size_t nlsecs, clsecs;
-    unsigned map_lines;  /* lines of the map file */
     int map_cut_line;    /* the last line has no newline: the file is cut */
     int map_output;      /* has the OUTPUT(FILE FORMAT) line ld writes */
 

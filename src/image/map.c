@@ -293,7 +293,6 @@ int img_parse_map(img *im, const char *path, const char *text, size_t len,
             }
         }
     }
-    im->map_lines = l.lineno;
     im->map_cut_line = len && text[len - 1] != '\n' ? (int)l.lineno : 0;
     if (im->nmosecs == 0)
         return cp_seterr(err, "'%s': not a GNU ld map file (no output "
