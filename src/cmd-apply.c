@@ -264,8 +264,9 @@ static int cmd_apply_fn(cli_ctx *ctx, int argc, char **argv)
         cli_warn("%s was planned for %s; applying it for %s", list, ltarget,
                  t->name);
     img *im = img_open(elf, map, &err);
-    if (!im) {
+    if (!im || img_map_check(im, &err) < 0) {
         cli_error("%s", err.msg);
+        img_free(im);
         return CLI_FAIL;
     }
     if (!map)

@@ -437,8 +437,9 @@ static int cmd_image_fn(cli_ctx *ctx, int argc, char **argv)
 
     cp_err err;
     img *im = img_open(pos[0], map, &err);
-    if (!im) {
+    if (!im || img_map_check(im, &err) < 0) {
         cli_error("%s", err.msg);
+        img_free(im);
         return CLI_FAIL;
     }
     for (size_t i = 0; i < img_nwarnings(im); i++)

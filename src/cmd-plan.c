@@ -595,6 +595,7 @@ static void plan_state_free(plan_state *st)
  * plan moves exist (docs/plan.md). 0, or -1 (reported). */
 static int check_map(const plan_args *a, plan_state *st)
 {
+    cp_err err;
     for (size_t i = 0; i < img_nwarnings(st->im); i++)
         cli_warn("%s", img_warning(st->im, i));
     if (!a->map) {
@@ -604,11 +605,8 @@ static int check_map(const plan_args *a, plan_state *st)
                  "that matches nothing");
         st->unverified = st->why;
         cli_warn("%s: the prediction is unverified", st->why);
-    } else if (img_map_unplaced(st->im)) {
-        snprintf(st->why, sizeof st->why, "the map '%s' disagrees with '%s': "
-                 "%zu function(s) lie in no input section it lists (a map of "
-                 "another build, or cut short)", a->map, a->elf,
-                 img_map_unplaced(st->im));
+    } else if (img_map_check(st->im, &err) < 0) {
+        snprintf(st->why, sizeof st->why, "%s", err.msg);
         st->unverified = st->why;
         if (!a->allow_unverified) {
             cli_error("%s; give the map of this build (or --unverified to "
@@ -823,8 +821,9 @@ static int refine(cli_ctx *ctx, const plan_args *a, plan_state *st)
 {
     cp_err err;
     img *rl = img_open(a->refine, a->refine_map, &err);
-    if (!rl) {
+    if (!rl || img_map_check(rl, &err) < 0) {
         cli_error("%s", err.msg);
+        img_free(rl);
         return -1;
     }
     if (refine_check(a, st, rl) < 0) {

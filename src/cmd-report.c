@@ -331,8 +331,9 @@ static int cmd_report_fn(cli_ctx *ctx, int argc, char **argv)
         return CLI_FAIL;
     }
     img *im = img_open(elf, map, &err);
-    if (!im) {
+    if (!im || img_map_check(im, &err) < 0) {
         cli_error("%s", err.msg);
+        img_free(im);
         smp_free(s);
         return CLI_FAIL;
     }

@@ -800,8 +800,9 @@ static int cmd_sim_fn(cli_ctx *ctx, int argc, char **argv)
     img *im = NULL;
     if (c.elf) {
         im = img_open(c.elf, map, &err);
-        if (!im) {
+        if (!im || img_map_check(im, &err) < 0) {
             cli_error("%s", err.msg);
+            img_free(im);
             return CLI_FAIL;
         }
         if (c.layout && cp_read_file(c.layout, &c.ltext, &c.llen, &err) < 0) {

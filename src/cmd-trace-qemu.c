@@ -539,8 +539,9 @@ int trace_qemu_run(cli_ctx *ctx, const trace_qemu_opts *o)
         return CLI_USAGE;
     }
     img *im = img_open(o->elf, o->map, &err);
-    if (!im) {
+    if (!im || img_map_check(im, &err) < 0) {
         cli_error("%s", err.msg);
+        img_free(im);
         return CLI_FAIL;
     }
     int status = CLI_FAIL;

@@ -158,8 +158,9 @@ static int do_qemu(cli_ctx *ctx, const char *log, const char *elf,
 {
     cp_err err;
     img *im = img_open(elf, map, &err);
-    if (!im) {
+    if (!im || img_map_check(im, &err) < 0) {
         cli_error("%s", err.msg);
+        img_free(im);
         return CLI_FAIL;
     }
     uint32_t maddr = 0;
@@ -506,8 +507,9 @@ static int do_run(cli_ctx *ctx, const run_opts *ro)
 {
     cp_err err;
     img *im = img_open(ro->elf, ro->map, &err);
-    if (!im) {
+    if (!im || img_map_check(im, &err) < 0) {
         cli_error("%s", err.msg);
+        img_free(im);
         return CLI_FAIL;
     }
     int status = CLI_FAIL;

@@ -166,8 +166,9 @@ static int cmd_verify_fn(cli_ctx *ctx, int argc, char **argv)
         return CLI_FAIL;
     }
     img *im = img_open(elf, map, &err);
-    if (!im) {
+    if (!im || img_map_check(im, &err) < 0) {
         cli_error("%s", err.msg);
+        img_free(im);
         return CLI_FAIL;
     }
     for (size_t i = 0; i < img_nwarnings(im); i++)

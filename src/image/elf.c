@@ -210,6 +210,18 @@ int img_read_elf(img *im, const char *path, cp_err *err)
                     h += sprintf(h, "%02x", d[off + k]);
             }
         }
+        if (sh.sh_size && sh.sh_type != SHT_NULL && sh.sh_type != SHT_SYMTAB &&
+            sh.sh_type != SHT_STRTAB && sh.sh_type != SHT_REL &&
+            sh.sh_type != SHT_RELA && name[0] && sh.sh_size <= 0xffffffffu) {
+            if (cp_grow((void **)&im->lsecs, &im->clsecs, im->nlsecs + 1,
+                        sizeof *im->lsecs) < 0)
+                goto oom;
+            img_linked_sec *l = &im->lsecs[im->nlsecs++];
+            l->name = cp_pool_str(im->pool, name);
+            l->size = (uint32_t)sh.sh_size;
+            if (!l->name)
+                goto oom;
+        }
         if (!(sh.sh_flags & SHF_ALLOC) || sh.sh_size == 0)
             continue;
         if (sh.sh_addr + sh.sh_size > 0x100000000ULL) {

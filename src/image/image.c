@@ -286,11 +286,7 @@ static int apply_map(img *im, cp_err *err)
             im->funcs[k].flags |= IMG_FN_SHARED_SEC;
     free(count);
     free(which);
-    im->map_unplaced = unplaced;
-    if (unplaced)
-        img_add_warning(im, "map file '%s': %zu function(s) of '%s' lie in no "
-                        "input section the map lists", im->map_path, unplaced,
-                        im->path);
+    im->map_unplaced = unplaced; /* reported by img_map_check */
 
     /* Region use, by run address and, for copied sections, load address. */
     for (size_t r = 0; r < im->nregions; r++) {
@@ -386,6 +382,7 @@ void img_free(img *im)
     free(im->isecs);
     free(im->mosecs);
     free(im->msyms);
+    free(im->lsecs);
     free(im->warnings);
     free(im->alias_store);
     cp_pool_free(im->pool);

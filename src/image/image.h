@@ -138,6 +138,14 @@ uint32_t img_flash_bytes(const img *im);
 /* Functions of the ELF that lie in no input section of the map (0
  * without a map): a map of another or a cut build. */
 size_t img_map_unplaced(const img *im);
+/* Checks that the map lists all of the ELF it came with: every section the
+ * linker wrote (allocated or not, .debug_* too) as an output section of the
+ * same size, every function in one of its input sections, and a last line
+ * that is whole. img_open already refuses a map whose sections or symbols
+ * disagree in address or size; this finds a map cut short (or of a build
+ * with fewer sections). 0 (also without a map), or -1 with err naming the
+ * map file and what it is missing. */
+int img_map_check(const img *im, cp_err *err);
 /* Warnings found while reading (e.g. map entries that fit no ELF section). */
 size_t img_nwarnings(const img *im);
 const char *img_warning(const img *im, size_t i);

@@ -23,6 +23,14 @@ typedef struct img_map_osec {
     uint32_t addr, size;
 } img_map_osec;
 
+/* A section of the ELF that the map must list as an output section: every
+ * one the linker wrote (allocated or not, e.g. .debug_info), with a size,
+ * but for the symbol, string and relocation tables. */
+typedef struct img_linked_sec {
+    const char *name;
+    uint32_t size;
+} img_linked_sec;
+
 struct img {
     cp_pool *pool;
     const char *path, *map_path;
@@ -52,6 +60,10 @@ struct img {
     size_t nmosecs, cmosecs;
     img_map_sym *msyms;
     size_t nmsyms, cmsyms;
+    img_linked_sec *lsecs;
+    size_t nlsecs, clsecs;
+    int map_cut_line;    /* the last line has no newline: the file is cut */
+    int map_output;      /* has the OUTPUT(FILE FORMAT) line ld writes */
 
     const char **warnings;
     size_t nwarnings, cwarnings;

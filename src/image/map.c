@@ -183,8 +183,11 @@ int img_parse_map(img *im, const char *path, const char *text, size_t len,
     lines l = {text, text + len, 0};
     const char *s;
     size_t n;
-    int seen_memory = 0, seen_script = 0;
+    int seen_memory = 0, seen_script = 0, seen_head = 0;
     while (next_line(&l, &s, &n)) {
+        if ((n >= 24 && !memcmp(s, "Discarded input sections", 24)) ||
+            (n >= 22 && !memcmp(s, "Archive member included", 22)))
+            seen_head = 1;
         if (n >= 20 && !memcmp(s, "Memory Configuration", 20)) {
             seen_memory = 1;
             if (parse_memory(im, &l, path, err) < 0)
@@ -194,10 +197,13 @@ int img_parse_map(img *im, const char *path, const char *text, size_t len,
             break;
         }
     }
+    if (!seen_script && (seen_memory || seen_head))
+        return cp_seterr(err, "'%s': a GNU ld map file cut short: it ends "
+                         "before its 'Linker script and memory map' section",
+                         path);
     if (!seen_script)
         return cp_seterr(err, "'%s': not a GNU ld map file (no 'Linker script "
                          "and memory map' section)", path);
-    (void)seen_memory;
 
     const char *osec = NULL;       /* current output section */
     const char *pend = NULL;       /* a name waiting for its address line */
@@ -227,6 +233,8 @@ int img_parse_map(img *im, const char *path, const char *text, size_t len,
             }
             pend = NULL; /* not a continuation; fall through */
         }
+        if (n >= 7 && !memcmp(s, "OUTPUT(", 7))
+            im->map_output = 1;
         if (!isspace((unsigned char)s[0])) {
             /* Output section, or LOAD/OUTPUT/START GROUP lines. */
             int k = tokens(s, n, tok, tl, 4);
@@ -285,6 +293,7 @@ int img_parse_map(img *im, const char *path, const char *text, size_t len,
             }
         }
     }
+    im->map_cut_line = len && text[len - 1] != '\n' ? (int)l.lineno : 0;
     if (im->nmosecs == 0)
         return cp_seterr(err, "'%s': not a GNU ld map file (no output "
                          "sections)", path);

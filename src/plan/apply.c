@@ -341,7 +341,11 @@ plan_apply *plan_apply_list(plan_model *m, const char *list, const char *map,
         if (u < 0 || (m->units[u].flags & PLAN_U_NOMOVE) ||
             (n->region == PLAN_FAST && (m->units[u].flags & PLAN_U_NORAM))) {
             n->how = PLAN_APPLY_LOST_NOT_MOVABLE;
-            snprintf(n->why, sizeof n->why, "%s", u < 0
+            snprintf(n->why, sizeof n->why, "%s",
+                     u < 0 && !f->isec && img_map_path(m->im)
+                     ? "in no input section the map lists (a map cut "
+                       "short, or of another build)"
+                     : u < 0
                      ? "not in the cached flash window (in RAM already, or "
                        "not code)"
                      : "must stay where it is (startup code, or excluded)");

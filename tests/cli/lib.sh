@@ -8,8 +8,9 @@
 #   '
 #   test_done
 #
-# Helpers: test_cmp EXPECTED ACTUAL (diff -u), test_must_fail CMD (exit 1 or
-# 2, not a crash), test_exit N CMD, have PROGRAM (skip when missing),
+# Helpers: test_cmp EXPECTED ACTUAL (diff -u), test_cmp_expect NAME ACTUAL
+# (against the golden file tests/cli/expect/NAME), test_must_fail CMD (exit
+# 1 or 2, not a crash), test_exit N CMD, have PROGRAM (skip when missing),
 # need_demo WHAT (the demo firmware, or the file skipped).
 : "${CP_ROOT:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${CODEPLACE:=$CP_ROOT/build/san/codeplace}"
@@ -44,6 +45,22 @@ test_skip() {
 
 test_cmp() {
     diff -u "$1" "$2"
+}
+
+# NAME ACTUAL: ACTUAL equals the golden file tests/cli/expect/NAME, whole.
+# With CP_REGEN_EXPECT=1 (sh tests/tools/regen-expect, docs/testing.md)
+# ACTUAL is written there instead, for git diff to show what changed.
+test_cmp_expect() {
+    if [ "${CP_REGEN_EXPECT:-}" = 1 ]; then
+        mkdir -p "$CP_ROOT/tests/cli/expect" &&
+        cp "$2" "$CP_ROOT/tests/cli/expect/$1"
+        return
+    fi
+    if ! [ -f "$CP_ROOT/tests/cli/expect/$1" ]; then
+        echo "test_cmp_expect: no golden file tests/cli/expect/$1 (sh tests/tools/regen-expect)" >&2
+        return 1
+    fi
+    diff -u "$CP_ROOT/tests/cli/expect/$1" "$2"
 }
 
 # Runs a command that must fail cleanly: exit 1 or 2, never a signal or a

@@ -42,11 +42,20 @@ test_expect_success 'the page is self-contained' '
 '
 
 # One Chromium run (it is slow to start) gives the DOM, the log and a
-# screenshot; the tests after it look at them.
+# screenshot; the tests after it look at them. Chromium exits 0 on a file
+# it cannot load too (an empty DOM): the page loaded when the DOM it
+# dumps has the page's title and as many table rows and plots.
 test_expect_success 'Chromium loads the page' '
     mk_page &&
     chrome --window-size=1200,1600 --screenshot="$PWD/shot.png" --dump-dom \
         "file://$PWD/page.html" >dom.html 2>chrome.log &&
+    grep -o "<title>codeplace report: [^<]*</title>" page.html >want &&
+    test $(wc -l <want) = 1 &&
+    grep -o "<title>codeplace report: [^<]*</title>" dom.html >got &&
+    test_cmp want got &&
+    test $(grep -o "<tr" dom.html | wc -l) = $(grep -o "<tr" page.html | wc -l) &&
+    test $(grep -o "<svg" dom.html | wc -l) = $(grep -o "<svg" page.html | wc -l) &&
+    test -s shot.png &&
     mkdir -p "$TEST_TMP/shared" &&
     cp dom.html chrome.log shot.png "$TEST_TMP/shared/"
 '

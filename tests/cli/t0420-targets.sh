@@ -234,10 +234,20 @@ test_expect_success 'layout: an @shift that moves flash into SRAM' '
         "x.layout:2: @shift moves .* to 0x2000...., outside rp2040.s cached flash .flash."
 '
 
+# fx_sum in SRAM: its fetch (one line access per iteration from flash)
+# no longer goes through the cache.
 test_expect_success 'layout: a good layout still applies' '
     printf "%s\n" M "F 0x10000124 4 2" "R 2" | $MKTRACE l.trace rp2040 &&
     printf "# codeplace layout 1\nfx_sum sram 0x20000100 32 y\n" >ok.layout &&
-    $CODEPLACE sim l.trace $ELF --layout ok.layout -q >out
+    $CODEPLACE sim l.trace $ELF --layout ok.layout -q >out 2>err &&
+    ! test -s err &&
+    grep -q "^layout:     ok.layout (1 placed: 0 at addresses, 0 coloured, 1 in RAM; 0 not in the image)$" out &&
+    $CODEPLACE sim l.trace $ELF --csv -q | cut -d, -f1-5 >stock.csv &&
+    $CODEPLACE sim l.trace $ELF --layout ok.layout --csv -q | cut -d, -f1-5 >ram.csv &&
+    printf "%s\n" iteration,instructions,accesses,hits,misses 0,2,1,0,1 1,2,1,1,0 2,2,1,1,0 >expect &&
+    test_cmp expect stock.csv &&
+    printf "%s\n" iteration,instructions,accesses,hits,misses 0,2,0,0,0 1,2,0,0,0 2,2,0,0,0 >expect &&
+    test_cmp expect ram.csv
 '
 
 test_done

@@ -43,6 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (im) {
         for (size_t i = 0; i < img_nfuncs(im); i++)
             (void)img_func_at(im, i)->isec;
+        (void)img_map_check(im, &err);
         img_free(im);
     }
     free(text);

@@ -110,12 +110,61 @@ static void errors_name_the_file(void)
     }
 }
 
+/* m0.map cut at every line end, and at byte offsets between: up to its
+ * OUTPUT line, or inside a line, img_open refuses it, or img_map_check
+ * does, naming the map; the whole map passes both. */
+static void map_cut_anywhere(void)
+{
+    char elf_path[512], map_path[512];
+    snprintf(elf_path, sizeof elf_path, "%s/m0.elf", t_fixture_dir());
+    snprintf(map_path, sizeof map_path, "%s/m0.map", t_fixture_dir());
+    cp_err e;
+    char *elf = NULL, *map = NULL;
+    size_t elf_len, map_len;
+    T_ASSERT(cp_read_file(elf_path, &elf, &elf_len, &e) == 0);
+    if (cp_read_file(map_path, &map, &map_len, &e) < 0) {
+        free(elf);
+        T_FAIL("%s", e.msg);
+        return;
+    }
+    const char *out = strstr(map, "\nOUTPUT(");
+    size_t end = out ? (size_t)(strchr(out + 1, '\n') - map) : 0;
+    size_t tried = 0, passed = 0;
+    for (size_t cut = 1; out && cut <= map_len; cut++) {
+        int whole = cut == map_len;
+        if (!whole && map[cut - 1] != '\n' && cut % 997)
+            continue;
+        img *im = img_open_buffer("m0.elf", elf, elf_len, "cut.map", map,
+                                  cut, &e);
+        int ok = im && img_map_check(im, &e) == 0;
+        img_free(im);
+        tried++;
+        if (ok)
+            passed++;
+        if (ok != (cut > end && map[cut - 1] == '\n')) {
+            T_FAIL("cut at %zu of %zu bytes: %s", cut, map_len,
+                   ok ? "accepted" : e.msg);
+            break;
+        }
+        if (!ok && !strstr(e.msg, "cut.map")) {
+            T_FAIL("cut at %zu: the error does not name the map: %s", cut,
+                   e.msg);
+            break;
+        }
+    }
+    free(elf);
+    free(map);
+    T_ASSERT(out != NULL);
+    T_ASSERT(tried > 1000 && passed >= 1);
+}
+
 static const t_case cases[] = {
     {"lookup_every_byte", lookup_every_byte},
     {"find_and_alias", find_and_alias},
     {"sections_segments", sections_segments},
     {"hash_stable", hash_stable},
     {"errors_name_the_file", errors_name_the_file},
+    {"map_cut_anywhere", map_cut_anywhere},
     {NULL, NULL},
 };
 T_MAIN(cases)
