@@ -742,6 +742,9 @@ static int cmd_trace_fn(cli_ctx *ctx, int argc, char **argv)
         case O_N:
             if (cli_arg_u64(ctx, "-n", arg, 1, &ro.n))
                 return CLI_USAGE;
+            if (!ro.n) /* no iteration: nothing to simulate or plan */
+                return cli_usage_error(ctx, "-n 0: record at least one "
+                                       "iteration");
             n_given = 1;
             break;
         case O_MARK: ro.mark = arg; break;
