@@ -106,4 +106,35 @@ test_expect_success 'calc clock: an exact physical fit has no warning' '
     grep -q "share 133.3 %" err
 '
 
+# ---- layouts against the target's memories ----
+
+test_expect_success 'sim refuses dtcm/itcm on rp2040 (it has neither), with file:line' '
+    for r in dtcm itcm; do
+        printf "# codeplace layout 2\n\ncrc32.constprop.0 $r - 48 hot\n" >$r.layout &&
+        test_exit 1 $CODEPLACE sim $T/r4.trace $FX/tr-m0.elf --layout $r.layout \
+            2>err &&
+        grep -q "^codeplace: error: $r.layout:3: region $r, but rp2040 has no $r memory (its fast memories: xip_sram, sram)$" err ||
+        return 1
+    done &&
+    printf "# codeplace layout 2\ncrc32.constprop.0 sram - 48 hot\n" >s.layout &&
+    $CODEPLACE sim $T/r4.trace $FX/tr-m0.elf --layout s.layout >out
+'
+
+test_expect_success 'verify refuses a region the target does not have, with file:line' '
+    printf "# codeplace layout 2\n# target: rp2040\n\ncrc32.constprop.0 dtcm - 48 hot\n" >d.layout &&
+    test_exit 1 $CODEPLACE verify d.layout $FX/tr-m0.elf -t rp2040 2>err &&
+    grep -q "^codeplace: error: d.layout:4: region dtcm, but rp2040 has no dtcm memory$" err
+'
+
+test_expect_success 'two functions at one SRAM address are refused with file:line' '
+    printf "# codeplace layout 2\ncrc32.constprop.0 sram 0x20000100 48 hot\n__udivsi3 sram 0x20000100 266 hot\n" >o.layout &&
+    test_exit 1 $CODEPLACE sim $T/r4.trace $FX/tr-m0.elf --layout o.layout 2>err &&
+    grep -q "^codeplace: error: o.layout:3: __udivsi3 at 0x20000100 (266 bytes) overlaps crc32.constprop.0 at 0x20000100 (48 bytes, line 2) in fast memory$" err &&
+    printf "# codeplace layout 2\n__udivsi3 sram 0x20000100 266 hot\ncrc32.constprop.0 sram 0x20000200 48 hot\n" >p.layout &&
+    test_exit 1 $CODEPLACE sim $T/r4.trace $FX/tr-m0.elf --layout p.layout 2>err &&
+    grep -q "^codeplace: error: p.layout:3: crc32.constprop.0 at 0x20000200 (48 bytes) overlaps __udivsi3 at 0x20000100 (266 bytes, line 2)" err &&
+    printf "# codeplace layout 2\n__udivsi3 sram 0x20000100 266 hot\ncrc32.constprop.0 sram 0x2000020c 48 hot\n" >q.layout &&
+    $CODEPLACE sim $T/r4.trace $FX/tr-m0.elf --layout q.layout >out
+'
+
 test_done
