@@ -137,4 +137,51 @@ test_expect_success 'two functions at one SRAM address are refused with file:lin
     $CODEPLACE sim $T/r4.trace $FX/tr-m0.elf --layout q.layout >out
 '
 
+# ---- apply --emit: the old set of snippets or the new one, never a mix ----
+
+# The old set is the small one of tr-m0 (a page per file); the new one, of
+# the demo firmware, has a 16 KB codeplace_flash.ld and a 23 KB
+# codeplace.list: with 20 KB free the first two files fit and the list
+# does not, which left the new .ld files beside the old list.
+test_expect_success 'apply --emit on a full disk leaves the old set whole' '
+    FW=$CP_ROOT/build/fw &&
+    $CODEPLACE trace -q $FW/demo-rp2040.elf --target rp2040 $HARNESS -n 2 -o d.trace >/dev/null &&
+    $CODEPLACE plan $FW/demo-rp2040.elf --map $FW/demo-rp2040.map --trace d.trace \
+        --target rp2040 --strategy hotblock -q --list big.list >/dev/null 2>&1 &&
+    test $(wc -c <big.list) -gt 16384 &&
+    unshare -rm true &&
+    mkdir mnt &&
+    unshare -rm sh -c "mount -t tmpfs -o size=256k tmpfs mnt &&
+        $CODEPLACE apply $T/hot.list $FX/tr-m0.elf --map $FX/tr-m0.map \
+            --emit mnt/place >/dev/null 2>&1 &&
+        cp -r mnt/place old &&
+        python3 -c \"import os; s = os.statvfs(\\\"mnt\\\"); open(\\\"mnt/filler\\\", \\\"wb\\\").write(bytes(s.f_bavail * s.f_frsize - 20480))\" &&
+        ! $CODEPLACE apply big.list $FW/demo-rp2040.elf --map $FW/demo-rp2040.map \
+            --emit mnt/place >/dev/null 2>err &&
+        diff -r old mnt/place &&
+        grep -q \"No space left on device; .mnt/place. is left as it was\" err &&
+        test -z \"\$(ls mnt | grep tmp)\" &&
+        rm mnt/filler &&
+        $CODEPLACE apply big.list $FW/demo-rp2040.elf --map $FW/demo-rp2040.map \
+            --emit mnt/place >/dev/null 2>&1 &&
+        ! diff -r old mnt/place >/dev/null &&
+        test \$(wc -c <mnt/place/codeplace.list) -gt 16384 &&
+        test -z \"\$(ls mnt | grep tmp)\"" &&
+    cat err
+'
+
+test_expect_success 'apply --emit keeps the other files of its directory, refuses a subdirectory' '
+    $CODEPLACE apply $T/hot.list $FX/tr-m0.elf --map $FX/tr-m0.map --emit place/ >/dev/null &&
+    echo mine >place/NOTES &&
+    ln -s place link &&
+    $CODEPLACE apply $T/hot.list $FX/tr-m0.elf --map $FX/tr-m0.map --emit link >/dev/null &&
+    test -L link && test "$(cat place/NOTES)" = mine &&
+    test $(ls place | wc -l) = 6 &&
+    mkdir place/sub &&
+    test_exit 1 $CODEPLACE apply $T/hot.list $FX/tr-m0.elf --map $FX/tr-m0.map \
+        --emit place 2>err &&
+    grep -q "^codeplace: error: .place. holds .sub., which is not a file" err &&
+    test -z "$(ls | grep tmp)"
+'
+
 test_done
