@@ -126,8 +126,8 @@ const cli_cmd cmd_trace = {
         "  codeplace trace --qemu mps2-an500 build/fw/demo-mps2-an500.elf \\\n"
         "      --mark codeplace_mark -n 50 -o q.trace\n"
         "  codeplace trace --info run.trace --json\n"
-        "  codeplace trace fw.elf --from-qemu qemu.log --target imxrt1062 \\\n"
-        "      --mark codeplace_mark -o qemu.trace",
+        "  codeplace trace build/fw/demo-mps2-an500.elf --from-qemu qemu.log \\\n"
+        "      --target mps2-an500 --mark codeplace_mark -n 3 -o qemu.trace",
     .opts = opts,
     .globals = CLI_G_JSON | CLI_G_OUT | CLI_G_VERB,
 };
