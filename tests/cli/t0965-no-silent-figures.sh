@@ -87,6 +87,18 @@ test_expect_success 'a dump count past 2^32 (the profiler counts in 32 bits) is 
     grep -q "^codeplace: error: big.log:3: count 0x100000001 at 10000100 is past 2^32" err
 '
 
+# ---- report --lib: a pattern that matches no library ----
+
+test_expect_success 'report --lib matching no library is an error naming the libraries' '
+    python3 "$CP_ROOT/tests/cli/mkgmon.py" gmon.out 1000 10000148x30 1000019cx10 &&
+    test_exit 1 $CODEPLACE report gmon.out $FX/tr-m0.elf --map $FX/tr-m0.map \
+        --lib "liblwip*" >out 2>err &&
+    grep -q "^codeplace: error: --lib .liblwip\*. matches no library of the image (its libraries: (objects), libgcc.a, libc.a)$" err &&
+    test_cmp /dev/null out &&
+    $CODEPLACE report gmon.out $FX/tr-m0.elf --map $FX/tr-m0.map --lib "libgcc*" >out &&
+    grep -q "__udivsi3 .*libgcc.a" out
+'
+
 # ---- calc clock: a fit that is not physical ----
 
 test_expect_success 'calc clock warns on a negative constant part and a poor fit' '
