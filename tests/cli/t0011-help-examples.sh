@@ -96,6 +96,15 @@ test_expect_success 'every command with examples has them run by a t001[1-5] fil
     test_cmp have run
 '
 
+test_expect_success 'the lists of examples not run here and run until Ctrl-C are examples' '
+    cut -f2 "$EXAMPLES" >all &&
+    printf "%s\n%s\n" "$NOT_HERE" "$INTERRUPT" | cut -d"|" -f1 >listed &&
+    test $(wc -l <listed) -le 4 &&
+    while IFS= read -r e; do
+        grep -Fxq -- "$e" all || { echo "not an example: $e"; exit 1; }
+    done <listed
+'
+
 test_expect_success 'an example that fails fails its test' '
     printf "x\tcodeplace image nosuch.elf\n" >"$EXAMPLES.x" &&
     EXAMPLES="$EXAMPLES.x" &&
