@@ -47,8 +47,8 @@ const cli_cmd cmd_bench_compare = {
         "to the peak reply rate of the sweeps of the same label.\n\n"
         "example:\n"
         "  codeplace bench compare --times 5 \\\n"
-        "      --run 'stock=codeplace bench udp dev:7 --rates 2000 --json -q' \\\n"
-        "      --run 'placed=codeplace bench udp dev:7 --rates 2000 --json -q' \\\n"
+        "      --run 'stock=codeplace bench udp 192.168.7.2:7 --rates 2000 --json -q' \\\n"
+        "      --run 'placed=codeplace bench udp 192.168.7.2:7 --rates 2000 --json -q' \\\n"
         "      --metric peak_reply_rate_mean\n"
         "  codeplace bench compare stock.csv placed.csv --svg peak.svg",
     .opts = cmp_opts,

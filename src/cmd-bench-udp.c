@@ -52,7 +52,7 @@ const cli_cmd cmd_bench_udp = {
         "mean +- SD over the passes. The port defaults to 7. Rows are written as\n"
         "steps finish; Ctrl-C stops and keeps the finished steps (exit 1).\n\n"
         "example:\n"
-        "  codeplace bench udp 192.168.7.2:7 --rates 50:3000:50 --passes 3 \\\n"
+        "  codeplace bench udp 192.168.7.2:7 --rates 500:3000:500 --passes 3 \\\n"
         "      --label stock --csv -o stock.csv --svg stock.svg",
     .opts = udp_opts,
     .globals = CLI_G_ALL,

@@ -67,6 +67,6 @@ const cli_cmd cmd_bench = {
     .usage = "SUBCOMMAND [options]",
     .description =
         "example:\n"
-        "  codeplace bench udp 192.168.7.2 --rates 50:3000:50 --passes 3 --svg sweep.svg",
+        "  codeplace bench udp 192.168.7.2 --rates 500:3000:500 --passes 3 --svg sweep.svg",
     .subs = bench_cmds,
 };

@@ -73,6 +73,26 @@ static const cli_cmd calc_clock = {
     .globals = CLI_G_JSON | CLI_G_OUT,
 };
 
+/* What makes a fit of t = a + b * f0/f a figure not to trust: a time that
+ * does not scale cannot be negative, nor can the part that scales (the
+ * share then leaves 0..100 %); and points far from the line (r^2 below
+ * 0.95, possible from three points on) say the model does not hold. Fills
+ * w[] with up to two sentences; returns how many. */
+static int clock_fit_warnings(double a, double b, double share, double r2,
+                              int npts, char w[2][160])
+{
+    int n = 0;
+    if (a < 0 || b < 0 || !(share >= 0 && share <= 1))
+        snprintf(w[n++], sizeof w[0], "the fit is not physical: %s part "
+                 "%.3g s, share %.1f %% (the times do not fall as 1/clock "
+                 "plus a constant)", a < 0 ? "a negative constant" :
+                 "a negative scaling", a < 0 ? a : b, 100 * share);
+    if (npts > 2 && r2 < 0.95)
+        snprintf(w[n++], sizeof w[0], "r^2 = %.3f is below 0.95: the points "
+                 "are far from the fit; measure again or at more clocks", r2);
+    return n;
+}
+
 static int calc_clock_fn(cli_ctx *ctx, int argc, char **argv)
 {
     char *pos[argc > 0 ? argc : 1];
@@ -115,6 +135,10 @@ static int calc_clock_fn(cli_ctx *ctx, int argc, char **argv)
     if (cli_out_open(ctx) < 0)
         return CLI_FAIL;
     double share = (a + b) != 0 ? b / (a + b) : NAN;
+    char warn[2][160];
+    int nwarn = clock_fit_warnings(a, b, share, r2, p.npos, warn);
+    for (int i = 0; i < nwarn; i++)
+        cli_warn("calc clock: %s", warn[i]);
     FILE *o = ctx->out;
     if (ctx->json) {
         jw w;
@@ -125,6 +149,11 @@ static int calc_clock_fn(cli_ctx *ctx, int argc, char **argv)
         jw_key(&w, "scaling_s"); jw_double(&w, b);
         jw_key(&w, "scaling_share"); jw_double(&w, share);
         jw_key(&w, "r2"); jw_double(&w, r2);
+        jw_key(&w, "warnings");
+        jw_arr_begin(&w);
+        for (int i = 0; i < nwarn; i++)
+            jw_str(&w, warn[i]);
+        jw_arr_end(&w);
         jw_key(&w, "points");
         jw_arr_begin(&w);
         for (int i = 0; i < p.npos; i++) {

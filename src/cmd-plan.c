@@ -145,7 +145,7 @@ const cli_cmd cmd_plan = {
         "both, the samples' hot block plan is one more candidate, simulated\n"
         "on the trace.\n\n"
         "example:\n"
-        "  codeplace trace fw.elf --target rp2040 -n 50 -o run.trace\n"
+        "  codeplace trace fw.elf --target rp2040 --mark codeplace_mark -n 50 -o run.trace\n"
         "  codeplace plan fw.elf --map fw.map --trace run.trace --target rp2040 \\\n"
         "      --budget 16K --list hot.list --emit place/",
     .opts = opts,

@@ -66,7 +66,7 @@ const cli_cmd cmd_record = {
         "they come: Ctrl-C or a probe that goes away keeps what was measured.\n"
         "See docs/probe.md.\n\n"
         "example:\n"
-        "  codeplace record --openocd localhost --elf fw.elf --target rp2350 \\\n"
+        "  codeplace record --openocd localhost --elf fw.elf --target rp2040 \\\n"
         "      --duration 10 -o samples.txt\n"
         "  codeplace record --gdb localhost:3333 --elf fw.elf --target rp2040 \\\n"
         "      --rate 1000 -o samples.txt",

@@ -82,7 +82,7 @@ const cli_cmd cmd_report = {
         "iterations are added per function, library and section.\n\n"
         "example:\n"
         "  codeplace report samples.txt fw.elf --map fw.map --top 10\n"
-        "  codeplace report gmon.out fw.elf --map fw.map --lib 'liblwip*'\n"
+        "  codeplace report gmon.out fw.elf --map fw.map --lib 'libgcc*'\n"
         "  codeplace report samples.txt fw.elf --map fw.map --csv --by lib\n"
         "  codeplace report samples.txt fw.elf --map fw.map --html report.html",
     .opts = opts,
@@ -213,6 +213,31 @@ static int attach_trace(cli_ctx *ctx, rep_profile *prof, const img *im,
     if (trace_misses(ctx, prof, im, tg, trace, desc, ndesc) < 0)
         return CLI_FAIL;
     return CLI_OK;
+}
+
+/* --lib GLOB must match a library of the image: a pattern that matches
+ * none would give an empty table that reads as "no samples there".
+ * Returns 0, or reports the error, naming the libraries, and -1. */
+static int check_lib_glob(const rep_profile *prof, const char *glob)
+{
+    for (size_t i = 0; i < prof->nrows; i++)
+        if (prof->rows[i].library && cp_glob(glob, prof->rows[i].library))
+            return 0;
+    char have[256] = "";
+    size_t n = 0;
+    for (size_t i = 0; i < prof->nrows && n < sizeof have; i++) {
+        const char *lib = prof->rows[i].library;
+        size_t j = 0;
+        while (lib && j < i && (!prof->rows[j].library ||
+                                strcmp(prof->rows[j].library, lib)))
+            j++;
+        if (lib && j == i)
+            n += (size_t)snprintf(have + n, sizeof have - n, "%s%s",
+                                  n ? ", " : "", lib);
+    }
+    cli_error("--lib '%s' matches no library of the image (its libraries: "
+              "%s)", glob, n ? have : "none");
+    return -1;
 }
 
 /* The plots and pages (--svg, --html), then the report in the chosen
@@ -397,7 +422,10 @@ static int cmd_report_fn(cli_ctx *ctx, int argc, char **argv)
                  "(0xffffffff); they have a row of their own",
                  (unsigned long long)prof->halted);
 
-    int status = render(ctx, prof, &v, table, folded, speedscope, svg, html);
+    int status = v.lib_glob && check_lib_glob(prof, v.lib_glob) < 0
+                     ? CLI_FAIL
+                     : render(ctx, prof, &v, table, folded, speedscope, svg,
+                              html);
     rep_prof_free(prof);
     img_free(im);
     smp_free(s);

@@ -583,7 +583,8 @@ static csim_stream *load(cli_ctx *ctx, const char *path, const img *im,
                      (unsigned long long)d, (unsigned long long)drecs);
     }
     trc_close(rd);
-    if (rc < 0 || csim_stream_finish(s, &err) < 0) {
+    if (rc < 0 || csim_stream_finish(s, &err) < 0 ||
+        csim_stream_check_complete(s, path, &err) < 0) {
         cli_error("%s", err.msg);
         csim_stream_free(s);
         return NULL;

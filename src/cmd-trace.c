@@ -126,8 +126,8 @@ const cli_cmd cmd_trace = {
         "  codeplace trace --qemu mps2-an500 build/fw/demo-mps2-an500.elf \\\n"
         "      --mark codeplace_mark -n 50 -o q.trace\n"
         "  codeplace trace --info run.trace --json\n"
-        "  codeplace trace fw.elf --from-qemu qemu.log --target imxrt1062 \\\n"
-        "      --mark codeplace_mark -o qemu.trace",
+        "  codeplace trace build/fw/demo-mps2-an500.elf --from-qemu qemu.log \\\n"
+        "      --target mps2-an500 --mark codeplace_mark -n 3 -o qemu.trace",
     .opts = opts,
     .globals = CLI_G_JSON | CLI_G_OUT | CLI_G_VERB,
 };
@@ -757,6 +757,9 @@ static int cmd_trace_fn(cli_ctx *ctx, int argc, char **argv)
         case O_N:
             if (cli_arg_u64(ctx, "-n", arg, 1, &ro.n))
                 return CLI_USAGE;
+            if (!ro.n) /* no iteration: nothing to simulate or plan */
+                return cli_usage_error(ctx, "-n 0: record at least one "
+                                       "iteration");
             n_given = 1;
             break;
         case O_MARK: ro.mark = arg; break;

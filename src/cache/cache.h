@@ -200,6 +200,12 @@ const csim_fn *csim_stream_fn(const csim_stream *s, size_t i);
  * with the same name), or (size_t)-1. */
 size_t csim_stream_find(const csim_stream *s, const char *name);
 size_t csim_stream_niters(const csim_stream *s);
+/* After finish: 0 when the stream holds at least one complete iteration
+ * (a mark, then records up to the next mark or the end), else -1 with an
+ * error naming path and why (no marks at all, or only an empty or
+ * unfinished iteration): a trace without one has nothing to simulate. */
+int csim_stream_check_complete(const csim_stream *s, const char *path,
+                               cp_err *err);
 size_t csim_stream_nruns(const csim_stream *s);
 /* Instructions fetched in iteration k (all memories). */
 uint64_t csim_stream_iter_insns(const csim_stream *s, size_t k);

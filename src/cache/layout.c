@@ -163,6 +163,65 @@ static int check_moved(const char *path, unsigned ln, const char *what,
                      w ? (unsigned long long)w->base + w->size - 1 : 0ULL);
 }
 
+/* A RAM region must name a memory the target has (any fast memory for
+ * "ram"), with or without an address: code cannot run from a memory the
+ * chip does not have. */
+static int check_has_mem(const char *path, unsigned ln, const tgt *t,
+                         const char *region, tgt_mem_kind k, int any,
+                         cp_err *err)
+{
+    char have[128] = "";
+    size_t n = 0;
+    for (unsigned i = 0; i < t->nmems; i++) {
+        const tgt_mem *mem = &t->mems[i];
+        if (mem->kind == k || (any && fast_kind(mem->kind)))
+            return 0;
+        if (fast_kind(mem->kind) && n < sizeof have)
+            n += (size_t)snprintf(have + n, sizeof have - n, "%s%s",
+                                  n ? ", " : "", mem->name);
+    }
+    return cp_seterr(err, "%s:%u: region %s, but %s has no %s memory (%s%s)",
+                     path, ln, region, t->name, any ? "fast" : region,
+                     n ? "its fast memories: " : "it has no fast memory",
+                     have);
+}
+
+/* Functions given an address in fast memory must not overlap there (two
+ * at one address are two functions the linker cannot both put there),
+ * unless they overlap as much in the image.
+ * r[] holds the entries with an address, sorted here. */
+static int cmp_entry_place(const void *x, const void *y)
+{
+    const entry *a = x, *b = y;
+    return a->place < b->place ? -1 : a->place > b->place;
+}
+
+static int check_ram_overlap(const char *path, const csim_stream *s,
+                             entry *r, size_t n, cp_err *err)
+{
+    if (n < 2)
+        return 0;
+    qsort(r, n, sizeof *r, cmp_entry_place);
+    for (size_t i = 1; i < n; i++) {
+        const entry *a = &r[i - 1], *b = &r[i];
+        uint32_t asz = s->fns[a->fn].size ? s->fns[a->fn].size : 1;
+        if ((uint64_t)a->place + asz <= b->place ||
+            /* moved by the same distance: they overlapped in the traced
+             * image too (assembly routines that fall into each other,
+             * libgcc's __aeabi_cdrcmple and __aeabi_cdcmpeq) */
+            a->place - s->fns[a->fn].addr == b->place - s->fns[b->fn].addr)
+            continue;
+        const entry *later = a->line > b->line ? a : b;
+        const entry *other = later == a ? b : a;
+        return cp_seterr(err, "%s:%u: %s at 0x%08x (%u bytes) overlaps %s at "
+                         "0x%08x (%u bytes, line %u) in fast memory", path,
+                         later->line, s->fns[later->fn].name, later->place,
+                         s->fns[later->fn].size, s->fns[other->fn].name,
+                         other->place, s->fns[other->fn].size, other->line);
+    }
+    return 0;
+}
+
 static int parse_line(const char *path, unsigned ln, char *p,
                       const csim_stream *s, const uint8_t *seen,
                       const tgt_cache *g, entry *e,
@@ -212,17 +271,21 @@ static int parse_line(const char *path, unsigned ln, char *p,
     if (!strcmp(region, "sram") || !strcmp(region, "itcm") ||
         !strcmp(region, "dtcm") || !strcmp(region, "ram")) {
         *region_ram = 1;
+        tgt_mem_kind k = region[0] == 's' ? TGT_MEM_SRAM
+                         : region[0] == 'i' ? TGT_MEM_ITCM
+                                            : TGT_MEM_DTCM;
+        int any = !strcmp(region, "ram");
+        if (check_has_mem(path, ln, t, region, k, any, err) < 0)
+            return -1;
+        e->place = UINT32_MAX; /* "-": the linker chooses */
         if (strcmp(place, "-")) {
             if (cp_parse_u64(place, 0, &v) < 0 || v > 0xffffffffULL)
                 return cp_seterr(err, "%s:%u: bad address '%s' (an address "
                                  "or '-')", path, ln, place);
-            tgt_mem_kind k = region[0] == 's' ? TGT_MEM_SRAM
-                             : region[0] == 'i' ? TGT_MEM_ITCM
-                                                : TGT_MEM_DTCM;
             if (check_place(path, ln, s, e->fn, t, region, (uint32_t)v, k,
-                            !strcmp(region, "ram") ? TGT_MEM_SRAM : k,
-                            err) < 0)
+                            any ? TGT_MEM_SRAM : k, err) < 0)
                 return -1;
+            e->place = (uint32_t)v;
         }
         return 0;
     }
@@ -369,8 +432,8 @@ int csim_layout_apply_text(const char *path, const char *text, size_t len,
     char *data = text_copy(path, text, len, err);
     if (!data)
         return -1;
-    entry *col = NULL;
-    size_t ncol = 0, capc = 0;
+    entry *col = NULL, *fast = NULL;
+    size_t ncol = 0, capc = 0, nfast = 0, capf = 0;
     uint8_t *seen = calloc(s->nfns ? s->nfns : 1, 1);
     unsigned ln = 0;
     int ok_header = 0, rc = -1;
@@ -462,6 +525,14 @@ int csim_layout_apply_text(const char *path, const char *text, size_t len,
         if (ram) {
             csim_map_uncache(m, e.fn);
             st->to_ram++;
+            if (e.place != UINT32_MAX) {
+                if (cp_grow((void **)&fast, &capf, nfast + 1,
+                            sizeof *fast) < 0) {
+                    cp_seterr(err, "out of memory");
+                    goto out;
+                }
+                fast[nfast++] = e;
+            }
         } else if (e.colour) {
             if (cp_grow((void **)&col, &capc, ncol + 1, sizeof *col) < 0) {
                 cp_seterr(err, "out of memory");
@@ -527,8 +598,11 @@ int csim_layout_apply_text(const char *path, const char *text, size_t len,
             st->coloured++;
         }
     }
+    if (check_ram_overlap(path, s, fast, nfast, err) < 0)
+        goto out;
     rc = check_overlap(path, s, m, err);
 out:
+    free(fast);
     free(col);
     free(seen);
     free(data);

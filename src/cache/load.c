@@ -23,7 +23,8 @@ csim_stream *csim_stream_load(const char *trace_path, const img *im,
     if (rc == 0)
         csim_stream_set_dropped(s, trc_dropped(rd, NULL), trc_truncated(rd));
     trc_close(rd);
-    if (rc < 0 || csim_stream_finish(s, err) < 0) {
+    if (rc < 0 || csim_stream_finish(s, err) < 0 ||
+        csim_stream_check_complete(s, trace_path, err) < 0) {
         csim_stream_free(s);
         return NULL;
     }

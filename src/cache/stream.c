@@ -444,6 +444,19 @@ void csim_stream_set_dropped(csim_stream *s, uint64_t iters, int cut)
     s->cut = cut;
 }
 
+int csim_stream_check_complete(const csim_stream *s, const char *path,
+                               cp_err *err)
+{
+    if (!s->marked)
+        return cp_seterr(err, "%s: no complete iteration (no iteration marks: "
+                         "record at least one, e.g. trace -n 1)", path);
+    if (s->niter == 1 && s->iter[0] == s->iter[1] && !s->iter_insns[0])
+        return cp_seterr(err, "%s: no complete iteration (%s)", path,
+                         s->dropped ? "the only one was unfinished"
+                                    : "the only one is empty");
+    return 0;
+}
+
 size_t csim_stream_niters(const csim_stream *s)
 {
     return s->niter;

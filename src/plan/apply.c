@@ -76,6 +76,26 @@ static void header_field(const char *line, const char *key, char *out,
     out[k] = 0;
 }
 
+/* A size field of the header ("budget: 16384", "budget: 16K"): read as
+ * plan --budget reads its argument (cp_parse_u64 with K/M/G suffixes).
+ * Returns 0 (*out untouched when the line has no such field) or -1 with
+ * file:line. */
+static int header_size(const char *list, size_t lineno, const char *line,
+                       const char *key, uint32_t *out, cp_err *err)
+{
+    char b[32] = "";
+    uint64_t v;
+    header_field(line, key, b, sizeof b);
+    if (!b[0] && !strstr(line, key))
+        return 0;
+    if (cp_parse_u64(b, 1, &v) < 0 || v > UINT32_MAX)
+        return cp_seterr(err, "%s:%zu: %s'%s' is not a size in bytes (a "
+                         "number with an optional K, M or G, as --budget "
+                         "takes)", list, lineno, key, b);
+    *out = (uint32_t)v;
+    return 0;
+}
+
 int plan_apply_header(const char *list, char *target, size_t tcap,
                       uint32_t *budget, cp_err *err)
 {
@@ -85,20 +105,21 @@ int plan_apply_header(const char *list, char *target, size_t tcap,
     if (tcap)
         target[0] = 0;
     *budget = UINT32_MAX;
+    size_t lineno = 0;
+    int rc = 0;
     for (char *l = t; l && *l == '#';) {
         char *nl = strchr(l, '\n');
         if (nl)
             *nl = 0;
+        lineno++;
         if (strstr(l, "target: "))
             header_field(l, "target: ", target, tcap);
-        char b[32] = "";
-        header_field(l, "budget: ", b, sizeof b);
-        if (b[0])
-            *budget = (uint32_t)strtoul(b, NULL, 10);
+        if ((rc = header_size(list, lineno, l, "budget: ", budget, err)) < 0)
+            break;
         l = nl ? nl + 1 : NULL;
     }
     free(t);
-    return 0;
+    return rc;
 }
 
 /* ---- clone names ------------------------------------------------------- */
@@ -275,14 +296,11 @@ plan_apply *plan_apply_list(plan_model *m, const char *list, const char *map,
                 header_field(p, "target: ", a->target, sizeof a->target);
             if (strstr(p, "strategy: "))
                 header_field(p, "strategy: ", a->strategy, sizeof a->strategy);
-            char b[32] = "";
-            header_field(p, "budget: ", b, sizeof b);
-            if (b[0])
-                list_budget = (uint32_t)strtoul(b, NULL, 10);
-            char be[32] = "";
-            header_field(p, "block end: ", be, sizeof be);
-            if (be[0])
-                block_end = (uint32_t)strtoul(be, NULL, 10);
+            if (header_size(list, lineno, p, "budget: ", &list_budget,
+                            err) < 0 ||
+                header_size(list, lineno, p, "block end: ", &block_end,
+                            err) < 0)
+                goto fail;
             char r[32] = "";
             header_field(p, "region: ", r, sizeof r);
             if (r[0]) {

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "plan/plan_int.h"
+#include "util/wdir.h"
 #include "util/wfile.h"
 
 static const char *region_name(const plan_emit_info *info, plan_region r)
@@ -417,13 +418,11 @@ static int fragment_header(FILE *f, const char *what, plan_model *m,
     return 0;
 }
 
-int plan_emit_snippets(const char *dir, plan_model *m,
-                       const plan_result *r, const plan_emit_info *info,
-                       cp_err *err)
+/* The set, written into dir (the temporary directory). */
+static int write_snippets(const char *dir, plan_model *m,
+                          const plan_result *r, const plan_emit_info *info,
+                          cp_err *err)
 {
-    if (mkdir(dir, 0777) < 0 && errno != EEXIST)
-        return cp_seterr(err, "cannot create directory '%s': %s", dir,
-                         strerror(errno));
     FILE *f;
 
     /* GNU ld, for a script that INCLUDEs them (firmware/ld/sections.ld). */
@@ -491,4 +490,22 @@ int plan_emit_snippets(const char *dir, plan_model *m,
     if (finish(f, dir, "codeplace_pico.cmake", err) < 0)
         return -1;
     return 0;
+}
+
+int plan_emit_snippets(const char *dir, plan_model *m,
+                       const plan_result *r, const plan_emit_info *info,
+                       cp_err *err)
+{
+    /* The old set or the new one, never a mix (util/wdir.h). */
+    cp_wdir w;
+    if (cp_wdir_open(&w, dir, err) < 0)
+        return -1;
+    if (write_snippets(w.tmp, m, r, info, err) < 0) {
+        /* (err names the temporary file: say which set it belongs to) */
+        cp_err e2 = *err;
+        cp_seterr(err, "%s; '%s' is left as it was", e2.msg, dir);
+        cp_wdir_abort(&w);
+        return -1;
+    }
+    return cp_wdir_commit(&w, err);
 }

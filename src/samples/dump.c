@@ -125,6 +125,13 @@ static int s_line(dl *d, char *p, smp *s)
         DERR(d, "bad sample line: '%.8s %.20s' is not hex", a, c);
         return -1;
     }
+    /* The profilers count in 32-bit buckets (firmware/profiler/cpprof.h,
+     * zephyr/profiler/codeplace_prof.c): a larger count is corruption. */
+    if (count > UINT32_MAX) {
+        DERR(d, "count 0x%.20s at %.8s is past 2^32: the profiler's buckets "
+             "are 32-bit counters", c, a);
+        return -1;
+    }
     cp_err e2;
     if (smp_add(s, (uint32_t)addr, count, &e2) < 0) {
         DERR(d, "%.300s", e2.msg);

@@ -33,10 +33,14 @@ void smp_free(smp *s)
 int smp_add(smp *s, uint32_t addr, uint64_t count, cp_err *err)
 {
     if (count > MAX_COUNT)
-        return cp_seterr(err, "count %" PRIu64 " is too large", count);
+        return cp_seterr(err, "count %" PRIu64 " is too large (at most 2^62)",
+                         count);
+    if (s->sum > MAX_COUNT - count)
+        return cp_seterr(err, "the counts add up past 2^62 samples here "
+                         "(%" PRIu64 " at 0x%08x after %" PRIu64 ")", count,
+                         addr, s->sum);
+    s->sum += count;
     if (s->n && s->e[s->n - 1].addr == addr) {
-        if (s->e[s->n - 1].count > MAX_COUNT - count)
-            return cp_seterr(err, "count at 0x%08x overflows", addr);
         s->e[s->n - 1].count += count;
         return 0;
     }

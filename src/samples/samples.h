@@ -40,6 +40,7 @@ typedef struct smp {
     smp_entry *e;       /* sorted by address, one entry per address after
                            smp_normalize (the reader normalizes) */
     size_t n, cap;
+    uint64_t sum;       /* of the counts smp_add took: at most 2^62 */
     smp_kv *extra;      /* unknown header keys, in file order */
     size_t nextra;
 } smp;
@@ -48,7 +49,8 @@ smp *smp_new(void);
 void smp_free(smp *s);
 
 /* Adds count samples at addr. -1 on out of memory or when the sum of all
- * counts would pass 2^63. */
+ * counts would pass 2^62 (then no total, share or merged count can wrap or
+ * be clamped). */
 int smp_add(smp *s, uint32_t addr, uint64_t count, cp_err *err);
 /* Sorts by address and merges duplicates; drops nothing (zero counts are
  * removed, they carry no information). */

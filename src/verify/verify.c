@@ -146,10 +146,14 @@ static int read_layout(const char *path, const char *text, size_t len,
     entry *e = NULL;
     size_t n = 0, cap = 0;
     unsigned line = 0;
-    char *save = NULL;
     int rc = 0;
-    for (char *l = strtok_r(data, "\n", &save); l;
-         l = strtok_r(NULL, "\n", &save)) {
+    /* (line by line, blank ones counted: errors give the file's line) */
+    for (char *l = data, *nl; l; l = nl) {
+        nl = strchr(l, '\n');
+        if (nl)
+            *nl++ = 0;
+        else if (!*l)
+            break;
         line++;
         if (line == 1 && strcmp(l, "# codeplace layout 1") &&
             strcmp(l, "# codeplace layout 2")) {
@@ -215,6 +219,27 @@ static int read_layout(const char *path, const char *text, size_t len,
     }
     *out = e;
     *nout = n;
+    return 0;
+}
+
+/* Every region a layout names is a memory of the target (flash, its
+ * non-allocating alias, "ram" for any fast memory, a memory by name or
+ * kind, as sim reads layouts):
+ * a layout for another chip is an error at its line, not a pass. */
+static int check_regions(const char *path, const tgt *t, const entry *e,
+                         size_t n, cp_err *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *rg = e[i].region;
+        int ok = !strcmp(rg, "flash") || !strcmp(rg, "noalloc") ||
+                 !strcmp(rg, "ram") || mem_named(t, rg);
+        for (unsigned k = 0; !ok && k < t->nmems; k++)
+            ok = !strcmp(tgt_mem_kind_name(t->mems[k].kind), rg);
+        if (ok)
+            continue;
+        return cp_seterr(err, "%s:%u: region %s, but %s has no %s memory",
+                         path, e[i].line, rg, t->name, rg);
+    }
     return 0;
 }
 
@@ -503,6 +528,8 @@ int vfy_run_text(const char *layout_path, const char *text, size_t len,
             goto done;
         }
     }
+    if ((rc = check_regions(layout_path, t, e, n, err)) < 0)
+        goto done;
     if ((rc = check_functions(relinked, t, e, n, r)) < 0) {
         cp_seterr(err, "out of memory");
         goto done;

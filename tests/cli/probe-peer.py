@@ -4,24 +4,34 @@ the GDB remote serial protocol (non-stop mode) for a simulated ARMv6-M core
 (Cortex-M0+, RP2040 memory map) that runs two loops, 3/4 of the time in
 loop_a (0x10000100) and 1/4 in loop_b (0x10000200).
 
-    probe-peer.py PORTFILE LOG tcl|gdb pcsr|zero|constant
+    probe-peer.py PORTFILE LOG tcl|gdb pcsr|zero|constant [PORT]
 
 pcsr:     DWT_PCSR (0xe000101c) returns the PC of a recent instruction
 zero:     DWT_PCSR reads as 0 (not implemented); halting works
 constant: DWT_PCSR always reads 0x10000100; halting works
 
+The RP2040's XIP cache counters (CTR_HIT 0x1400000c, CTR_ACC 0x14000010;
+RP2040 Datasheet 2.6.3.2) count from their last write (which clears them,
+like the chip's): 1 access per microsecond, 3 of 4 hits.
+
 Every command is appended to LOG, so a test can tell whether the core was
 halted. One connection; the peer exits when it closes (or when nothing connects within 15 s).
+With PORT (a fixed port on 127.0.0.1), connections are served one after
+the other until none comes for 120 s (the test stops it before).
 """
 import re
 import socket
 import sys
+import time
 
 portfile, logpath, proto, mode = sys.argv[1:5]
+fixed_port = int(sys.argv[5]) if len(sys.argv) > 5 else 0
+ctr_zero = time.monotonic()
 log = open(logpath, "w", buffering=1)
 step = 0
 demcr = 0
 halted = False
+nonstop = False  # all-stop until the client sends QNonStop:1
 
 
 def next_pc():
@@ -42,30 +52,30 @@ def read_word(addr):
         return 0xFFFFFFFF if halted else next_pc()
     if addr == 0xE000EDFC:
         return demcr
+    if addr in (0x1400000C, 0x14000010):
+        acc = min(int((time.monotonic() - ctr_zero) * 1e6), 0xFFFFFFFF)
+        return acc if addr == 0x14000010 else acc * 3 // 4
     return 0
 
 
 def write_word(addr, v):
-    global demcr
+    global demcr, ctr_zero
     if addr == 0xE000EDFC:
         demcr = v
+    if addr in (0x1400000C, 0x14000010):
+        ctr_zero = time.monotonic()
 
 
 srv = socket.socket()
 srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-srv.bind(("127.0.0.1", 0))
+srv.bind(("127.0.0.1", fixed_port))
 srv.listen(1)
 with open(portfile + ".tmp", "w") as f:
     f.write(str(srv.getsockname()[1]))
 import os
 os.rename(portfile + ".tmp", portfile)
 srv.settimeout(15)
-try:
-    c, _ = srv.accept()
-except socket.timeout:
-    sys.exit(1)
-c.settimeout(30)
-c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+c = None
 
 
 def tcl(cmd):
@@ -113,14 +123,25 @@ def le32(v):
 
 
 def gdb(pkt):
-    global halted
+    """The reply to pkt, or None for none (all-stop 'c': the stop reply
+    comes when the client interrupts)."""
+    global halted, nonstop
     log.write(pkt.decode() + "\n")
     if pkt.startswith(b"qSupported"):
         return b"PacketSize=400;QStartNoAckMode+;QNonStop+"
-    if pkt in (b"QStartNoAckMode", b"QNonStop:1"):
+    if pkt == b"QNonStop:1":
+        nonstop = True
+        return b"OK"
+    if pkt == b"QStartNoAckMode":
         return b"OK"
     if pkt == b"?":
-        return b"OK"  # non-stop: no thread is stopped
+        if nonstop:
+            return b"OK"  # non-stop: no thread is stopped
+        halted = True  # all-stop: attaching stops the target
+        return b"S05"
+    if pkt == b"c" and not nonstop:
+        halted = False
+        return None
     m = re.match(rb"m([0-9a-f]+),([0-9a-f]+)$", pkt)
     if m:
         a, n = int(m.group(1), 16), int(m.group(2), 16)
@@ -144,6 +165,7 @@ def gdb(pkt):
 
 
 def serve_gdb():
+    global halted
     buf = b""
     noack = False
     while True:
@@ -153,6 +175,12 @@ def serve_gdb():
         buf += d
         while True:
             buf = buf.lstrip(b"+-")
+            if buf[:1] == b"\x03":  # all-stop interrupt
+                buf = buf[1:]
+                log.write("^C\n")
+                halted = True
+                c.sendall(b"$S02#%02x" % (sum(b"S02") & 0xFF))
+                continue
             m = re.match(rb"\$([^#]*)#[0-9a-fA-F]{2}", buf, re.S)
             if not m:
                 break
@@ -163,10 +191,30 @@ def serve_gdb():
                 c.sendall(b"+")
             if pkt == b"QStartNoAckMode":
                 noack = True
-            c.sendall(b"$" + out + b"#%02x" % (sum(out) & 0xFF))
+            if out is not None:
+                c.sendall(b"$" + out + b"#%02x" % (sum(out) & 0xFF))
+
+
+def serve_one():
+    """One connection (socket.timeout when none comes)."""
+    global c
+    c, _ = srv.accept()
+    c.settimeout(30)
+    c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    try:
+        serve_tcl() if proto == "tcl" else serve_gdb()
+    except (socket.timeout, ConnectionError):
+        pass
+    c.close()
 
 
 try:
-    serve_tcl() if proto == "tcl" else serve_gdb()
-except (socket.timeout, ConnectionError):
-    pass
+    serve_one()
+except socket.timeout:
+    sys.exit(1)
+srv.settimeout(120)
+while fixed_port:
+    try:
+        serve_one()
+    except socket.timeout:
+        break

@@ -190,7 +190,7 @@ test_expect_success 'a write that hits the file size limit leaves nothing partia
     grep -q "No space left on device" err4
 '
 
-test_expect_success 'a full disk (a tiny tmpfs) leaves no partial snippet' '
+test_expect_success 'a full disk (a tiny tmpfs) leaves no snippet directory' '
     if unshare -rm true 2>/dev/null; then
         $CODEPLACE trace -q $FX/tr-m0.elf --target rp2040 $HARNESS -n 20 -o run.trace >/dev/null &&
         mkdir mnt &&
@@ -199,8 +199,8 @@ test_expect_success 'a full disk (a tiny tmpfs) leaves no partial snippet' '
             ! $CODEPLACE plan $FX/tr-m0.elf --map $FX/tr-m0.map --trace run.trace \
                 --target rp2040 --strategy hotblock -q --emit mnt/place 2>err &&
             grep -q \"No space left on device\" err &&
-            for f in mnt/place/*; do test ! -s \"\$f\" && exit 1; done;
-            test -z \"\$(ls mnt/place | grep tmp)\""
+            test ! -e mnt/place &&
+            test -z \"\$(ls mnt | grep tmp)\""
     else
         echo "no user namespaces: skipped" >&2
     fi
