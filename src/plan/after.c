@@ -7,7 +7,8 @@
  * the section elsewhere, or no alignment explains it (the gap is kept),
  * the layout says the section's move is uncertain. Each section's flash
  * reads move by that section's own delta. Sections are taken by their
- * load address. */
+ * load address; a copy (a section that runs from RAM) follows the one
+ * before without its alignment. */
 #include "plan/plan_int.h"
 
 #include <stdlib.h>
@@ -54,7 +55,13 @@ int plan_model_after_setup(plan_model *m)
             a->name = sec->name;
             a->addr = sec->lma;
             a->end = sec->lma + sec->size;
-            a->align = sec->align ? sec->align : 1;
+            /* A section that runs from RAM (Zephyr's datas: 8-aligned,
+             * its copy at 0x...ecc right after rodata's end) has its
+             * load address where the one before ends: GNU ld aligns the
+             * address it runs at, not the copy's. */
+            a->align = sec->lma != sec->addr ? 1
+                       : sec->align          ? sec->align
+                                             : 1;
         }
     }
     qsort(m->after, m->nafter, sizeof *m->after, cmp_after);

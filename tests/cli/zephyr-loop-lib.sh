@@ -12,10 +12,13 @@
 #                      directory is relinked afterwards) into $ZL_W/NAME.trace
 #                      and prints its mean warm misses per iteration;
 #                      $ZL_W/NAME.sim.json keeps sim's per-iteration figures
-#   zl_plan BUDGET     plans for Zephyr from $ZL_W/base (the base recording)
+#   zl_plan BUDGET [ARGS]
+#                      plans for Zephyr from $ZL_W/base (the base recording)
 #                      into $ZL_W/pBUDGET.list and .layout (in the build
 #                      directory: the map names objects relative to it) and
-#                      prints the predicted warm misses per iteration
+#                      prints the predicted warm misses per iteration (the
+#                      list's figure, from the JSON's "for_zephyr"); ARGS go
+#                      to plan, $ZL_SUFFIX (if set) after BUDGET in the names
 #   zl_relink LIST     relinks the build with LIST as the module's list
 #   zl_within2 PREDICTED NAME
 #                      compares a prediction with recording NAME (below)
@@ -50,18 +53,18 @@ EOF
 }
 
 zl_plan() {
+    _b=$1
+    shift
     (cd "$ZL_W/b" && $CODEPLACE plan "$ZL_W/base/zephyr/zephyr.elf" \
         --map "$ZL_W/base/zephyr/zephyr.map" --trace "$ZL_W/base.trace" $ZL_CACHE \
-        --budget "$1" -n 0 --plan-iterations 12 --time 0 --for zephyr \
-        --list "$ZL_W/p$1.list" --layout "$ZL_W/p$1.layout" --json \
-        -o "$ZL_W/plan$1.json") >"$ZL_W/plan$1.out" 2>&1 || {
-        echo "zl_plan $1: the end of $ZL_W/plan$1.out:" >&2
-        tail -8 "$ZL_W/plan$1.out" >&2; return 1; }
-    python3 - "$ZL_W/plan$1.json" <<'EOF'
+        --budget "$_b" -n 0 --plan-iterations 12 --time 0 --for zephyr \
+        --list "$ZL_W/p$_b$ZL_SUFFIX.list" --layout "$ZL_W/p$_b$ZL_SUFFIX.layout" --json \
+        -o "$ZL_W/plan$_b$ZL_SUFFIX.json" "$@") >"$ZL_W/plan$_b$ZL_SUFFIX.out" 2>&1 || {
+        echo "zl_plan $_b: the end of $ZL_W/plan$_b$ZL_SUFFIX.out:" >&2
+        tail -8 "$ZL_W/plan$_b$ZL_SUFFIX.out" >&2; return 1; }
+    python3 - "$ZL_W/plan$_b$ZL_SUFFIX.json" <<'EOF'
 import json, sys
-d = json.load(open(sys.argv[1]))
-best = [r for r in d["results"] if r["strategy"] == d["best"]][0]
-print("%.4f" % best["misses_per_iteration"])
+print("%.4f" % json.load(open(sys.argv[1]))["for_zephyr"]["misses_per_iteration"])
 EOF
 }
 
