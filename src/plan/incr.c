@@ -222,8 +222,12 @@ static size_t lru_skip_to(plan_incr *x, unsigned nl, size_t *spp, size_t se,
         size_t j = 0;
         while (j < nc && c[j].line != l)
             j++;
-        if (j == nc)
-            c[nc++] = (skip_cand){x->stime[q - 1], -(int64_t)nc, l};
+        if (j == nc) {
+            /* (the count after this one: what GCC made of the unsequenced
+             * c[nc++] = {..., -nc, ...} this was, kept for the same plans) */
+            c[nc] = (skip_cand){x->stime[q - 1], -(int64_t)(nc + 1), l};
+            nc++;
+        }
     }
     *spp = lo;
     /* Each hot line's last access before lim (the merge takes hot lines
