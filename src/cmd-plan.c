@@ -441,6 +441,7 @@ typedef struct plan_state {
     plan_result *best;
     plan_result *zres; /* best as the Zephyr module applies it (--for) */
     double unrefined[PLAN_NSTRATEGIES]; /* misses before --refine-from */
+    double zunrefined;                  /* zres's before --refine-from */
     char why[512];
     const char *unverified; /* why the prediction is unverified, or NULL */
     plan_emit_info info;
@@ -849,6 +850,13 @@ static int refine(cli_ctx *ctx, const plan_args *a, plan_state *st)
             return -1;
         }
     }
+    if (st->zres) {
+        st->zunrefined = st->zres->misses;
+        if (plan_result_refine(st->m, st->zres, &err) < 0) {
+            cli_error("%s", err.msg);
+            return -1;
+        }
+    }
     cli_info(ctx, "plan: %ld linker stubs read back from %s", nst, a->refine);
     return 0;
 }
@@ -927,7 +935,7 @@ static int run_plan(cli_ctx *ctx, const plan_args *a, plan_state *st)
     plan_model_hot_own_stubs(m, a->for_zephyr);
     if (run_strategies(ctx, a, st) < 0)
         return CLI_FAIL;
-    if (a->refine && refine(ctx, a, st) < 0)
+    if (!a->for_zephyr && a->refine && refine(ctx, a, st) < 0)
         return CLI_FAIL;
     const char *why;
     if (!a->refine && st->best->flash_stubs && !st->best->stub_order)
@@ -966,6 +974,9 @@ static int run_plan(cli_ctx *ctx, const plan_args *a, plan_state *st)
                  ap.fast_dropped + ap.flash_dropped, st->zres->text_start);
         st->best = st->zres;
         plan_model_hot_own_stubs(m, 1);
+        /* The relinked image is the module's build of this result. */
+        if (a->refine && refine(ctx, a, st) < 0)
+            return CLI_FAIL;
     }
     if (st->best->after_uncertain)
         cli_warn("%s: the text ends at 0x%08x; the linker script puts "
@@ -1031,6 +1042,13 @@ static void render_json(FILE *out, const plan_args *a, const plan_state *st)
     if (st->sres)
         result_json(&w, st->m, t, &a->c, st->sres, -1, "samples-hotblock");
     jw_arr_end(&w);
+    if (st->zres) {
+        /* --for zephyr: the best result as the module builds it, the
+         * prediction the list states */
+        jw_key(&w, "for_zephyr");
+        result_json(&w, st->m, t, &a->c, st->zres,
+                    a->refine ? st->zunrefined : -1, NULL);
+    }
     jw_obj_end(&w);
     jw_finish(&w);
 }

@@ -307,15 +307,20 @@ out:
     return rc;
 }
 
-int img_symbol(const img *im, const char *name, uint32_t *value,
-               uint32_t *size, cp_err *err)
+/* The defined symbols named name in file order: up to max of their values
+ * (and sizes) into value[] and size[] (either may be NULL); returns how
+ * many there are, or -1 when libelf fails. */
+static long symbols_named(const img *im, const char *name, uint32_t *value,
+                          uint32_t *size, size_t max)
 {
     if (elf_version(EV_CURRENT) == EV_NONE)
-        return cp_seterr(err, "libelf: %s", elf_errmsg(-1));
+        return -1;
     Elf *e = elf_memory(im->file, im->file_len);
-    int found = 0;
+    if (!e)
+        return -1;
+    long found = 0;
     Elf_Scn *scn = NULL;
-    while (e && !found && (scn = elf_nextscn(e, scn))) {
+    while ((scn = elf_nextscn(e, scn))) {
         GElf_Shdr sh;
         if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !sh.sh_entsize)
             continue;
@@ -326,18 +331,34 @@ int img_symbol(const img *im, const char *name, uint32_t *value,
             if (!gelf_getsym(d, (int)i, &s) || s.st_shndx == SHN_UNDEF)
                 continue;
             const char *nm = elf_strptr(e, sh.sh_link, s.st_name);
-            if (nm && !strcmp(nm, name)) {
-                *value = (uint32_t)s.st_value;
+            if (!nm || strcmp(nm, name))
+                continue;
+            if ((size_t)found < max) {
+                if (value)
+                    value[found] = (uint32_t)s.st_value;
                 if (size)
-                    *size = (uint32_t)s.st_size;
-                found = 1;
-                break;
+                    size[found] = (uint32_t)s.st_size;
             }
+            found++;
         }
     }
-    if (e)
-        elf_end(e);
-    if (!found)
+    elf_end(e);
+    return found;
+}
+
+int img_symbol(const img *im, const char *name, uint32_t *value,
+               uint32_t *size, cp_err *err)
+{
+    long n = symbols_named(im, name, value, size, 1);
+    if (n < 0)
+        return cp_seterr(err, "libelf: %s", elf_errmsg(-1));
+    if (!n)
         return cp_seterr(err, "'%s': no symbol '%s'", im->path, name);
     return 0;
+}
+
+long img_symbol_values(const img *im, const char *name, uint32_t *values,
+                       size_t max)
+{
+    return symbols_named(im, name, values, NULL, max);
 }

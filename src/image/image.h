@@ -116,6 +116,12 @@ const img_func *img_find(const img *im, const char *name);
  * naming the file and the symbol. */
 int img_symbol(const img *im, const char *name, uint32_t *value,
                uint32_t *size, cp_err *err);
+/* Every defined symbol of that name (local ones may repeat: one per file,
+ * or ld's stubs, one __NAME_veneer per stub group): up to max of their
+ * values into values[]; returns how many there are, or -1 when the ELF
+ * cannot be read. */
+long img_symbol_values(const img *im, const char *name, uint32_t *values,
+                       size_t max);
 
 size_t img_nsections(const img *im);
 const img_section *img_section_at(const img *im, size_t i); /* file order */

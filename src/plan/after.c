@@ -7,7 +7,7 @@
  * the section elsewhere, or no alignment explains it (the gap is kept),
  * the layout says the section's move is uncertain. Each section's flash
  * reads move by that section's own delta. Sections are taken by their
- * load address. */
+ * load address; copies of sections that run from RAM as below. */
 #include "plan/plan_int.h"
 
 #include <stdlib.h>
@@ -55,12 +55,27 @@ int plan_model_after_setup(plan_model *m)
             a->addr = sec->lma;
             a->end = sec->lma + sec->size;
             a->align = sec->align ? sec->align : 1;
+            a->copy_off = (int64_t)sec->lma - (int64_t)sec->addr;
         }
     }
     qsort(m->after, m->nafter, sizeof *m->after, cmp_after);
     uint32_t prev = m->text_end;
     for (size_t i = 0; i < m->nafter; i++) {
         plan_after *a = &m->after[i];
+        /* Sections that run from RAM: ld gives the next one in the same
+         * region the load address that keeps the offset of the one before
+         * (Zephyr: device_states, log_msg_ptr_area, ... after datas), so
+         * it moves with it; the first of such a run starts where the
+         * section before it ends, at no alignment of its own (datas,
+         * 8-aligned, loaded at 0x...ecc right after rodata's end). */
+        if (a->copy_off) {
+            a->with_prev = i && m->after[i - 1].copy_off == a->copy_off;
+            if (a->with_prev) {
+                prev = a->end;
+                continue;
+            }
+            a->align = 1;
+        }
         a->amin = a->amax = a->align;
         if (a->addr < prev) { /* overlaps the one before: keep its offset */
             a->gap = (int64_t)a->addr - (int64_t)prev;
@@ -100,6 +115,11 @@ void plan_layout_after(const plan_model *m, plan_layout *L, uint32_t new_end)
     int64_t prev = new_end;
     for (size_t i = 0; i < m->nafter; i++) {
         const plan_after *a = &m->after[i];
+        if (a->with_prev) {
+            L->after_delta[i] = L->after_delta[i - 1];
+            prev = (int64_t)a->end + L->after_delta[i];
+            continue;
+        }
         int64_t at = (int64_t)align_up((uint64_t)prev, a->amin) + a->gap;
         if (a->amax != a->amin &&
             (int64_t)align_up((uint64_t)prev, a->amax) + a->gap != at &&

@@ -222,8 +222,12 @@ static size_t lru_skip_to(plan_incr *x, unsigned nl, size_t *spp, size_t se,
         size_t j = 0;
         while (j < nc && c[j].line != l)
             j++;
-        if (j == nc)
-            c[nc++] = (skip_cand){x->stime[q - 1], -(int64_t)nc, l};
+        if (j == nc) {
+            /* (the count after this one: what GCC made of the unsequenced
+             * c[nc++] = {..., -nc, ...} this was, kept for the same plans) */
+            c[nc] = (skip_cand){x->stime[q - 1], -(int64_t)(nc + 1), l};
+            nc++;
+        }
     }
     *spp = lo;
     /* Each hot line's last access before lim (the merge takes hot lines
@@ -572,9 +576,18 @@ fail:
     return cp_seterr(err, "out of memory (incremental evaluation)"), NULL;
 }
 
+/* The running total moves by differences of weighted set counts, and
+ * rounding leaves it a hair below 0 once every set is down to no miss
+ * (-1e-13 at 16 KiB on a Zephyr echo server): a count of misses is never
+ * negative, and a negative value is what the calls here return on failure. */
+static double nonneg(double v)
+{
+    return v > 0 ? v : 0;
+}
+
 double plan_incr_total(const plan_incr *x)
 {
-    return x->total;
+    return nonneg(x->total);
 }
 
 /* Marks set s as changed: 1 lines enter it, 2 a line leaves it. */
@@ -643,7 +656,7 @@ static double resim_touched(plan_incr *x, double limit)
             x->tval[i] = v;
             part += v - x->miss[s];
             if (pass && x->lru && x->total + part > limit)
-                return x->total + part;
+                return nonneg(x->total + part);
         }
     for (size_t i = 0; i < x->ntouched; i++) {
         uint32_t s = x->touched[i];

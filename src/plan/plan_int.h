@@ -67,6 +67,9 @@ typedef struct plan_after {
     uint32_t amin, amax;  /* the alignments that explain its stock place */
     int64_t gap;          /* kept as it is when none does */
     int unexplained;
+    int64_t copy_off;     /* load address - run address (0: not a copy) */
+    int with_prev;        /* a copy at the previous copy's offset: moves
+                             with it */
 } plan_after;
 
 struct plan_model {

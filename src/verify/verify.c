@@ -405,16 +405,22 @@ static int check_stub_order(const img *im, const stubs_plan *sp,
     for (size_t i = 0; i < sp->nat; i++) {
         const plan_stub *x = &sp->at[i];
         char sym[160];
-        uint32_t v;
+        uint32_t v[8];
         snprintf(sym, sizeof sym, "__%s_veneer", x->target);
-        if (img_symbol(im, sym, &v, NULL, NULL) < 0)
+        long nv = img_symbol_values(im, sym, v, 8);
+        if (nv <= 0)
             continue;
         r->stubs_named++;
-        if ((v & ~1u) == x->addr)
+        /* One stub per stub group that calls the function: the hot
+         * block's own, the text's, ... (each its own symbol). */
+        int here = 0;
+        for (long k = 0; k < nv && k < 8; k++)
+            here |= (v[k] & ~1u) == x->addr;
+        if (here)
             continue;
         if (!off++) {
             first = i;
-            first_at = v & ~1u;
+            first_at = v[0] & ~1u;
         }
     }
     r->stubs_elsewhere = off;
