@@ -258,7 +258,7 @@ int cmd_plan_samples_only(cli_ctx *ctx, plan_model *m, const tgt *t,
                 img_path(plan_model_image(m)), t->name, a->budget,
                 t->fast_mem);
         fprintf(o, "samples: %s, %s in cached code (%.1f%%) in %zu sections\n",
-                cli_commas(b1, info.total), cli_commas(b2, info.in_units),
+                cp_commas(b1, info.total), cp_commas(b2, info.in_units),
                 share((double)info.in_units, (double)info.total),
                 info.sampled_units);
         fprintf(o, "note: %s\n", note);
@@ -271,8 +271,8 @@ int cmd_plan_samples_only(cli_ctx *ctx, plan_model *m, const tgt *t,
                 const plan_spin *sp = &info.spin[i];
                 fprintf(o, "  %-32s 0x%08x-0x%08x %s of %s samples\n",
                         unit_name(m, sp->unit), sp->loop, sp->loop_end,
-                        cli_commas(b1, sp->loop_samples),
-                        cli_commas(b2, sp->samples));
+                        cp_commas(b1, sp->loop_samples),
+                        cp_commas(b2, sp->samples));
             }
         }
         fprintf(o, "\n%-18s %9s %10s %9s\n", "place", "sections", "bytes",

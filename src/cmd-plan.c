@@ -398,8 +398,8 @@ static int check_budget(cli_ctx *ctx, const tgt *t, uint32_t budget)
     if (budget > f->size) {
         char b[32], s[32];
         return cli_usage_error(ctx, "--budget %s bytes does not fit %s's %s "
-                               "(%s bytes at 0x%08x)", cli_commas(b, budget),
-                               t->name, f->name, cli_commas(s, f->size),
+                               "(%s bytes at 0x%08x)", cp_commas(b, budget),
+                               t->name, f->name, cp_commas(s, f->size),
                                f->base);
     }
     return CLI_OK;

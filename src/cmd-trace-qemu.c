@@ -187,23 +187,23 @@ static void report(cli_ctx *ctx, const trace_qemu_opts *o, const qsum *s,
         return;
     }
     fprintf(f, "trace:        %s (%s bytes, %.3f bytes per instruction)\n",
-            ctx->out_path, cli_commas(b1, s->bytes),
+            ctx->out_path, cp_commas(b1, s->bytes),
             s->insns ? (double)s->bytes / (double)s->insns : 0.0);
     fprintf(f, "mode:         qemu %s (plugin)\n", o->machine);
     fprintf(f, "iterations:   %zu (per iteration: median %s, min %s, ", s->nit,
-            cli_commas(b1, med), cli_commas(b2, mn));
-    fprintf(f, "max %s instructions)\n", cli_commas(b3, mx));
+            cp_commas(b1, med), cp_commas(b2, mn));
+    fprintf(f, "max %s instructions)\n", cp_commas(b3, mx));
     fprintf(f, "instructions: %s (%s before the first iteration, %s "
-            "uncached)\n", cli_commas(b1, s->insns), cli_commas(b2, s->pre),
-            cli_commas(b3, s->uncached));
-    fprintf(f, "fetch runs:   %s\n", cli_commas(b1, s->runs));
-    fprintf(f, "flash reads:  %s\n", cli_commas(b1, s->dreads));
-    fprintf(f, "contexts:     %s switches\n", cli_commas(b1, s->ctxs));
+            "uncached)\n", cp_commas(b1, s->insns), cp_commas(b2, s->pre),
+            cp_commas(b3, s->uncached));
+    fprintf(f, "fetch runs:   %s\n", cp_commas(b1, s->runs));
+    fprintf(f, "flash reads:  %s\n", cp_commas(b1, s->dreads));
+    fprintf(f, "contexts:     %s switches\n", cp_commas(b1, s->ctxs));
     if (tr->sent)
         fprintf(f, "echoes:       %s sent, %s answered, %s wrong replies, "
                 "%llu unanswered, %d in flight at the end (one at a time, "
-                "after the guest first answered)\n", cli_commas(b1, tr->sent),
-                cli_commas(b2, tr->answered), cli_commas(b3, tr->wrong),
+                "after the guest first answered)\n", cp_commas(b1, tr->sent),
+                cp_commas(b2, tr->answered), cp_commas(b3, tr->wrong),
                 (unsigned long long)tr->unanswered, tr->inflight);
     fprintf(f, "ended:        %s\n", s->end);
     fprintf(f, "stopped by:   %s\n", stopper);

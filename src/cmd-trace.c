@@ -208,17 +208,17 @@ static int do_qemu(cli_ctx *ctx, const char *log, const char *elf,
     } else {
         trace_spread_t s = trace_spread(st.iter_insns, st.iterations);
         fprintf(o, "trace:        %s (%s records, from %s)\n", ctx->out_path,
-                cli_commas(b1, recs), log);
+                cp_commas(b1, recs), log);
         fprintf(o, "instructions: %s (%s before the first iteration)\n",
-                cli_commas(b1, st.insns), cli_commas(b2, st.pre_insns));
+                cp_commas(b1, st.insns), cp_commas(b2, st.pre_insns));
         fprintf(o, "iterations:   %llu (median %s, min %s",
-                (unsigned long long)st.iterations, cli_commas(b1, s.median),
-                cli_commas(b2, s.min));
-        fprintf(o, ", max %s instructions)\n", cli_commas(b3, s.max));
+                (unsigned long long)st.iterations, cp_commas(b1, s.median),
+                cp_commas(b2, s.min));
+        fprintf(o, ", max %s instructions)\n", cp_commas(b3, s.max));
         fprintf(o, "log:          %s Trace lines; dropped %s of blocks that "
                 "did not run, %s of rewound blocks\n",
-                cli_commas(b1, st.lines), cli_commas(b2, st.stopped),
-                cli_commas(b3, st.rewound));
+                cp_commas(b1, st.lines), cp_commas(b2, st.stopped),
+                cp_commas(b3, st.rewound));
     }
     int status = CLI_OK;
     if (mark && !st.iterations) {
@@ -290,11 +290,11 @@ static void report_unmod(FILE *o, emu *e, int json, jw *w)
     if (!total)
         return;
     fprintf(o, "unmodelled:   %s read%s of %zu register%s (the last value "
-            "written, else 0)%s\n", cli_commas(b1, total),
+            "written, else 0)%s\n", cp_commas(b1, total),
             total == 1 ? "" : "s", nregs, nregs == 1 ? "" : "s", nregs > n ? "; the most read:" : ":");
     for (size_t i = 0; i < n; i++)
         fprintf(o, "              %-24s 0x%08x %s\n", u[i].name, u[i].addr,
-                cli_commas(b1, u[i].reads));
+                cp_commas(b1, u[i].reads));
 }
 
 static void report_run(cli_ctx *ctx, const run_opts *ro, emu *e,
@@ -363,24 +363,24 @@ static void report_run(cli_ctx *ctx, const run_opts *ro, emu *e,
     }
     if (!ro->count_each)
         fprintf(o, "trace:        %s (%s bytes, %.3f bytes per instruction)\n",
-                ctx->out_path, cli_commas(b1, bytes),
+                ctx->out_path, cp_commas(b1, bytes),
                 st->insns ? (double)bytes / (double)st->insns : 0.0);
     fprintf(o, "mode:         %s\n", ro->iter ? "harness" : "free-run");
     fprintf(o, "iterations:   %llu (per iteration: median %s, min %s, ",
-            (unsigned long long)st->iterations, cli_commas(b1, s.median),
-            cli_commas(b2, s.min));
-    fprintf(o, "max %s instructions)\n", cli_commas(b3, s.max));
+            (unsigned long long)st->iterations, cp_commas(b1, s.median),
+            cp_commas(b2, s.min));
+    fprintf(o, "max %s instructions)\n", cp_commas(b3, s.max));
     fprintf(o, "instructions: %s (%s before the first iteration, %s "
-            "uncached)\n", cli_commas(b1, st->insns),
-            cli_commas(b2, st->pre_insns), cli_commas(b3, st->uncached_insns));
+            "uncached)\n", cp_commas(b1, st->insns),
+            cp_commas(b2, st->pre_insns), cp_commas(b3, st->uncached_insns));
     if (!ro->count_each)
-        fprintf(o, "fetch runs:   %s\n", cli_commas(b1, tot->fetch_runs));
-    fprintf(o, "flash reads:  %s\n", cli_commas(b1, st->dreads));
+        fprintf(o, "fetch runs:   %s\n", cp_commas(b1, tot->fetch_runs));
+    fprintf(o, "flash reads:  %s\n", cp_commas(b1, st->dreads));
     if (st->unplaced_reads)
         fprintf(o, "unplaced:     %s reads placed at their block's end\n",
-                cli_commas(b1, st->unplaced_reads));
+                cp_commas(b1, st->unplaced_reads));
     fprintf(o, "peripherals:  %s reads, %s writes\n",
-            cli_commas(b1, st->periph_reads), cli_commas(b2, st->periph_writes));
+            cp_commas(b1, st->periph_reads), cp_commas(b2, st->periph_writes));
     report_unmod(o, e, 0, NULL);
     if (result_line)
         fprintf(o, "result:       %s\n", result_line);
@@ -448,18 +448,18 @@ static int on_progress(void *arg, emu *e)
         fprintf(stderr, "\r\033[Ktrace: %.1f M instructions/s, %s of %s "
                 "iterations, %s bytes",
                 secs > 0 ? (double)st->insns / secs / 1e6 : 0.0,
-                cli_commas(b1, st->iterations), cli_commas(b2, rp->ro->n),
-                cli_commas(b3, bytes));
+                cp_commas(b1, st->iterations), cp_commas(b2, rp->ro->n),
+                cp_commas(b3, bytes));
         if (proj)
-            fprintf(stderr, " (projected %s)", cli_commas(b1, proj));
+            fprintf(stderr, " (projected %s)", cp_commas(b1, proj));
         rp->shown = 1;
     }
     if (proj && rp->avail && proj > bytes && proj - bytes > rp->avail) {
         char note[200], b1[32], b2[32];
         snprintf(note, sizeof note, "the projected trace (%s bytes for %llu "
                  "iterations) does not fit the %s bytes free for '%s'",
-                 cli_commas(b1, proj), (unsigned long long)rp->ro->n,
-                 cli_commas(b2, rp->avail + bytes), rp->ctx->out_path);
+                 cp_commas(b1, proj), (unsigned long long)rp->ro->n,
+                 cp_commas(b2, rp->avail + bytes), rp->ctx->out_path);
         emu_set_stop_note(e, note);
         return 1;
     }
