@@ -8,29 +8,6 @@
 #include "trace/trace.h"
 #include "util/jw.h"
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-trace_spread_t trace_spread(const uint64_t *v, size_t n)
-{
-    trace_spread_t s = {0, 0, 0};
-    if (!n)
-        return s;
-    uint64_t *c = malloc(n * sizeof *c);
-    if (!c)
-        return s;
-    memcpy(c, v, n * sizeof *c);
-    qsort(c, n, sizeof *c, cmp_u64);
-    s.median = c[n / 2];
-    s.min = c[0];
-    s.max = c[n - 1];
-    free(c);
-    return s;
-}
-
 void trace_print_iters(FILE *o, const uint64_t *v, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -115,7 +92,7 @@ int trace_info(cli_ctx *ctx, const char *path, int per_iter, int partial)
         !cp_grow((void **)&it, &cap, nit + 1, sizeof *it))
         it[nit++] = cur;
     const trc_header *h = trc_get_header(r);
-    trace_spread_t s = trace_spread(it, nit);
+    trc_spread s = trc_spread_of(it, nit);
     /* A recording without marks that ended normally is one stretch. */
     if (!nit && (t->marks || trc_truncated(r) || strcmp(t->end, "done")))
         cli_warn("%s: no complete iteration (ended: %s)", path,

@@ -691,28 +691,6 @@ void trc_qemu_leave_reason(const char *path, const char *why)
     }
 }
 
-static int cmp64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* The median, smallest and largest iteration. */
-static void iter_spread(trc_qemu_sum *s)
-{
-    if (!s->nit)
-        return;
-    uint64_t *c = malloc(s->nit * sizeof *c);
-    if (!c)
-        return;
-    memcpy(c, s->iters, s->nit * sizeof *c);
-    qsort(c, s->nit, sizeof *c, cmp64);
-    s->median = c[s->nit / 2];
-    s->min = c[0];
-    s->max = c[s->nit - 1];
-    free(c);
-}
-
 int trc_qemu_summary(const char *path, trc_qemu_sum *s, cp_err *err)
 {
     memset(s, 0, sizeof *s);
@@ -750,7 +728,10 @@ int trc_qemu_summary(const char *path, trc_qemu_sum *s, cp_err *err)
         s->ctxs = t->contexts;
         s->marks = t->marks;
         s->bytes = trc_offset(r);
-        iter_spread(s);
+        trc_spread sp = trc_spread_of(s->iters, s->nit);
+        s->median = sp.median;
+        s->min = sp.min;
+        s->max = sp.max;
     }
     trc_close(r);
     return rc;
