@@ -172,12 +172,12 @@ static void report_text(FILE *o, const plan_apply *a, const char *list,
     fprintf(o, "resolved:  %zu of %zu names (%zu renamed), %zu lost\n",
             a->nresolved, a->n, a->nrenamed, a->nlost);
     fprintf(o, "placed:    %zu sections in %s (%s bytes", nf, t->fast_mem,
-            cli_commas(b1, r->fast_bytes));
+            cp_commas(b1, r->fast_bytes));
     if (a->budget != UINT32_MAX)
-        fprintf(o, " of %s", cli_commas(b2, a->budget));
+        fprintf(o, " of %s", cp_commas(b2, a->budget));
     fprintf(o, ", %u veneers), %zu in the flash hot block (%s bytes, %s of "
             "padding beyond the sections' sizes rounded up to 8)\n", r->veneers, r->nitems - nf,
-            cli_commas(b1, r->hot_bytes), cli_commas(b2, r->pad_bytes));
+            cp_commas(b1, r->hot_bytes), cp_commas(b2, r->pad_bytes));
     fprintf(o, "colours:   %zu hot sections at the cache set the list gives, "
             "%zu right after code that grew\n", a->sets_kept, a->sets_drifted);
     if (a->sets_dropped_at < a->n)

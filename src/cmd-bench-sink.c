@@ -120,24 +120,24 @@ static void sink_event(void *arg, const nb_sink_event *e)
         case NB_SINK_CONN_INTERVAL:
             fprintf(o, "%9.3f       #%llu %s bytes %s  %.2f Mbit/s\n", e->t,
                     (unsigned long long)e->conn, e->addr,
-                    cli_commas(b1, e->bytes), e->mbps);
+                    cp_commas(b1, e->bytes), e->mbps);
             break;
         case NB_SINK_INTERVAL:
             fprintf(o, "%9.3f interval %.3f s: bytes %s  %.2f Mbit/s  %u "
                     "active, %u moving\n", e->t, e->secs,
-                    cli_commas(b1, e->bytes), e->mbps, e->active,
+                    cp_commas(b1, e->bytes), e->mbps, e->active,
                     e->conns_moving);
             break;
         case NB_SINK_CLOSE:
             fprintf(o, "%9.3f close #%llu %s: bytes %s in %.3f s, %.2f "
                     "Mbit/s (%s)\n", e->t, (unsigned long long)e->conn,
-                    e->addr, cli_commas(b1, e->bytes), e->secs, e->mbps,
+                    e->addr, cp_commas(b1, e->bytes), e->secs, e->mbps,
                     e->reason);
             break;
         case NB_SINK_SUMMARY:
             fprintf(o, "total: bytes %s in %.3f s, %.2f Mbit/s; %llu "
                     "connections (%llu closed, peak %u at once, %llu idle, "
-                    "%llu half-open)\n", cli_commas(b1, e->bytes), e->secs,
+                    "%llu half-open)\n", cp_commas(b1, e->bytes), e->secs,
                     e->mbps, (unsigned long long)e->opened,
                     (unsigned long long)e->closed, e->peak,
                     (unsigned long long)e->idle,

@@ -211,8 +211,8 @@ static void text_window(FILE *o, const char *name, const probe_ctr_result *r)
 {
     char b1[32], b2[32], b3[32];
     fprintf(o, "%-6s %8.3f %14s %14s %14s %12.0f%s\n", name, r->seconds,
-            cli_commas(b1, r->hits), cli_commas(b2, r->accesses),
-            cli_commas(b3, r->misses),
+            cp_commas(b1, r->hits), cp_commas(b2, r->accesses),
+            cp_commas(b3, r->misses),
             r->seconds > 0 ? r->misses / r->seconds : 0.0,
             r->saturated ? "  SATURATED" : "");
 }

@@ -55,9 +55,9 @@ static void text_out(FILE *o, const rep_diff *d, const rep_names *l,
 {
     char b1[32], b2[32];
     fprintf(o, "old:       %s (%zu functions, %s bytes)\n", img_path(oldi),
-            img_nfuncs(oldi), cli_commas(b1, d->old_bytes));
+            img_nfuncs(oldi), cp_commas(b1, d->old_bytes));
     fprintf(o, "new:       %s (%zu functions, %s bytes)\n", img_path(newi),
-            img_nfuncs(newi), cli_commas(b2, d->new_bytes));
+            img_nfuncs(newi), cp_commas(b2, d->new_bytes));
     fprintf(o, "functions: %zu changed size, %zu added, %zu removed, %zu the "
             "same", d->nchanged, d->nadded, d->nremoved, d->nsame);
     if (d->nnosize)

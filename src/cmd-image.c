@@ -121,16 +121,16 @@ static void summary_text(FILE *o, const img *im)
     fprintf(o, "arch:       %s\n", img_cpu_arch(im) ? img_cpu_arch(im) : "unknown");
     fprintf(o, "entry:      0x%08x\n", img_entry(im));
     fprintf(o, "hash:       %s\n", img_hash(im));
-    fprintf(o, "load bytes: %s\n", cli_commas(b1, img_flash_bytes(im)));
+    fprintf(o, "load bytes: %s\n", cp_commas(b1, img_flash_bytes(im)));
     fprintf(o, "functions:  %zu (%s bytes of code)\n", img_nfuncs(im),
-            cli_commas(b2, code));
+            cp_commas(b2, code));
 
     fprintf(o, "\nsections:\n  %-24s %-10s  %-10s  %10s  %s\n", "name",
             "address", "load", "bytes", "flags");
     for (size_t i = 0; i < img_nsections(im); i++) {
         const img_section *s = img_section_at(im, i);
         fprintf(o, "  %-24s 0x%08x  0x%08x  %10s  %s\n", s->name, s->addr,
-                s->lma, cli_commas(b1, s->size), secflags(s->flags, fl));
+                s->lma, cp_commas(b1, s->size), secflags(s->flags, fl));
     }
     if (img_nregions(im)) {
         fprintf(o, "\nregions:\n  %-16s %-10s  %10s  %10s  %6s\n", "name",
@@ -139,8 +139,8 @@ static void summary_text(FILE *o, const img *im)
             const img_region *r = img_region_at(im, i);
             char b3[32];
             fprintf(o, "  %-16s 0x%08x  %10s  %10s  %5.1f%%\n", r->name,
-                    r->origin, cli_commas(b1, r->length),
-                    cli_commas(b3, r->used),
+                    r->origin, cp_commas(b1, r->length),
+                    cp_commas(b3, r->used),
                     r->length ? 100.0 * r->used / r->length : 0.0);
         }
     }
@@ -152,7 +152,7 @@ static void summary_text(FILE *o, const img *im)
                 "library", "functions", "bytes", "share");
         for (size_t i = 0; i < n; i++)
             fprintf(o, "  %-32s %9zu  %10s  %5.1f%%\n", t[i].name, t[i].funcs,
-                    cli_commas(b1, t[i].bytes),
+                    cp_commas(b1, t[i].bytes),
                     total ? 100.0 * t[i].bytes / total : 0.0);
         free(t);
     }

@@ -93,6 +93,160 @@ static double share(double a, double b)
     return b > 0 ? 100.0 * a / b : 0;
 }
 
+/* What the report of a plan from samples alone shows. */
+typedef struct samples_report {
+    const plan_model *m;
+    const tgt *t;
+    const plan_samples_args *a;
+    const plan_result *r;
+    const plan_samples_info *info;
+    const char *sname, *note;
+    int hotblock;
+    double in_fast, in_hot; /* samples in fast memory, in the hot block */
+    size_t nfast, nhot;     /* their sections */
+} samples_report;
+
+static void render_json(FILE *o, const samples_report *x)
+{
+    jw w;
+    jw_init(&w, o, 1);
+    jw_obj_begin(&w);
+    jw_key(&w, "image");
+    jw_str(&w, img_path(plan_model_image(x->m)));
+    jw_key(&w, "target");
+    jw_str(&w, x->t->name);
+    jw_key(&w, "budget");
+    jw_uint(&w, x->a->budget);
+    jw_key(&w, "evidence");
+    jw_str(&w, "samples");
+    jw_key(&w, "prediction");
+    jw_bool(&w, 0);
+    jw_key(&w, "note");
+    jw_str(&w, x->note);
+    jw_key(&w, "samples");
+    jw_obj_begin(&w);
+    jw_key(&w, "file");
+    jw_str(&w, x->a->samples);
+    jw_key(&w, "total");
+    jw_uint(&w, x->info->total);
+    jw_key(&w, "in_cached_code");
+    jw_uint(&w, x->info->in_units);
+    jw_key(&w, "halted");
+    jw_uint(&w, x->info->halted);
+    jw_key(&w, "sections");
+    jw_uint(&w, x->info->sampled_units);
+    jw_obj_end(&w);
+    jw_key(&w, "busy_wait");
+    jw_arr_begin(&w);
+    for (size_t i = 0; i < x->info->nspin; i++) {
+        const plan_spin *sp = &x->info->spin[i];
+        jw_obj_begin(&w);
+        jw_key(&w, "name");
+        jw_str(&w, unit_name(x->m, sp->unit));
+        jw_key(&w, "loop");
+        jw_uint(&w, sp->loop);
+        jw_key(&w, "loop_end");
+        jw_uint(&w, sp->loop_end);
+        jw_key(&w, "samples");
+        jw_uint(&w, sp->samples);
+        jw_key(&w, "loop_samples");
+        jw_uint(&w, sp->loop_samples);
+        jw_obj_end(&w);
+    }
+    jw_arr_end(&w);
+    jw_key(&w, "best");
+    jw_str(&w, x->sname);
+    jw_key(&w, "results");
+    jw_arr_begin(&w);
+    jw_obj_begin(&w);
+    jw_key(&w, "strategy");
+    jw_str(&w, x->sname);
+    jw_key(&w, "misses_per_iteration");
+    jw_null(&w);
+    jw_key(&w, "fast_bytes");
+    jw_uint(&w, x->r->fast_bytes);
+    jw_key(&w, "veneers");
+    jw_uint(&w, x->r->veneers);
+    jw_key(&w, "hot_bytes");
+    jw_uint(&w, x->r->hot_bytes);
+    jw_key(&w, "pad_bytes");
+    jw_uint(&w, x->r->pad_bytes);
+    jw_key(&w, "flash_left_bytes");
+    jw_uint(&w, x->info->left_bytes);
+    jw_key(&w, "fast_samples_share");
+    jw_double(&w, x->info->in_units ? x->in_fast / x->info->in_units : 0);
+    jw_key(&w, "items");
+    jw_arr_begin(&w);
+    for (size_t i = 0; i < x->r->nitems; i++) {
+        const plan_item *it = &x->r->items[i];
+        const plan_unit *u = plan_model_unit(x->m, it->unit);
+        jw_obj_begin(&w);
+        jw_key(&w, "name");
+        jw_str(&w, u->name);
+        jw_key(&w, "section");
+        jw_str(&w, u->isec);
+        jw_key(&w, "region");
+        jw_str(&w, it->region == PLAN_FAST ? x->t->fast_mem : "flash");
+        jw_key(&w, "offset");
+        jw_uint(&w, it->offset);
+        jw_key(&w, "size");
+        jw_uint(&w, u->size);
+        jw_key(&w, "samples");
+        jw_uint(&w, (uint64_t)it->samples);
+        jw_obj_end(&w);
+    }
+    jw_arr_end(&w);
+    jw_obj_end(&w);
+    jw_arr_end(&w);
+    jw_obj_end(&w);
+    jw_finish(&w);
+}
+
+static void render_text(FILE *o, const samples_report *x)
+{
+    char b1[32], b2[32];
+    fprintf(o, "image %s, target %s, budget %u bytes of %s\n",
+            img_path(plan_model_image(x->m)), x->t->name, x->a->budget,
+            x->t->fast_mem);
+    fprintf(o, "samples: %s, %s in cached code (%.1f%%) in %zu sections\n",
+            cp_commas(b1, x->info->total), cp_commas(b2, x->info->in_units),
+            share((double)x->info->in_units, (double)x->info->total),
+            x->info->sampled_units);
+    fprintf(o, "note: %s\n", x->note);
+    if (x->info->nspin) {
+        fprintf(o, "\ntight loops (busy-waits, copy and compare loops), kept out "
+                "of %s: a short backward branch holds their samples, "
+                "and they run from the cache after the first pass:\n",
+                x->t->fast_mem);
+        for (size_t i = 0; i < x->info->nspin; i++) {
+            const plan_spin *sp = &x->info->spin[i];
+            fprintf(o, "  %-32s 0x%08x-0x%08x %s of %s samples\n",
+                    unit_name(x->m, sp->unit), sp->loop, sp->loop_end,
+                    cp_commas(b1, sp->loop_samples),
+                    cp_commas(b2, sp->samples));
+        }
+    }
+    fprintf(o, "\n%-18s %9s %10s %9s\n", "place", "sections", "bytes",
+            "samples");
+    fprintf(o, "%-18s %9zu %10u %8.1f%%\n", x->t->fast_mem, x->nfast,
+            x->r->fast_bytes, share(x->in_fast, (double)x->info->in_units));
+    if (x->hotblock) {
+        fprintf(o, "%-18s %9zu %10u %8.1f%%\n", "flash hot block", x->nhot,
+                x->r->hot_bytes, share(x->in_hot, (double)x->info->in_units));
+        if (x->info->left_units)
+            fprintf(o, "%-18s %9zu %10llu %8.1f%%   (past one cache "
+                    "size: an order from samples could as well add "
+                    "misses)\n", "flash, as linked", x->info->left_units,
+                    (unsigned long long)x->info->left_bytes,
+                    share((double)x->info->left_samples,
+                          (double)x->info->in_units));
+    }
+    fprintf(o, "\nchosen: %s (by samples per byte%s; %u veneers)\n",
+            x->sname, x->hotblock ? ", the hottest of the rest gathered in "
+            "flash" : "",
+            x->r->veneers);
+}
+
 int cmd_plan_samples_only(cli_ctx *ctx, plan_model *m, const tgt *t,
                           const plan_samples_args *a)
 {
@@ -135,18 +289,16 @@ int cmd_plan_samples_only(cli_ctx *ctx, plan_model *m, const tgt *t,
                                   "(measure misses before and after)"};
     if (write_artefacts(m, r, a, &ei) < 0)
         goto out;
-    double in_fast = 0, in_hot = 0;
-    size_t nfast = 0, nhot = 0;
-    uint32_t hot_bytes = 0;
+    samples_report x = {.m = m, .t = t, .a = a, .r = r, .info = &info,
+                        .sname = sname, .hotblock = hotblock};
     for (size_t i = 0; i < r->nitems; i++) {
         const plan_item *it = &r->items[i];
         if (it->region == PLAN_FAST) {
-            in_fast += it->samples;
-            nfast++;
+            x.in_fast += it->samples;
+            x.nfast++;
         } else {
-            in_hot += it->samples;
-            nhot++;
-            hot_bytes += plan_model_unit(m, it->unit)->size;
+            x.in_hot += it->samples;
+            x.nhot++;
         }
     }
     if (info.halted)
@@ -154,147 +306,14 @@ int cmd_plan_samples_only(cli_ctx *ctx, plan_model *m, const tgt *t,
                  "(0xffffffff)", share((double)info.halted, (double)info.total));
     if (cli_out_open(ctx) < 0)
         goto out;
-    FILE *o = ctx->out;
-    const char *note = "a plan from PC samples alone is a ranking, not a "
-                       "prediction: no miss figure without a trace or "
-                       "counters; measure misses per iteration on the board "
-                       "before and after (codeplace counters --load)";
-    if (ctx->json) {
-        jw w;
-        jw_init(&w, o, 1);
-        jw_obj_begin(&w);
-        jw_key(&w, "image");
-        jw_str(&w, img_path(plan_model_image(m)));
-        jw_key(&w, "target");
-        jw_str(&w, t->name);
-        jw_key(&w, "budget");
-        jw_uint(&w, a->budget);
-        jw_key(&w, "evidence");
-        jw_str(&w, "samples");
-        jw_key(&w, "prediction");
-        jw_bool(&w, 0);
-        jw_key(&w, "note");
-        jw_str(&w, note);
-        jw_key(&w, "samples");
-        jw_obj_begin(&w);
-        jw_key(&w, "file");
-        jw_str(&w, a->samples);
-        jw_key(&w, "total");
-        jw_uint(&w, info.total);
-        jw_key(&w, "in_cached_code");
-        jw_uint(&w, info.in_units);
-        jw_key(&w, "halted");
-        jw_uint(&w, info.halted);
-        jw_key(&w, "sections");
-        jw_uint(&w, info.sampled_units);
-        jw_obj_end(&w);
-        jw_key(&w, "busy_wait");
-        jw_arr_begin(&w);
-        for (size_t i = 0; i < info.nspin; i++) {
-            const plan_spin *sp = &info.spin[i];
-            jw_obj_begin(&w);
-            jw_key(&w, "name");
-            jw_str(&w, unit_name(m, sp->unit));
-            jw_key(&w, "loop");
-            jw_uint(&w, sp->loop);
-            jw_key(&w, "loop_end");
-            jw_uint(&w, sp->loop_end);
-            jw_key(&w, "samples");
-            jw_uint(&w, sp->samples);
-            jw_key(&w, "loop_samples");
-            jw_uint(&w, sp->loop_samples);
-            jw_obj_end(&w);
-        }
-        jw_arr_end(&w);
-        jw_key(&w, "best");
-        jw_str(&w, sname);
-        jw_key(&w, "results");
-        jw_arr_begin(&w);
-        jw_obj_begin(&w);
-        jw_key(&w, "strategy");
-        jw_str(&w, sname);
-        jw_key(&w, "misses_per_iteration");
-        jw_null(&w);
-        jw_key(&w, "fast_bytes");
-        jw_uint(&w, r->fast_bytes);
-        jw_key(&w, "veneers");
-        jw_uint(&w, r->veneers);
-        jw_key(&w, "hot_bytes");
-        jw_uint(&w, r->hot_bytes);
-        jw_key(&w, "pad_bytes");
-        jw_uint(&w, r->pad_bytes);
-        jw_key(&w, "flash_left_bytes");
-        jw_uint(&w, info.left_bytes);
-        jw_key(&w, "fast_samples_share");
-        jw_double(&w, info.in_units ? in_fast / info.in_units : 0);
-        jw_key(&w, "items");
-        jw_arr_begin(&w);
-        for (size_t i = 0; i < r->nitems; i++) {
-            const plan_item *it = &r->items[i];
-            const plan_unit *u = plan_model_unit(m, it->unit);
-            jw_obj_begin(&w);
-            jw_key(&w, "name");
-            jw_str(&w, u->name);
-            jw_key(&w, "section");
-            jw_str(&w, u->isec);
-            jw_key(&w, "region");
-            jw_str(&w, it->region == PLAN_FAST ? t->fast_mem : "flash");
-            jw_key(&w, "offset");
-            jw_uint(&w, it->offset);
-            jw_key(&w, "size");
-            jw_uint(&w, u->size);
-            jw_key(&w, "samples");
-            jw_uint(&w, (uint64_t)it->samples);
-            jw_obj_end(&w);
-        }
-        jw_arr_end(&w);
-        jw_obj_end(&w);
-        jw_arr_end(&w);
-        jw_obj_end(&w);
-        jw_finish(&w);
-    } else {
-        char b1[32], b2[32];
-        fprintf(o, "image %s, target %s, budget %u bytes of %s\n",
-                img_path(plan_model_image(m)), t->name, a->budget,
-                t->fast_mem);
-        fprintf(o, "samples: %s, %s in cached code (%.1f%%) in %zu sections\n",
-                cli_commas(b1, info.total), cli_commas(b2, info.in_units),
-                share((double)info.in_units, (double)info.total),
-                info.sampled_units);
-        fprintf(o, "note: %s\n", note);
-        if (info.nspin) {
-            fprintf(o, "\ntight loops (busy-waits, copy and compare loops), kept out "
-                    "of %s: a short backward branch holds their samples, "
-                    "and they run from the cache after the first pass:\n",
-                    t->fast_mem);
-            for (size_t i = 0; i < info.nspin; i++) {
-                const plan_spin *sp = &info.spin[i];
-                fprintf(o, "  %-32s 0x%08x-0x%08x %s of %s samples\n",
-                        unit_name(m, sp->unit), sp->loop, sp->loop_end,
-                        cli_commas(b1, sp->loop_samples),
-                        cli_commas(b2, sp->samples));
-            }
-        }
-        fprintf(o, "\n%-18s %9s %10s %9s\n", "place", "sections", "bytes",
-                "samples");
-        fprintf(o, "%-18s %9zu %10u %8.1f%%\n", t->fast_mem, nfast,
-                r->fast_bytes, share(in_fast, (double)info.in_units));
-        if (hotblock) {
-            fprintf(o, "%-18s %9zu %10u %8.1f%%\n", "flash hot block", nhot,
-                    r->hot_bytes, share(in_hot, (double)info.in_units));
-            if (info.left_units)
-                fprintf(o, "%-18s %9zu %10llu %8.1f%%   (past one cache "
-                        "size: an order from samples could as well add "
-                        "misses)\n", "flash, as linked", info.left_units,
-                        (unsigned long long)info.left_bytes,
-                        share((double)info.left_samples,
-                              (double)info.in_units));
-        }
-        fprintf(o, "\nchosen: %s (by samples per byte%s; %u veneers)\n",
-                sname, hotblock ? ", the hottest of the rest gathered in "
-                "flash" : "",
-                r->veneers);
-    }
+    x.note = "a plan from PC samples alone is a ranking, not a "
+             "prediction: no miss figure without a trace or "
+             "counters; measure misses per iteration on the board "
+             "before and after (codeplace counters --load)";
+    if (ctx->json)
+        render_json(ctx->out, &x);
+    else
+        render_text(ctx->out, &x);
     status = CLI_OK;
 out:
     plan_result_free(r);

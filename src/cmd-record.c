@@ -273,7 +273,7 @@ static void summary(cli_ctx *ctx, const probe_sample_stats *st,
     } else {
         char b[32];
         fprintf(o, "samples:   %s in %.2f s (%.0f/s), %s, ended by %s\n",
-                cli_commas(b, st->samples), st->elapsed_s, rate,
+                cp_commas(b, st->samples), st->elapsed_s, rate,
                 mode == PROBE_MODE_PCSR ? "DWT_PCSR" : "halting", end);
         if (mode == PROBE_MODE_PCSR)
             fprintf(o, "halted:    %llu samples read 0xFFFFFFFF\n",
@@ -313,7 +313,7 @@ static void summary(cli_ctx *ctx, const probe_sample_stats *st,
             fprintf(o, "\n%-32s %10s %7s\n", "function", "samples", "share");
             for (size_t i = 0; i < nf && i < top; i++)
                 fprintf(o, "%-32s %10s %6.1f%%\n", fs[i].name,
-                        cli_commas(b, fs[i].count),
+                        cp_commas(b, fs[i].count),
                         total ? 100.0 * fs[i].count / total : 0);
         }
     }

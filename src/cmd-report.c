@@ -158,7 +158,7 @@ static int trace_misses(cli_ctx *ctx, rep_profile *prof, const img *im,
     }
     snprintf(desc, ndesc, "the %s cache (%s bytes, %u-way, %u-byte lines, "
              "%s), %s of %s", tg->name,
-             cli_commas(b, tg->cache.size), (unsigned)tg->cache.ways,
+             cp_commas(b, tg->cache.size), (unsigned)tg->cache.ways,
              (unsigned)tg->cache.line, tgt_repl_name(tg->cache.repl), which,
              trace);
     rc = 0;

@@ -122,11 +122,11 @@ static const char *num(char *buf, double v, int dec)
         a = floor(a * 10 + 0.5) / 10;
         uint64_t whole = (uint64_t)a;
         unsigned tenth = (unsigned)((a - (double)whole) * 10 + 0.5) % 10;
-        snprintf(buf, 48, "%s%s.%u", neg ? "-" : "", cli_commas(ip, whole),
+        snprintf(buf, 48, "%s%s.%u", neg ? "-" : "", cp_commas(ip, whole),
                  tenth);
     } else {
         snprintf(buf, 48, "%s%s", neg ? "-" : "",
-                 cli_commas(ip, (uint64_t)(a + 0.5)));
+                 cp_commas(ip, (uint64_t)(a + 0.5)));
     }
     return buf;
 }
@@ -206,13 +206,13 @@ static void report_text(FILE *o, const simctx *c)
     fprintf(o, "trace:      %s (%zu complete iterations%s; %s records "
                "before the first mark)\n", c->trace, r->niter,
             csim_stream_dropped(c->s) ? ", 1 unfinished dropped" : "",
-            cli_commas(b1, csim_stream_prologue(c->s)));
+            cp_commas(b1, csim_stream_prologue(c->s)));
     if (c->elf)
         fprintf(o, "image:      %s\n", c->elf);
     fprintf(o, "target:     %s: %s-byte cache, %u-way, %u-byte lines, %s sets, "
                "%s; miss %u cycles, cpi %.2f, %.0f MHz\n", c->t->name,
-            cli_commas(b2, r->cache.size), r->cache.ways, r->cache.line,
-            cli_commas(b3, r->nsets), tgt_repl_name(r->cache.repl), r->cache.miss_cycles,
+            cp_commas(b2, r->cache.size), r->cache.ways, r->cache.line,
+            cp_commas(b3, r->nsets), tgt_repl_name(r->cache.repl), r->cache.miss_cycles,
             r->cpi, r->clock_hz / 1e6);
     if (c->layout)
         fprintf(o, "layout:     %s (%zu placed: %zu at addresses, %zu "
@@ -246,8 +246,8 @@ static void report_text(FILE *o, const simctx *c)
                 num(b2, (double)r->warm_min, 0), num(b3, (double)r->warm_max, 0),
                 r->warm_sd, r->niter - r->from);
     fprintf(o, "capacity: %s lines (%s bytes); distinct lines over the trace: "
-               "%s\n", cli_commas(b1, r->nsets * r->cache.ways),
-            cli_commas(b2, r->cache.size), cli_commas(b3, r->distinct_lines));
+               "%s\n", cp_commas(b1, r->nsets * r->cache.ways),
+            cp_commas(b2, r->cache.size), cp_commas(b3, r->distinct_lines));
     why(o, c);
 
     uint64_t tot = w->misses;
@@ -275,8 +275,8 @@ static void report_text(FILE *o, const simctx *c)
     }
     fprintf(o, "\nsets: %s hot lines (touched in at least half the warm "
                "iterations); %s of %s sets hold more than %u\n",
-            cli_commas(b1, r->hot_lines), cli_commas(b2, r->overfull_sets),
-            cli_commas(b3, r->nsets), r->cache.ways);
+            cp_commas(b1, r->hot_lines), cp_commas(b2, r->overfull_sets),
+            cp_commas(b3, r->nsets), r->cache.ways);
     fprintf(o, "hot lines per set ('.' none, '*' ten or more):\n");
     rep_heat_text(o, r, 64);
 }

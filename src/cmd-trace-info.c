@@ -8,29 +8,6 @@
 #include "trace/trace.h"
 #include "util/jw.h"
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-trace_spread_t trace_spread(const uint64_t *v, size_t n)
-{
-    trace_spread_t s = {0, 0, 0};
-    if (!n)
-        return s;
-    uint64_t *c = malloc(n * sizeof *c);
-    if (!c)
-        return s;
-    memcpy(c, v, n * sizeof *c);
-    qsort(c, n, sizeof *c, cmp_u64);
-    s.median = c[n / 2];
-    s.min = c[0];
-    s.max = c[n - 1];
-    free(c);
-    return s;
-}
-
 void trace_print_iters(FILE *o, const uint64_t *v, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -115,7 +92,7 @@ int trace_info(cli_ctx *ctx, const char *path, int per_iter, int partial)
         !cp_grow((void **)&it, &cap, nit + 1, sizeof *it))
         it[nit++] = cur;
     const trc_header *h = trc_get_header(r);
-    trace_spread_t s = trace_spread(it, nit);
+    trc_spread s = trc_spread_of(it, nit);
     /* A recording without marks that ended normally is one stretch. */
     if (!nit && (t->marks || trc_truncated(r) || strcmp(t->end, "done")))
         cli_warn("%s: no complete iteration (ended: %s)", path,
@@ -170,25 +147,25 @@ int trace_info(cli_ctx *ctx, const char *path, int per_iter, int partial)
     } else {
         char b1[32], b2[32], b3[32], b4[32];
         fprintf(o, "trace:        %s (%s bytes, version %u)\n", path,
-                cli_commas(b1, bytes), h->version);
+                cp_commas(b1, bytes), h->version);
         fprintf(o, "source:       %s\n", h->source);
         fprintf(o, "target:       %s (%s)\n", h->target, h->cpu);
         fprintf(o, "elf:          %s\n", h->elf_hash);
         fprintf(o, "ended:        %s\n",
                 trc_truncated(r) ? "truncated (read up to the last complete "
                                    "block)" : t->end);
-        fprintf(o, "records:      %s\n", cli_commas(b1, t->records));
+        fprintf(o, "records:      %s\n", cp_commas(b1, t->records));
         fprintf(o, "instructions: %s in %s fetch runs (%s bytes; %s "
-                "uncached)\n", cli_commas(b1, t->insns),
-                cli_commas(b2, t->fetch_runs), cli_commas(b3, t->fetch_bytes),
-                cli_commas(b4, uncached));
-        fprintf(o, "flash reads:  %s\n", cli_commas(b1, t->dreads));
+                "uncached)\n", cp_commas(b1, t->insns),
+                cp_commas(b2, t->fetch_runs), cp_commas(b3, t->fetch_bytes),
+                cp_commas(b4, uncached));
+        fprintf(o, "flash reads:  %s\n", cp_commas(b1, t->dreads));
         fprintf(o, "iterations:   %zu complete (%s marks; %s instructions "
-                "before the first)\n", nit, cli_commas(b1, t->marks),
-                cli_commas(b2, pre));
+                "before the first)\n", nit, cp_commas(b1, t->marks),
+                cp_commas(b2, pre));
         fprintf(o, "per iteration: median %s, min %s, max %s instructions\n",
-                cli_commas(b1, s.median), cli_commas(b2, s.min),
-                cli_commas(b3, s.max));
+                cp_commas(b1, s.median), cp_commas(b2, s.min),
+                cp_commas(b3, s.max));
         fprintf(o, "size:         %.3f bytes per instruction\n",
                 t->insns ? (double)bytes / (double)t->insns : 0.0);
     }

@@ -1,8 +1,9 @@
 /* codeplace trace --qemu: run the firmware in qemu-system-arm with the
  * codeplace-qemu.so recorder, optionally under UDP traffic (codeplace's
  * echo requests after waiting for the guest, or a --run command's), report
- * what was recorded and who stopped QEMU. The machines, the readiness wait
- * and the traffic are trace/qemurun.c's. */
+ * what was recorded and who stopped QEMU. The machines, the process, the
+ * readiness wait, the traffic and the summary read back from the trace are
+ * trace/qemurun.c's. */
 #include "cmd-trace.h"
 
 #include <errno.h>
@@ -54,101 +55,13 @@ static void read_vectors(const img *im, trc_qemu_cfg *c, cli_ctx *ctx)
     cli_debug(ctx, "vector table at 0x%08x: %u handlers", vt, c->nvec);
 }
 
-/* --run CMD: sh -c CMD in its own process group, with the port in its
- * environment. */
-static int start_cmd(const char *cmd, unsigned port, pid_t *pid, cp_err *err)
+/* ---- the report ---- */
+
+static void report(cli_ctx *ctx, const trace_qemu_opts *o,
+                   const trc_qemu_sum *s, const trc_qemu_traffic *tr,
+                   const char *stopper, double secs)
 {
-    pid_t p = fork();
-    if (p < 0)
-        return cp_seterr(err, "fork: %s", strerror(errno));
-    if (!p) {
-        setpgid(0, 0);
-        char b[16];
-        snprintf(b, sizeof b, "%u", port);
-        setenv("CODEPLACE_UDP_HOST", "127.0.0.1", 1);
-        setenv("CODEPLACE_UDP_PORT", b, 1);
-        signal(SIGINT, SIG_DFL);
-        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-        _exit(127);
-    }
-    *pid = p;
-    return 0;
-}
-
-/* ---- the summary, read back from the trace ---- */
-
-typedef struct qsum {
-    uint64_t bytes, insns, pre, uncached, runs, dreads, ctxs, marks;
-    uint64_t *iters;
-    size_t nit, cap;
-    char end[32];
-    int truncated;
-} qsum;
-
-static int summarize(const char *path, qsum *s, cp_err *err)
-{
-    memset(s, 0, sizeof *s);
-    trc_reader *r = trc_open_ex(path, TRC_OPEN_PARTIAL | TRC_OPEN_CONTEXT, err);
-    if (!r)
-        return -1;
-    trc_rec rec;
-    int rc, in = 0;
-    uint64_t cur = 0;
-    while ((rc = trc_next(r, &rec, err)) == 1) {
-        if (rec.kind == TRC_MARK) {
-            if (in && !cp_grow((void **)&s->iters, &s->cap, s->nit + 1,
-                               sizeof *s->iters))
-                s->iters[s->nit++] = cur;
-            in = 1;
-            cur = 0;
-        } else if (rec.kind == TRC_FETCH) {
-            *(in ? &cur : &s->pre) += rec.ninsn;
-            if (rec.flags & TRC_F_UNCACHED)
-                s->uncached += rec.ninsn;
-        }
-    }
-    if (rc == 0) {
-        const trc_totals *t = trc_get_totals(r);
-        s->truncated = trc_truncated(r);
-        snprintf(s->end, sizeof s->end, "%s",
-                 s->truncated ? "truncated" : t->end);
-        if (in && !strcmp(s->end, "done") &&
-            !cp_grow((void **)&s->iters, &s->cap, s->nit + 1,
-                     sizeof *s->iters))
-            s->iters[s->nit++] = cur;
-        s->insns = t->insns;
-        s->runs = t->fetch_runs;
-        s->dreads = t->dreads;
-        s->ctxs = t->contexts;
-        s->marks = t->marks;
-        s->bytes = trc_offset(r);
-    }
-    trc_close(r);
-    return rc;
-}
-
-static int cmp64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-static void report(cli_ctx *ctx, const trace_qemu_opts *o, const qsum *s,
-                   const trc_qemu_traffic *tr, const char *stopper,
-                   double secs)
-{
-    uint64_t med = 0, mn = 0, mx = 0;
-    if (s->nit) {
-        uint64_t *c = malloc(s->nit * sizeof *c);
-        if (c) {
-            memcpy(c, s->iters, s->nit * sizeof *c);
-            qsort(c, s->nit, sizeof *c, cmp64);
-            med = c[s->nit / 2];
-            mn = c[0];
-            mx = c[s->nit - 1];
-            free(c);
-        }
-    }
+    uint64_t med = s->median, mn = s->min, mx = s->max;
     FILE *f = stdout;
     char b1[32], b2[32], b3[32];
     if (ctx->json) {
@@ -187,39 +100,29 @@ static void report(cli_ctx *ctx, const trace_qemu_opts *o, const qsum *s,
         return;
     }
     fprintf(f, "trace:        %s (%s bytes, %.3f bytes per instruction)\n",
-            ctx->out_path, cli_commas(b1, s->bytes),
+            ctx->out_path, cp_commas(b1, s->bytes),
             s->insns ? (double)s->bytes / (double)s->insns : 0.0);
     fprintf(f, "mode:         qemu %s (plugin)\n", o->machine);
     fprintf(f, "iterations:   %zu (per iteration: median %s, min %s, ", s->nit,
-            cli_commas(b1, med), cli_commas(b2, mn));
-    fprintf(f, "max %s instructions)\n", cli_commas(b3, mx));
+            cp_commas(b1, med), cp_commas(b2, mn));
+    fprintf(f, "max %s instructions)\n", cp_commas(b3, mx));
     fprintf(f, "instructions: %s (%s before the first iteration, %s "
-            "uncached)\n", cli_commas(b1, s->insns), cli_commas(b2, s->pre),
-            cli_commas(b3, s->uncached));
-    fprintf(f, "fetch runs:   %s\n", cli_commas(b1, s->runs));
-    fprintf(f, "flash reads:  %s\n", cli_commas(b1, s->dreads));
-    fprintf(f, "contexts:     %s switches\n", cli_commas(b1, s->ctxs));
+            "uncached)\n", cp_commas(b1, s->insns), cp_commas(b2, s->pre),
+            cp_commas(b3, s->uncached));
+    fprintf(f, "fetch runs:   %s\n", cp_commas(b1, s->runs));
+    fprintf(f, "flash reads:  %s\n", cp_commas(b1, s->dreads));
+    fprintf(f, "contexts:     %s switches\n", cp_commas(b1, s->ctxs));
     if (tr->sent)
         fprintf(f, "echoes:       %s sent, %s answered, %s wrong replies, "
                 "%llu unanswered, %d in flight at the end (one at a time, "
-                "after the guest first answered)\n", cli_commas(b1, tr->sent),
-                cli_commas(b2, tr->answered), cli_commas(b3, tr->wrong),
+                "after the guest first answered)\n", cp_commas(b1, tr->sent),
+                cp_commas(b2, tr->answered), cp_commas(b3, tr->wrong),
                 (unsigned long long)tr->unanswered, tr->inflight);
     fprintf(f, "ended:        %s\n", s->end);
     fprintf(f, "stopped by:   %s\n", stopper);
 }
 
 /* ---- the run ---- */
-
-/* The end reason, for the plugin's trailer when QEMU is stopped. */
-static void leave_reason(const char *path, const char *why)
-{
-    FILE *f = fopen(path, "w");
-    if (f) {
-        fprintf(f, "%s\n", why);
-        fclose(f);
-    }
-}
 
 typedef struct qrun {
     trc_qemu_cfg c;
@@ -382,7 +285,7 @@ static void start_udp(cli_ctx *ctx, const trace_qemu_opts *o, qrun *r)
 {
     cp_err err;
     if (o->run) {
-        if (start_cmd(o->run, r->c.udp_host, &r->cpid, &err)) {
+        if (trc_qemu_run_cmd(o->run, r->c.udp_host, &r->cpid, &err)) {
             cli_error("--run: %s", err.msg);
             r->why = "stopped";
         }
@@ -462,7 +365,7 @@ static void supervise(const trace_qemu_opts *o, qrun *r)
 
 /* Who stopped QEMU, in words. */
 static const char *stopper(const trace_qemu_opts *o, const qrun *r,
-                           const qsum *s, char *buf, size_t cap)
+                           const trc_qemu_sum *s, char *buf, size_t cap)
 {
     const char *w = r->why ? r->why : "";
     if (r->ended && !strcmp(s->end, "done"))
@@ -496,7 +399,7 @@ static const char *stopper(const trace_qemu_opts *o, const qrun *r,
 
 /* The closing message and the exit status. */
 static int verdict(cli_ctx *ctx, const trace_qemu_opts *o, const qrun *r,
-                   const qsum *s, const char *by)
+                   const trc_qemu_sum *s, const char *by)
 {
     unsigned long long n = (unsigned long long)o->n;
     const char *w = r->why ? r->why : "";
@@ -584,7 +487,7 @@ int trace_qemu_run(cli_ctx *ctx, const trace_qemu_opts *o)
         start_udp(ctx, o, r);
     supervise(o, r);
     if (!r->ended) {
-        leave_reason(r->endfile, r->why);
+        trc_qemu_leave_reason(r->endfile, r->why);
         if (trc_qemu_stop(r->qpid, 5.0, &r->how, &r->qst) > 0)
             cli_warn("QEMU (pid %d) did not stop on SIGTERM; killed",
                      (int)r->qpid);
@@ -599,12 +502,12 @@ int trace_qemu_run(cli_ctx *ctx, const trace_qemu_opts *o)
         r->cpid = 0; /* it ran until codeplace stopped it */
     }
     remove(r->endfile);
-    qsum s;
-    if (summarize(ctx->out_path, &s, &err)) {
+    trc_qemu_sum s;
+    if (trc_qemu_summary(ctx->out_path, &s, &err)) {
         cli_error("%s", err.msg);
         if (r->ended && r->how == TRC_QEMU_EXITED && r->qst)
             cli_error("QEMU exited with status %d", r->qst);
-        free(s.iters);
+        trc_qemu_sum_free(&s);
         goto out;
     }
     char by[160];
@@ -615,7 +518,7 @@ int trace_qemu_run(cli_ctx *ctx, const trace_qemu_opts *o)
                  (double)s.insns / secs / 1e6, (unsigned long long)s.insns,
                  secs);
     status = verdict(ctx, o, r, &s, by);
-    free(s.iters);
+    trc_qemu_sum_free(&s);
 out:
     if (r->qpid > 0)
         trc_qemu_stop(r->qpid, 2.0, &r->how, &r->qst);

@@ -292,6 +292,41 @@ int csim_expand(const csim_stream *s, const csim_map *m, const tgt_cache *g,
 
 /* ---- Layout files (docs/formats/layout.md) ------------------------- */
 
+/* One line of a layout file as the reader gives it: its shape checked,
+ * nothing looked up. */
+typedef enum csim_layout_kind {
+    CSIM_LAYOUT_COMMENT, /* "# ..." after the header */
+    CSIM_LAYOUT_ENTRY,   /* NAME REGION PLACE SIZE REASON... */
+    CSIM_LAYOUT_SHIFT,   /* @shift 0xFROM DELTA */
+    CSIM_LAYOUT_STUB,    /* @stub 0xADDR SIZE INSNS TARGET (version 2) */
+} csim_layout_kind;
+
+typedef struct csim_layout_line {
+    csim_layout_kind kind;
+    unsigned line;    /* its number in the file, from 1 */
+    unsigned version; /* the header's: 1 or 2 */
+    const char *text; /* a comment: the line from its '#' */
+    const char *name, *region, *place; /* an entry (place as written) */
+    uint32_t size;
+    uint32_t shift_from; /* @shift */
+    long long shift_by;
+    uint32_t stub_addr, stub_bytes, stub_insns; /* @stub */
+    const char *stub_target; /* as written: NAME or NAME@0xADDR */
+} csim_layout_line;
+
+/* Called for each line after the header: 0 to go on, -1 with err set to
+ * stop with that error, or a positive value to stop there. */
+typedef int (*csim_layout_fn)(void *ctx, const csim_layout_line *l,
+                              cp_err *err);
+
+/* The one layout reader: checks the header ("# codeplace layout 1" or 2)
+ * and the shape of every line of text (len bytes; path names it in
+ * errors, "PATH:LINE: ..."), calls fn for each line that is not blank, in
+ * order; the strings live until fn returns. Returns 0, -1 with err set
+ * (the reader's error or fn's), or what positive value fn stopped with. */
+int csim_layout_read(const char *path, const char *text, size_t len,
+                     csim_layout_fn fn, void *ctx, cp_err *err);
+
 typedef struct csim_layout_stats {
     size_t placed;   /* entries applied */
     size_t to_flash, to_ram, coloured;

@@ -28,14 +28,6 @@ static csim_ctx_row *row_of(acc *a, uint32_t ctx, cp_err *err)
     return r;
 }
 
-static const tgt_mem *first_flash(const tgt *t)
-{
-    for (unsigned i = 0; i < t->nmems; i++)
-        if (t->mems[i].kind == TGT_MEM_FLASH)
-            return &t->mems[i];
-    return NULL;
-}
-
 static int cmp_row(const void *a, const void *b)
 {
     uint32_t x = ((const csim_ctx_row *)a)->ctx;
@@ -45,24 +37,15 @@ static int cmp_row(const void *a, const void *b)
 
 /* The lines [*first, *last] an access touches, with CSIM_NOALLOC; 0 when
  * it does not go through the cache (as the stream and map decide). */
-static int lines_of(const tgt *t, const tgt_mem *fl, unsigned ls,
-                    const trc_rec *r, uint32_t *first, uint32_t *last)
+static int lines_of(const tgt *t, unsigned ls, const trc_rec *r,
+                    uint32_t *first, uint32_t *last)
 {
     uint32_t a = r->kind == TRC_FETCH ? r->addr & ~1u : r->addr;
-    uint32_t len = r->len ? r->len : 1;
-    const tgt_mem *m = tgt_mem_at(t, a);
-    uint32_t nf = 0;
-    if (m && m->kind == TGT_MEM_FLASH) {
-        if (r->flags & TRC_F_UNCACHED)
-            return 0;
-    } else if (m && m->kind == TGT_MEM_FLASH_NOALLOC && fl) {
-        a = a - m->base + fl->base;
-        nf = CSIM_NOALLOC;
-    } else {
+    tgt_via v = tgt_line_span(t, a, r->len, ls, first, last);
+    if (v == TGT_VIA_NONE || (v == TGT_VIA_CACHE && (r->flags & TRC_F_UNCACHED)))
         return 0;
-    }
-    *first = (a >> ls) | nf;
-    *last = (a + len - 1) >> ls;
+    if (v == TGT_VIA_NOFILL)
+        *first |= CSIM_NOALLOC;
     return 1;
 }
 
@@ -85,7 +68,6 @@ int csim_by_context(const char *trace_path, const tgt *t, const tgt_cache *g,
     unsigned ls = 0;
     while ((1u << ls) < g->line)
         ls++;
-    const tgt_mem *fl = first_flash(t);
     /* Per iteration: rows of the current one are folded into warm totals
      * when it ends, so a trailing empty iteration can be dropped. */
     acc warm = {0}, cur = {0};
@@ -138,7 +120,7 @@ int csim_by_context(const char *trace_path, const tgt *t, const tgt_cache *g,
             cur_insns += r.ninsn;
         }
         uint32_t first, last;
-        if (!lines_of(t, fl, ls, &r, &first, &last))
+        if (!lines_of(t, ls, &r, &first, &last))
             continue;
         row->accesses += (last - (first & CSIM_LINE_MASK)) + 1;
         row->misses += csim_cache_span(c, first, last);

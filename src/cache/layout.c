@@ -222,19 +222,16 @@ static int check_ram_overlap(const char *path, const csim_stream *s,
     return 0;
 }
 
-static int parse_line(const char *path, unsigned ln, char *p,
-                      const csim_stream *s, const uint8_t *seen,
-                      const tgt_cache *g, entry *e,
-                      int *region_ram, csim_layout_stats *st, cp_err *err)
+/* An entry's name, region and place (the reader checked its shape) against
+ * the image and the target. */
+static int place_entry(const char *path, const csim_layout_line *x,
+                       const csim_stream *s, const uint8_t *seen,
+                       const tgt_cache *g, entry *e, int *region_ram,
+                       csim_layout_stats *st, cp_err *err)
 {
-    char *name = next_tok(&p), *region = next_tok(&p), *place = next_tok(&p);
-    char *size = next_tok(&p);
-    if (!name || !region || !place || !size)
-        return cp_seterr(err, "%s:%u: expected NAME REGION PLACE SIZE REASON",
-                         path, ln);
+    unsigned ln = x->line;
+    const char *name = x->name, *region = x->region, *place = x->place;
     uint64_t v;
-    if (cp_parse_u64(size, 0, &v) < 0)
-        return cp_seterr(err, "%s:%u: bad size '%s'", path, ln, size);
     e->line = ln;
     e->fn = find_fn(s, name, seen);
     if (e->fn == NONE || (s->fns[e->fn].flags & CSIM_FN_UNKNOWN)) {
@@ -293,19 +290,14 @@ static int parse_line(const char *path, unsigned ln, char *p,
                      "itcm or dtcm", path, ln, region);
 }
 
-/* "@stub 0xADDR SIZE INSNS TARGET" (after "@stub"): a linker stub. */
-static int parse_stub(const char *path, unsigned ln, char *p,
-                      const csim_stream *s, csim_stub *out, cp_err *err)
+/* An @stub line (the reader checked its shape): a linker stub in cached
+ * flash or fast memory that reaches a function of the image. */
+static int resolve_stub(const char *path, const csim_layout_line *x,
+                        const csim_stream *s, csim_stub *out, cp_err *err)
 {
-    char *a = next_tok(&p), *sz = next_tok(&p), *in = next_tok(&p);
-    char *name = next_tok(&p);
-    uint64_t addr, size, insns;
-    if (!a || !sz || !in || !name || next_tok(&p) ||
-        cp_parse_u64(a, 0, &addr) < 0 || addr > 0xffffffffULL ||
-        cp_parse_u64(sz, 0, &size) < 0 || size == 0 || size > 64 ||
-        cp_parse_u64(in, 0, &insns) < 0 || insns > 64)
-        return cp_seterr(err, "%s:%u: expected '@stub 0xADDR SIZE INSNS "
-                         "TARGET' (SIZE 1..64 bytes, INSNS 0..64)", path, ln);
+    unsigned ln = x->line;
+    uint64_t addr = x->stub_addr;
+    const char *name = x->stub_target;
     const tgt_mem *mem = tgt_mem_at(s->t, (uint32_t)addr);
     if (!mem || (mem->kind != TGT_MEM_FLASH && mem->kind != TGT_MEM_SRAM &&
                  mem->kind != TGT_MEM_ITCM))
@@ -316,7 +308,7 @@ static int parse_stub(const char *path, unsigned ln, char *p,
     if (f == NONE || f >= s->nimg)
         return cp_seterr(err, "%s:%u: stub target '%s' is not a function of "
                          "the image", path, ln, name);
-    *out = (csim_stub){(uint32_t)addr, (uint32_t)size, (uint32_t)insns,
+    *out = (csim_stub){(uint32_t)addr, x->stub_bytes, x->stub_insns,
                        s->fns[f].addr};
     return 0;
 }
@@ -340,17 +332,97 @@ static char *text_copy(const char *path, const char *text, size_t len,
     return data;
 }
 
-int csim_layout_stubs_text(const char *path, const char *text, size_t len,
-                           const csim_stream *s, csim_stub **out, size_t *n,
-                           cp_err *err)
+static int is_directive(const char *p, const char *word)
 {
-    size_t cap = 0;
-    *out = NULL;
-    *n = 0;
+    size_t n = strlen(word);
+    return !strncmp(p, word, n) && isspace((unsigned char)p[n]);
+}
+
+/* Line 1: "# codeplace layout N", N 1 or 2. */
+static int read_header(const char *path, const char *p, unsigned *version,
+                       cp_err *err)
+{
+    unsigned ver;
+    char extra;
+    if (sscanf(p, "# codeplace layout %u%c", &ver, &extra) != 1)
+        return cp_seterr(err, "%s:1: not a layout file (expected '# codeplace "
+                         "layout 2')", path);
+    if (ver != 1 && ver != 2)
+        return cp_seterr(err, "%s:1: layout version %u; this codeplace reads "
+                         "versions 1 and 2", path, ver);
+    *version = ver;
+    return 0;
+}
+
+/* "@shift FROM DELTA" (after "@shift"): flash at FROM and above (what
+ * follows the text section, e.g. .rodata) moves by DELTA bytes. */
+static int read_shift(const char *path, unsigned ln, const char *p,
+                      csim_layout_line *x, cp_err *err)
+{
+    unsigned long long from;
+    long long delta;
+    char extra;
+    if (sscanf(p, "%llx %lld %c", &from, &delta, &extra) != 2 ||
+        from > 0xffffffffULL || delta < -(long long)from ||
+        delta > 0xffffffffLL - (long long)from)
+        return cp_seterr(err, "%s:%u: expected '@shift 0xFROM DELTA'", path, ln);
+    x->kind = CSIM_LAYOUT_SHIFT;
+    x->shift_from = (uint32_t)from;
+    x->shift_by = delta;
+    return 0;
+}
+
+/* "@stub 0xADDR SIZE INSNS TARGET" (after "@stub"): a linker stub. */
+static int read_stub(const char *path, unsigned ln, unsigned version, char *p,
+                     csim_layout_line *x, cp_err *err)
+{
+    if (version < 2)
+        return cp_seterr(err, "%s:%u: @stub lines need layout version 2 "
+                         "(the file says 1)", path, ln);
+    char *a = next_tok(&p), *sz = next_tok(&p), *in = next_tok(&p);
+    char *name = next_tok(&p);
+    uint64_t addr, size, insns;
+    if (!a || !sz || !in || !name || next_tok(&p) ||
+        cp_parse_u64(a, 0, &addr) < 0 || addr > 0xffffffffULL ||
+        cp_parse_u64(sz, 0, &size) < 0 || size == 0 || size > 64 ||
+        cp_parse_u64(in, 0, &insns) < 0 || insns > 64)
+        return cp_seterr(err, "%s:%u: expected '@stub 0xADDR SIZE INSNS "
+                         "TARGET' (SIZE 1..64 bytes, INSNS 0..64)", path, ln);
+    x->kind = CSIM_LAYOUT_STUB;
+    x->stub_addr = (uint32_t)addr;
+    x->stub_bytes = (uint32_t)size;
+    x->stub_insns = (uint32_t)insns;
+    x->stub_target = name;
+    return 0;
+}
+
+/* "NAME REGION PLACE SIZE REASON..." */
+static int read_entry(const char *path, unsigned ln, char *p,
+                      csim_layout_line *x, cp_err *err)
+{
+    char *name = next_tok(&p), *region = next_tok(&p), *place = next_tok(&p);
+    char *size = next_tok(&p);
+    if (!name || !region || !place || !size)
+        return cp_seterr(err, "%s:%u: expected NAME REGION PLACE SIZE REASON",
+                         path, ln);
+    uint64_t v;
+    if (cp_parse_u64(size, 0, &v) < 0 || v > 0xffffffffULL)
+        return cp_seterr(err, "%s:%u: bad size '%s'", path, ln, size);
+    x->kind = CSIM_LAYOUT_ENTRY;
+    x->name = name;
+    x->region = region;
+    x->place = place;
+    x->size = (uint32_t)v;
+    return 0;
+}
+
+int csim_layout_read(const char *path, const char *text, size_t len,
+                     csim_layout_fn fn, void *ctx, cp_err *err)
+{
     char *data = text_copy(path, text, len, err);
     if (!data)
         return -1;
-    unsigned ln = 0;
+    unsigned ln = 0, version = 1;
     int rc = 0;
     for (char *p = data, *nl; p && *p && rc == 0; p = nl) {
         nl = strchr(p, '\n');
@@ -360,28 +432,100 @@ int csim_layout_stubs_text(const char *path, const char *text, size_t len,
         size_t l = strlen(p);
         if (l && p[l - 1] == '\r')
             p[--l] = 0;
+        if (ln == 1) {
+            rc = read_header(path, p, &version, err);
+            continue;
+        }
         while (isspace((unsigned char)*p))
             p++;
-        if (strncmp(p, "@stub", 5) || !isspace((unsigned char)p[5]))
+        if (!*p)
             continue;
-        csim_stub st;
-        if (parse_stub(path, ln, p + 5, s, &st, err) < 0) {
-            rc = -1;
-            break;
+        csim_layout_line x;
+        memset(&x, 0, sizeof x);
+        x.line = ln;
+        x.version = version;
+        if (*p == '#') {
+            x.kind = CSIM_LAYOUT_COMMENT;
+            x.text = p;
+        } else if (is_directive(p, "@shift")) {
+            rc = read_shift(path, ln, p + 6, &x, err);
+        } else if (is_directive(p, "@stub")) {
+            rc = read_stub(path, ln, version, p + 5, &x, err);
+        } else {
+            rc = read_entry(path, ln, p, &x, err);
         }
-        if (cp_grow((void **)out, &cap, *n + 1, sizeof **out) < 0) {
-            rc = cp_seterr(err, "out of memory");
-            break;
-        }
-        (*out)[(*n)++] = st;
+        if (rc == 0)
+            rc = fn(ctx, &x, err);
     }
     free(data);
+    if (rc == 0 && ln == 0)
+        rc = cp_seterr(err, "%s: empty file, not a layout", path);
+    return rc < 0 ? -1 : rc;
+}
+
+/* csim_layout_stubs_text: the @stub lines, resolved. */
+typedef struct stubs_read {
+    const char *path;
+    const csim_stream *s;
+    csim_stub *out;
+    size_t n, cap;
+} stubs_read;
+
+static int on_stub(void *ctx, const csim_layout_line *l, cp_err *err)
+{
+    stubs_read *x = ctx;
+    csim_stub st;
+    if (l->kind != CSIM_LAYOUT_STUB)
+        return 0;
+    if (resolve_stub(x->path, l, x->s, &st, err) < 0)
+        return -1;
+    if (cp_grow((void **)&x->out, &x->cap, x->n + 1, sizeof *x->out) < 0)
+        return cp_seterr(err, "out of memory");
+    x->out[x->n++] = st;
+    return 0;
+}
+
+int csim_layout_stubs_text(const char *path, const char *text, size_t len,
+                           const csim_stream *s, csim_stub **out, size_t *n,
+                           cp_err *err)
+{
+    stubs_read x = {path, s, NULL, 0, 0};
+    int rc = csim_layout_read(path, text, len, on_stub, &x, err);
     if (rc < 0) {
-        free(*out);
-        *out = NULL;
-        *n = 0;
+        free(x.out);
+        x.out = NULL;
+        x.n = 0;
     }
+    *out = x.out;
+    *n = x.n;
     return rc;
+}
+
+/* csim_layout_image_text: "image: H" in the comment lines before the first
+ * entry. */
+typedef struct image_read {
+    char *out;
+    size_t n;
+} image_read;
+
+static int on_image(void *ctx, const csim_layout_line *l, cp_err *err)
+{
+    image_read *x = ctx;
+    (void)err;
+    if (l->kind != CSIM_LAYOUT_COMMENT)
+        return 1; /* past the header: stop */
+    const char *p = strstr(l->text, " image: ");
+    if (!p)
+        p = strstr(l->text, "\timage: ");
+    if (!p)
+        return 0;
+    p += 8;
+    size_t k = strcspn(p, " \t");
+    if (k == 0 || k >= x->n)
+        return 1;
+    memcpy(x->out, p, k);
+    x->out[k] = 0;
+    return 2; /* found */
 }
 
 int csim_layout_image_text(const char *text, size_t len, char *out, size_t n)
@@ -389,25 +533,8 @@ int csim_layout_image_text(const char *text, size_t len, char *out, size_t n)
     if (!n)
         return 0;
     out[0] = 0;
-    /* The comment lines before the first entry. */
-    for (const char *p = text, *e = text + len; p < e && *p == '#';) {
-        const char *nl = memchr(p, '\n', (size_t)(e - p));
-        size_t l = nl ? (size_t)(nl - p) : (size_t)(e - p);
-        for (size_t i = 1; i + 7 <= l; i++) {
-            if (memcmp(p + i, "image: ", 7) || !isspace((unsigned char)p[i - 1]))
-                continue;
-            size_t a = i + 7, b = a;
-            while (b < l && !isspace((unsigned char)p[b]) && p[b])
-                b++;
-            if (b == a || b - a >= n)
-                return 0;
-            memcpy(out, p + a, b - a);
-            out[b - a] = 0;
-            return 1;
-        }
-        p = nl ? nl + 1 : e;
-    }
-    return 0;
+    image_read x = {out, n};
+    return csim_layout_read("layout", text, len, on_image, &x, NULL) == 2;
 }
 
 int csim_layout_apply(const char *path, const csim_stream *s, csim_map *m,
@@ -423,188 +550,170 @@ int csim_layout_apply(const char *path, const csim_stream *s, csim_map *m,
     return rc;
 }
 
-int csim_layout_apply_text(const char *path, const char *text, size_t len,
-                           const csim_stream *s, csim_map *m,
-                           const tgt_cache *g, csim_layout_stats *st,
-                           cp_err *err)
-{
-    memset(st, 0, sizeof *st);
-    char *data = text_copy(path, text, len, err);
-    if (!data)
-        return -1;
-    entry *col = NULL, *fast = NULL;
-    size_t ncol = 0, capc = 0, nfast = 0, capf = 0;
-    uint8_t *seen = calloc(s->nfns ? s->nfns : 1, 1);
-    unsigned ln = 0;
-    int ok_header = 0, rc = -1;
-    unsigned version = 1;
+/* csim_layout_apply_text: what the lines so far decided. */
+typedef struct apply {
+    const char *path;
+    const csim_stream *s;
+    csim_map *m;
+    const tgt_cache *g;
+    csim_layout_stats *st;
+    uint8_t *seen;   /* per function: placed by an entry or moved */
+    entry *col;      /* the coloured entries, placed after the rest */
+    size_t ncol, capc;
+    entry *fast;     /* the fast-memory entries with an address */
+    size_t nfast, capf;
     uint32_t shift_from[8];
     long long shift_by[8];
     unsigned shift_line[8];
-    unsigned nshift = 0;
-    if (!seen) {
-        cp_seterr(err, "out of memory");
-        goto out;
+    unsigned nshift;
+} apply;
+
+static int on_entry(apply *x, const csim_layout_line *l, cp_err *err)
+{
+    const csim_stream *s = x->s;
+    entry e;
+    int ram = 0;
+    if (place_entry(x->path, l, s, x->seen, x->g, &e, &ram, x->st, err) < 0)
+        return -1;
+    if (e.fn == NONE)
+        return 0;
+    if (x->seen[e.fn])
+        return cp_seterr(err, "%s:%u: %s is placed twice", x->path, l->line,
+                         s->fns[e.fn].name);
+    x->seen[e.fn] = 1;
+    x->st->placed++;
+    if (ram) {
+        csim_map_uncache(x->m, e.fn);
+        x->st->to_ram++;
+        if (e.place != UINT32_MAX) {
+            if (cp_grow((void **)&x->fast, &x->capf, x->nfast + 1,
+                        sizeof *x->fast) < 0)
+                return cp_seterr(err, "out of memory");
+            x->fast[x->nfast++] = e;
+        }
+    } else if (e.colour) {
+        if (cp_grow((void **)&x->col, &x->capc, x->ncol + 1,
+                    sizeof *x->col) < 0)
+            return cp_seterr(err, "out of memory");
+        x->col[x->ncol++] = e;
+    } else {
+        csim_map_move(x->m, e.fn, e.place);
+        x->st->to_flash++;
     }
-    for (char *p = data, *nl; p && *p; p = nl) {
-        nl = strchr(p, '\n');
-        if (nl)
-            *nl++ = 0;
-        ln++;
-        size_t l = strlen(p);
-        if (l && p[l - 1] == '\r')
-            p[--l] = 0;
-        if (ln == 1) {
-            unsigned ver;
-            char extra;
-            if (sscanf(p, "# codeplace layout %u%c", &ver, &extra) != 1) {
-                cp_seterr(err, "%s:1: not a layout file (expected '# codeplace "
-                          "layout 2')", path);
-                goto out;
-            }
-            if (ver != 1 && ver != 2) {
-                cp_seterr(err, "%s:1: layout version %u; this codeplace reads "
-                          "versions 1 and 2", path, ver);
-                goto out;
-            }
-            version = ver;
-            ok_header = 1;
-            continue;
-        }
-        while (isspace((unsigned char)*p))
-            p++;
-        if (!*p || *p == '#')
-            continue;
-        if (!strncmp(p, "@shift", 6) && isspace((unsigned char)p[6])) {
-            /* "@shift FROM DELTA": flash at FROM and above (what follows
-             * the text section, e.g. .rodata) moves by DELTA bytes. */
-            unsigned long long from;
-            long long delta;
-            char extra;
-            if (sscanf(p + 6, "%llx %lld %c", &from, &delta, &extra) != 2 ||
-                from > 0xffffffffULL || delta < -(long long)from ||
-                delta > 0xffffffffLL - (long long)from) {
-                cp_seterr(err, "%s:%u: expected '@shift 0xFROM DELTA'", path, ln);
-                goto out;
-            }
-            if (nshift == 8) {
-                cp_seterr(err, "%s:%u: too many @shift lines", path, ln);
-                goto out;
-            }
-            shift_line[nshift] = ln;
-            shift_from[nshift] = (uint32_t)from;
-            shift_by[nshift++] = delta;
-            continue;
-        }
-        if (!strncmp(p, "@stub", 5) && isspace((unsigned char)p[5])) {
-            /* Fetched through the stream (csim_layout_stubs_text); checked here. */
-            if (version < 2) {
-                cp_seterr(err, "%s:%u: @stub lines need layout version 2 "
-                          "(the file says 1)", path, ln);
-                goto out;
-            }
-            csim_stub stub;
-            if (parse_stub(path, ln, p + 5, s, &stub, err) < 0)
-                goto out;
-            st->stubs++;
-            continue;
-        }
-        entry e;
-        int ram = 0;
-        if (parse_line(path, ln, p, s, seen, g, &e, &ram, st, err) < 0)
-            goto out;
-        if (e.fn == NONE)
-            continue;
-        if (seen[e.fn]) {
-            cp_seterr(err, "%s:%u: %s is placed twice", path, ln,
-                      s->fns[e.fn].name);
-            goto out;
-        }
-        seen[e.fn] = 1;
-        st->placed++;
-        if (ram) {
-            csim_map_uncache(m, e.fn);
-            st->to_ram++;
-            if (e.place != UINT32_MAX) {
-                if (cp_grow((void **)&fast, &capf, nfast + 1,
-                            sizeof *fast) < 0) {
-                    cp_seterr(err, "out of memory");
-                    goto out;
-                }
-                fast[nfast++] = e;
-            }
-        } else if (e.colour) {
-            if (cp_grow((void **)&col, &capc, ncol + 1, sizeof *col) < 0) {
-                cp_seterr(err, "out of memory");
-                goto out;
-            }
-            col[ncol++] = e;
-        } else {
-            csim_map_move(m, e.fn, e.place);
-            st->to_flash++;
-        }
+    return 0;
+}
+
+static int on_apply(void *ctx, const csim_layout_line *l, cp_err *err)
+{
+    apply *x = ctx;
+    csim_stub stub;
+    switch (l->kind) {
+    case CSIM_LAYOUT_COMMENT:
+        return 0;
+    case CSIM_LAYOUT_SHIFT:
+        if (x->nshift == 8)
+            return cp_seterr(err, "%s:%u: too many @shift lines", x->path,
+                             l->line);
+        x->shift_line[x->nshift] = l->line;
+        x->shift_from[x->nshift] = l->shift_from;
+        x->shift_by[x->nshift++] = l->shift_by;
+        return 0;
+    case CSIM_LAYOUT_STUB:
+        /* Fetched through the stream (csim_layout_stubs_text); checked
+         * here. */
+        if (resolve_stub(x->path, l, x->s, &stub, err) < 0)
+            return -1;
+        x->st->stubs++;
+        return 0;
+    case CSIM_LAYOUT_ENTRY:
+        return on_entry(x, l, err);
     }
-    if (!ok_header) {
-        cp_seterr(err, "%s: empty file, not a layout", path);
-        goto out;
-    }
+    return 0;
+}
+
+/* After the lines: the @shift moves and the colours. */
+static int finish_apply(apply *x, cp_err *err)
+{
+    const char *path = x->path;
+    const csim_stream *s = x->s;
+    csim_map *m = x->m;
+    csim_layout_stats *st = x->st;
     /* What is read through a non-allocating alias moves with the flash it
      * aliases (a table in .rodata read at its address + 0x01000000 on the
      * RP2040): its place in the cached window decides, and it stays in
      * the alias. */
-    for (unsigned k = 0; k < nshift; k++)
+    for (unsigned k = 0; k < x->nshift; k++)
         for (size_t i = 0; i < s->nfns; i++) {
             int nofill = m->kind[i] == CSIM_NOFILL;
-            if (seen[i] || (m->kind[i] != CSIM_CACHED && !nofill) ||
+            if (x->seen[i] || (m->kind[i] != CSIM_CACHED && !nofill) ||
                 (s->fns[i].flags & CSIM_FN_STUB))
                 continue;
             uint64_t at = m->base[i]; /* its address in the cached window */
             if (!((s->fns[i].flags & CSIM_FN_UNKNOWN)
-                      ? at + s->fns[i].size > shift_from[k]
-                      : at >= shift_from[k]))
+                      ? at + s->fns[i].size > x->shift_from[k]
+                      : at >= x->shift_from[k]))
                 continue;
-            uint32_t to = (uint32_t)((long long)at + shift_by[k]);
-            if (check_moved(path, shift_line[k], "@shift", s, i, to, err) < 0)
-                goto out;
+            uint32_t to = (uint32_t)((long long)at + x->shift_by[k]);
+            if (check_moved(path, x->shift_line[k], "@shift", s, i, to, err) < 0)
+                return -1;
             csim_map_move(m, i, nofill ? (uint32_t)((long long)s->fns[i].addr +
-                                                    shift_by[k])
+                                                    x->shift_by[k])
                                        : to);
-            seen[i] = 1;
+            x->seen[i] = 1;
             st->shifted++;
         }
-    if (ncol) {
+    if (x->ncol) {
         /* Coloured functions go past every function in cached flash, each at
          * the first line-aligned address whose set is its colour. */
+        const tgt_cache *g = x->g;
         uint32_t nsets = tgt_cache_sets(g), ls = log2u(g->line);
         uint64_t cur = 0;
         for (size_t i = 0; i < s->nfns; i++)
             if (m->kind[i] == CSIM_CACHED && !(s->fns[i].flags & CSIM_FN_STUB) &&
                 (uint64_t)m->base[i] + s->fns[i].size > cur)
                 cur = (uint64_t)m->base[i] + s->fns[i].size;
-        for (size_t i = 0; i < ncol; i++) {
+        for (size_t i = 0; i < x->ncol; i++) {
             uint64_t a = (cur + g->line - 1) & ~(uint64_t)(g->line - 1);
             uint32_t set = (uint32_t)(a >> ls) & (nsets - 1);
-            a += (uint64_t)((col[i].place - set) & (nsets - 1)) << ls;
-            if (a + s->fns[col[i].fn].size > 0xffffffffULL) {
+            a += (uint64_t)((x->col[i].place - set) & (nsets - 1)) << ls;
+            if (a + s->fns[x->col[i].fn].size > 0xffffffffULL) {
                 cp_seterr(err, "%s:%u: no address left for colour %u", path,
-                          col[i].line, col[i].place);
-                goto out;
+                          x->col[i].line, x->col[i].place);
+                return -1;
             }
-            if (check_moved(path, col[i].line, "its colour", s, col[i].fn,
+            if (check_moved(path, x->col[i].line, "its colour", s, x->col[i].fn,
                             (uint32_t)a, err) < 0)
-                goto out;
-            csim_map_move(m, col[i].fn, (uint32_t)a);
-            cur = a + s->fns[col[i].fn].size;
+                return -1;
+            csim_map_move(m, x->col[i].fn, (uint32_t)a);
+            cur = a + s->fns[x->col[i].fn].size;
             st->coloured++;
         }
     }
-    if (check_ram_overlap(path, s, fast, nfast, err) < 0)
-        goto out;
-    rc = check_overlap(path, s, m, err);
-out:
-    free(fast);
-    free(col);
-    free(seen);
-    free(data);
+    if (check_ram_overlap(path, s, x->fast, x->nfast, err) < 0)
+        return -1;
+    return check_overlap(path, s, m, err);
+}
+
+int csim_layout_apply_text(const char *path, const char *text, size_t len,
+                           const csim_stream *s, csim_map *m,
+                           const tgt_cache *g, csim_layout_stats *st,
+                           cp_err *err)
+{
+    memset(st, 0, sizeof *st);
+    apply x;
+    memset(&x, 0, sizeof x);
+    x.path = path;
+    x.s = s;
+    x.m = m;
+    x.g = g;
+    x.st = st;
+    x.seen = calloc(s->nfns ? s->nfns : 1, 1);
+    int rc = x.seen ? csim_layout_read(path, text, len, on_apply, &x, err)
+                    : cp_seterr(err, "out of memory");
+    if (rc == 0)
+        rc = finish_apply(&x, err);
+    free(x.col);
+    free(x.fast);
+    free(x.seen);
     return rc;
 }

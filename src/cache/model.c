@@ -255,16 +255,6 @@ struct csim_fa {
 
 #define NIL 0xffffffffu
 
-static inline uint32_t hash32(uint32_t x)
-{
-    x ^= x >> 16;
-    x *= 0x7feb352dU;
-    x ^= x >> 15;
-    x *= 0x846ca68bU;
-    x ^= x >> 16;
-    return x;
-}
-
 csim_fa *csim_fa_new(uint32_t nlines, cp_err *err)
 {
     if (!nlines || nlines > (1u << 28))
@@ -334,7 +324,7 @@ static void fa_push_front(csim_fa *f, uint32_t n)
 /* Slot of line in the hash table, or of the empty slot where it goes. */
 static uint32_t fa_slot(const csim_fa *f, uint32_t line)
 {
-    uint32_t h = hash32(line) & f->hmask;
+    uint32_t h = cp_hash32(line) & f->hmask;
     while (f->ht[h] && f->line[f->ht[h] - 1] != line)
         h = (h + 1) & f->hmask;
     return h;
@@ -348,7 +338,7 @@ static void fa_del_slot(csim_fa *f, uint32_t h)
         j = (j + 1) & f->hmask;
         if (!f->ht[j])
             break;
-        uint32_t k = hash32(f->line[f->ht[j] - 1]) & f->hmask;
+        uint32_t k = cp_hash32(f->line[f->ht[j] - 1]) & f->hmask;
         /* Move j back to h unless k lies cyclically in (h, j]. */
         if ((h <= j) ? (h < k && k <= j) : (h < k || k <= j))
             continue;

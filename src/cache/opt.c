@@ -14,16 +14,6 @@ void csim_seq_free(csim_seq *q)
     memset(q, 0, sizeof *q);
 }
 
-static inline uint32_t hash32(uint32_t x)
-{
-    x ^= x >> 16;
-    x *= 0x7feb352dU;
-    x ^= x >> 15;
-    x *= 0x846ca68bU;
-    x ^= x >> 16;
-    return x;
-}
-
 int csim_seq_ids(const csim_seq *q, uint32_t **id_out, uint32_t **line_out,
                  uint32_t *nids, cp_err *err)
 {
@@ -37,7 +27,7 @@ int csim_seq_ids(const csim_seq *q, uint32_t **id_out, uint32_t **line_out,
         goto oom;
     for (size_t i = 0; i < q->n; i++) {
         uint32_t line = q->acc[i] & CSIM_LINE_MASK;
-        size_t h = hash32(line) & (hs - 1);
+        size_t h = cp_hash32(line) & (hs - 1);
         while (ht[h] && line_of[ht[h] - 1] != line)
             h = (h + 1) & (hs - 1);
         if (!ht[h]) {
@@ -52,7 +42,7 @@ int csim_seq_ids(const csim_seq *q, uint32_t **id_out, uint32_t **line_out,
                 if (!nt)
                     goto oom;
                 for (uint32_t k = 0; k < n; k++) {
-                    size_t g = hash32(line_of[k]) & (ns - 1);
+                    size_t g = cp_hash32(line_of[k]) & (ns - 1);
                     while (nt[g])
                         g = (g + 1) & (ns - 1);
                     nt[g] = k + 1;

@@ -596,17 +596,3 @@ int cli_run(const cli_cmd *cmd, int argc, char **argv)
     }
     return cli_run(sub, argc - 1, argv + 1);
 }
-
-const char *cli_commas(char *buf, uint64_t n)
-{
-    char tmp[32];
-    int len = snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)n);
-    int o = 0;
-    for (int i = 0; i < len; i++) {
-        if (i && (len - i) % 3 == 0)
-            buf[o++] = ',';
-        buf[o++] = tmp[i];
-    }
-    buf[o] = 0;
-    return buf;
-}

@@ -142,7 +142,4 @@ int cli_run(const cli_cmd *cmd, int argc, char **argv);
  * prints the help of the command they name. Returns the exit code. */
 int cli_help_path(const cli_cmd *const *table, int nwords, char **words);
 
-/* Formats n with thousands separators into buf (at least 32 bytes). */
-const char *cli_commas(char *buf, uint64_t n);
-
 #endif

@@ -229,14 +229,14 @@ int cli_tgt_verdict(cli_ctx *ctx, const cli_tgt *o, cli_tally *c,
             cli_warn("%s: none of its %s instructions ran from %s's cached "
                      "memory ('%s' at 0x%08x); they ran %s. Every figure "
                      "below counts no cache at all (--allow-uncached)", trace,
-                     cli_commas(ib, c->insns), t->name, w ? w->name : "?",
+                     cp_commas(ib, c->insns), t->name, w ? w->name : "?",
                      w ? w->base : 0, where);
             return CLI_OK;
         }
         cli_error("%s: none of its %s instructions ran from %s's cached "
                   "memory ('%s' at 0x%08x): they ran %s, so a cache figure "
                   "would be 0 and mean nothing. Try %s; --allow-uncached goes "
-                  "on anyway", trace, cli_commas(ib, c->insns), t->name,
+                  "on anyway", trace, cp_commas(ib, c->insns), t->name,
                   w ? w->name : "?", w ? w->base : 0, where, fix);
         return CLI_FAIL;
     }
@@ -259,7 +259,7 @@ int cli_tgt_verdict(cli_ctx *ctx, const cli_tgt *o, cli_tally *c,
              "%.1f%%); most of the rest ran %s. The cache figures cover only "
              "the cached part; if that code should be cached, try %s", trace,
              (unsigned long long)c->low, (unsigned long long)c->iters,
-             t->name, cli_commas(cb, c->cached), cli_commas(ib, c->insns),
+             t->name, cp_commas(cb, c->cached), cp_commas(ib, c->insns),
              100.0 * (double)c->cached / (double)c->insns, where, fix);
     return CLI_OK;
 }

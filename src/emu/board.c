@@ -171,19 +171,6 @@ static uint32_t reading_pc(const emu *e)
     return e->cur_addr;
 }
 
-static const char *commas(char *buf, uint64_t n)
-{
-    char tmp[32];
-    int len = snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)n), o = 0;
-    for (int i = 0; i < len; i++) {
-        if (i && (len - i) % 3 == 0)
-            buf[o++] = ',';
-        buf[o++] = tmp[i];
-    }
-    buf[o] = 0;
-    return buf;
-}
-
 /* Stops the run at a loop that keeps reading r (modelled: 1 when the
  * board models r and it kept the value v). */
 static void polled(board *b, bd_reg *r, int modelled, uint32_t v)
@@ -203,11 +190,11 @@ static void polled(board *b, bd_reg *r, int modelled, uint32_t v)
                  "always 0x%08x with no peripheral write between (nothing "
                  "on the virtual board changes it: no input, no other core, "
                  "no interrupts)", name, r->addr, fn,
-                 commas(n1, r->same), v);
+                 cp_commas(n1, r->same), v);
     else
         snprintf(note, sizeof note, "polling %s 0x%08x in %s, %s times (a "
                  "register the virtual board does not model)", name, r->addr,
-                 fn, commas(n1, r->streak));
+                 fn, cp_commas(n1, r->streak));
     emu_set_stop_note(e, note);
     if (e->st.end == EMU_END_DONE)
         e->st.end = EMU_END_STOPPED;

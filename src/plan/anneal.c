@@ -362,8 +362,12 @@ double plan_anneal(plan_search *r, uint64_t seed, unsigned long moves,
             }
             temp = t_first * pow(t_last / t_first, f);
         }
-        if (tries % report == 0)
-            plan_anneal_progress(r, tries, moves, cur, best, t0);
+        if (tries % report == 0 && r->chain_progress)
+            r->chain_progress(r, tries, moves, best, t0);
+        else if (tries % report == 0)
+            plan_say(r, "anneal: %lu of %lu moves, %.1f misses/iteration "
+                     "(best %.1f), %.1f s", tries, moves, cur, best,
+                     cp_now_s() - t0);
         double r01 = (double)(rnd(&rs) >> 11) / 9007199254740992.0;
         size_t k = plan_incr_pick(x, r01, rnd(&rs));
         if (k == SIZE_MAX)

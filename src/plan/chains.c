@@ -37,19 +37,14 @@ typedef struct plan_chain_run {
     char last[256];         /* its last progress line */
 } chain;
 
-/* Progress of a search, every tenth of its moves: one line; with several
- * chains the first chain's (the calling thread's), over them all: the
- * moves of the chain furthest behind, the best of them all. */
-void plan_anneal_progress(plan_search *r, unsigned long tries,
-                          unsigned long moves, double cur, double best,
-                          double t0)
+/* Progress of a search with several chains, every tenth of its moves
+ * (plan_search.chain_progress): one line, the first chain's (the calling
+ * thread's), over them all: the moves of the chain furthest behind, the
+ * best of them all. */
+static void chain_progress(plan_search *r, unsigned long tries,
+                           unsigned long moves, double best, double t0)
 {
     chain *c = r->chain;
-    if (!c) {
-        plan_say(r, "anneal: %lu of %lu moves, %.1f misses/iteration (best "
-                 "%.1f), %.1f s", tries, moves, cur, best, cp_now_s() - t0);
-        return;
-    }
     chain_share *s = c->share;
     unsigned long all = 0, lo = tries;
     unsigned bi = 0;
@@ -175,6 +170,7 @@ static unsigned make_chains(plan_search *r, chain *cs, unsigned n,
         c->r.time_cut = 0;
         c->r.search_best = -1;
         c->r.chain = c;
+        c->r.chain_progress = chain_progress;
         c->user = r->o;
         c->share = sh;
         c->index = made;

@@ -18,21 +18,47 @@
  * bound the plan computes here, so the rest of the text is where the
  * layout says. */
 #include "plan/plan.h"
-#include "plan/plan_int.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "plan/plan_int.h"
 
+/* Zephyr's start-up clears .bss and copies the relocated code to RAM
+ * (z_bss_zero, z_data_copy in kernel/init.c, run from the architecture's
+ * z_arm_prep_c or z_prep_c) through z_early_memset and z_early_memcpy,
+ * which call memset and memcpy: code in RAM is not there yet while they
+ * run, so none of them may go there. */
+static const char *const zephyr_boot[] = {
+    "memset", "memcpy", "z_early_memset", "z_early_memcpy",
+    "z_bss_zero", "z_data_copy", "z_arm_prep_c", "z_prep_c", NULL};
+
+/* What each integration is: its name, and the functions that run before
+ * its start-up copies code to fast memory (NULL-terminated, or NULL). */
+typedef struct integration {
+    const char *name;
+    const char *const *boot;
+} integration;
+
+static const integration integrations[] = {
+    [PLAN_INT_GNU_LD] = {"GNU ld", NULL},
+    [PLAN_INT_ZEPHYR] = {"Zephyr", zephyr_boot},
+    [PLAN_INT_PICO] = {"pico-sdk", NULL},
+};
+
+#define NINT (sizeof integrations / sizeof *integrations)
+
 const char *plan_integration_name(plan_integration in)
 {
-    switch (in) {
-    case PLAN_INT_GNU_LD: return "GNU ld";
-    case PLAN_INT_ZEPHYR: return "Zephyr";
-    case PLAN_INT_PICO: return "pico-sdk";
-    }
-    return "?";
+    return (unsigned)in < NINT ? integrations[in].name : "?";
+}
+
+void plan_integration_boot(plan_model *m, plan_integration in)
+{
+    if ((unsigned)in >= NINT || !integrations[in].boot)
+        return;
+    for (const char *const *b = integrations[in].boot; *b; b++)
+        plan_model_exclude(m, *b, 1);
 }
 
 /* A unit the name list cannot single out: no map, and another unit has the

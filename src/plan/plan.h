@@ -373,6 +373,10 @@ typedef struct plan_applied {
 } plan_applied;
 
 const char *plan_integration_name(plan_integration in);
+/* Keeps out of fast memory, in m, what runs before the integration's
+ * start-up has copied the relocated code there (Zephyr: the .bss clearing
+ * and the copy itself, and the memset and memcpy they call). */
+void plan_integration_boot(plan_model *m, plan_integration in);
 /* Layouts of m give the hot block its own linker stubs (a Zephyr build:
  * rom_start is an output section of its own); plan_result_for(ZEPHYR)
  * evaluates with it on, the layout of its result must be written with it

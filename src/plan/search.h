@@ -1,6 +1,10 @@
 /* Private to src/plan: the state one strategy run shares between the
  * strategies (strategy.c), the RAM selection (select.c), the hot block and
- * colouring (colour.c) and the annealing search (anneal.c). */
+ * colouring (colour.c), the annealing chains (chains.c) and search
+ * (anneal.c), and their result (result.c). They call one another one way
+ * only: strategy -> chains -> anneal, strategy -> select, and all of them
+ * -> colour and search.c (progress lines and the cost of a placement);
+ * scripts/circles checks it (tests/cli/t0632-plan-circles.sh). */
 #ifndef CP_PLAN_SEARCH_H
 #define CP_PLAN_SEARCH_H
 
@@ -42,6 +46,10 @@ typedef struct plan_search {
                              evaluation counted it (-1: none) */
     struct plan_chain_run *chain; /* while one of several chains: its own
                                      part (chains.c) */
+    /* While one of several chains: shows the annealing's progress over
+     * them all (chains.c); NULL: plan_anneal shows its own. */
+    void (*chain_progress)(struct plan_search *r, unsigned long tries,
+                           unsigned long moves, double best, double t0);
     /* The chains of the searches so far (--threads). */
     plan_chain chains[PLAN_MAX_THREADS];
     unsigned nchains;
@@ -80,7 +88,7 @@ static inline uint32_t colour_of(const plan_search *r, uint32_t off)
     return ((r->hot_base + off) >> r->m->line_shift) & (r->m->sets - 1);
 }
 
-/* strategy.c: progress lines (plan_note: a detail shown with -v; plan_say:
+/* search.c: progress lines (plan_note: a detail shown with -v; plan_say:
  * shown on the terminal unless -q). */
 void plan_note(const plan_search *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -146,6 +154,13 @@ void plan_baseline_net(plan_search *r, plan_vstate *vs,
  * iteration, one section at a time while one lowers that cost. */
 void plan_fill_late(plan_search *r, plan_vstate *vs);
 
+/* result.c: the result of the placement r holds, for strategy s; each
+ * item's misses from stock_umiss (or 0), the fast memory's stubs from vs
+ * (NULL: none). NULL with r->err set on failure. */
+plan_result *plan_result_make(plan_search *r, plan_strategy s,
+                              const double *stock_umiss,
+                              const plan_vstate *vs);
+
 /* anneal.c: simulated annealing of the hot units' start offsets from the
  * placement in r->off (the result goes there too), with the random
  * sequence of seed, at most moves moves, stopping at monotonic time t_end
@@ -161,10 +176,5 @@ double plan_anneal(plan_search *r, uint64_t seed, unsigned long moves,
  * cost on the planning iterations. */
 double plan_chains(plan_search *r, uint64_t seed, unsigned long moves,
                    double t_end);
-/* The progress line plan_anneal shows every tenth of its moves: its own,
- * or with several chains one line over them all (from chain 0). */
-void plan_anneal_progress(plan_search *r, unsigned long tries,
-                          unsigned long moves, double cur, double best,
-                          double t0);
 
 #endif

@@ -1,41 +1,15 @@
-/* The strategies: hot block, colouring (temporal relationship graph, then a
- * local search with exact evaluation), RAM selection (select.c), their
- * combination, samples-per-byte and misses-per-byte baselines, and auto;
- * the time limit's parts and the result.
+/* The strategies, one table of {name, run}: stock, hot block, colouring
+ * (temporal relationship graph, then annealing on exact evaluation), RAM
+ * selection (select.c), their combination, the samples-per-byte and
+ * misses-per-byte baselines, and auto (each of them, the best kept); the
+ * time limit's parts.
  */
 #include "plan/search.h"
 
-#include "plan/incr.h"
-
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static const char *const names[PLAN_NSTRATEGIES] = {
-    "stock", "hotblock", "colour", "ram", "combined", "rank", "density",
-    "auto"};
-
-const char *plan_strategy_name(plan_strategy s)
-{
-    return (unsigned)s < PLAN_NSTRATEGIES ? names[s] : "?";
-}
-
-int plan_strategy_parse(const char *s, plan_strategy *out)
-{
-    for (int i = 0; i < PLAN_NSTRATEGIES; i++)
-        if (!strcmp(s, names[i])) {
-            *out = (plan_strategy)i;
-            return 0;
-        }
-    if (!strcmp(s, "color")) {
-        *out = PLAN_COLOUR;
-        return 0;
-    }
-    return -1;
-}
 
 plan_opts plan_opts_default(const tgt *t)
 {
@@ -54,80 +28,40 @@ plan_opts plan_opts_default(const tgt *t)
     return o;
 }
 
-static void vnote(const plan_search *r, int level, const char *fmt, va_list ap)
+/* The parts of a time limit (docs/plan.md): a search one part, a RAM
+ * selection two (a selection stopped early loses more than a search
+ * paced harder: on the demo at --time 60 on a machine at load 8, combined
+ * 16K with a selection part of one kept 8 KiB of fast memory and 2,437.7
+ * misses, with two 10-16 KiB and 1,140.7-2,084.5; what a selection does
+ * not use goes to what follows). Colour runs one search, ram one
+ * selection, combined three searches and two selections. */
+#define SEARCH_PART 1.0
+#define SELECT_PART 2.0
+/* A selection still to come counts this much in the share of a phase
+ * before it: it most often takes less than a search (the demo at 16 KiB:
+ * 3 s against 7 s), and what it does not use goes on to what follows it;
+ * counted at its whole part, the first search of combined got a seventh of
+ * the time and --time 60 paced it on an idle 2-core machine. */
+#define SELECT_AHEAD 1.0
+
+/* Whether the deadline has passed after the phase `after` (said so, and
+ * counted as a search the limit stopped). */
+static int time_up(plan_search *r, const char *after)
 {
-    if (!r->o->progress)
-        return;
-    char buf[256];
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    r->o->progress(r->o->progress_ctx, level, buf);
+    if (r->failed || !(r->deadline > 0) || cp_now_s() < r->deadline)
+        return 0;
+    r->time_cut = 1;
+    plan_say(r, "--time used up after %s: the phases after it are left out",
+             after);
+    return 1;
 }
 
-/* A detail (shown with -v). */
-void plan_note(const plan_search *r, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-void plan_note(const plan_search *r, const char *fmt, ...)
+/* The part of what is left a phase gets, with `rest` parts after it. */
+static double phase_share(double part, double rest)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    vnote(r, 1, fmt, ap);
-    va_end(ap);
+    return part / (part + rest);
 }
 
-/* Progress (shown on the terminal unless -q). */
-void plan_say(const plan_search *r, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-void plan_say(const plan_search *r, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vnote(r, 0, fmt, ap);
-    va_end(ap);
-}
-/* Builds r->L from r->off and r->fast. */
-void plan_build(plan_search *r)
-{
-    plan_layout_make(r->m, r->off, r->fast, r->hot_base, r->block_end, &r->L);
-}
-
-/* The cost a strategy minimises, in misses: the misses plus the
- * instructions that calls through linker stubs add, weighed by what a miss
- * costs (the estimated cycles per iteration, divided by the miss cost). */
-static double cost_on(plan_search *r, double *umiss, unsigned iters)
-{
-    if (r->failed)
-        return HUGE_VAL;
-    plan_build(r);
-    plan_eval_out out = {0};
-    out.unit_misses = umiss;
-    if (plan_eval(r->m, &r->L, iters, &out, r->err) < 0) {
-        r->failed = 1;
-        return HUGE_VAL;
-    }
-    r->evals++;
-    r->last_misses = out.misses;
-    const plan_model *m = r->m;
-    double per_call = m->t->cpi * m->veneer_insns /
-                      (m->cache.miss_cycles ? m->cache.miss_cycles : 1);
-    return out.misses + out.stub_calls * per_call;
-}
-
-/* On the planning iterations (what searches compare). */
-double plan_cost(plan_search *r, int per_unit)
-{
-    return cost_on(r, per_unit ? r->umiss : NULL, r->iters);
-}
-
-/* On every iteration (what the result reports). */
-double plan_cost_all(plan_search *r)
-{
-    return cost_on(r, NULL, 0);
-}
-
-double plan_cost_all_units(plan_search *r, double *umiss)
-{
-    return cost_on(r, umiss, 0);
-}
 /* Colouring: the better start of the hot block and the relationship graph's
  * greedy colouring (and, with keep, the placement the units have now),
  * annealed; never worse than the hot block on every iteration. */
@@ -224,173 +158,163 @@ static double do_colour(plan_search *r, int keep, double share)
     return plan_cost(r, 0);
 }
 
-/* ---- results ----------------------------------------------------------- */
+/* What a strategy's run starts from and may keep (plan_run sets it up). */
+typedef struct strat_run {
+    plan_vstate vs;            /* the stubs fast memory holds */
+    plan_snap start;           /* a placement to fall back to */
+    double stock;              /* the stock cost on the planning iterations */
+    const double *stock_umiss; /* each unit's stock misses there */
+} strat_run;
 
-static int cmp_items(const void *a, const void *b)
+/* A strategy's run: the placement goes to r (r->failed with r->err when an
+ * evaluation fails). 0, or -1 with r->err set (out of memory, or a failure
+ * of its own). */
+typedef int strat_fn(plan_search *r, strat_run *x);
+
+static int run_stock(plan_search *r, strat_run *x)
 {
-    const plan_item *x = a, *y = b;
-    if (x->region != y->region)
-        return x->region == PLAN_FAST ? -1 : 1;
-    return x->offset < y->offset ? -1 : x->offset > y->offset;
+    (void)r;
+    (void)x;
+    return 0;
 }
 
-static plan_result *make_result(plan_search *r, plan_strategy s, double stock,
-                                const double *stock_umiss,
-                                const plan_vstate *vs)
+static int run_hotblock(plan_search *r, strat_run *x)
 {
-    plan_model *m = r->m;
-    plan_result *res = calloc(1, sizeof *res);
-    if (!res) {
-        cp_seterr(r->err, "out of memory");
-        return NULL;
+    (void)x;
+    plan_place_hotblock(r);
+    return 0;
+}
+
+static int run_colour(plan_search *r, strat_run *x)
+{
+    (void)x;
+    do_colour(r, 0, 1.0);
+    return 0;
+}
+
+static int oom(plan_search *r)
+{
+    return cp_seterr(r->err, "out of memory");
+}
+
+static int run_ram(plan_search *r, strat_run *x)
+{
+    if (plan_snap_take(r, &x->vs, &x->start) < 0)
+        return oom(r);
+    plan_select_fast(r, x->stock, &x->vs, 1.0);
+    plan_keep_better(r, &x->vs, &x->start, "ram");
+    return 0;
+}
+
+static int run_rank(plan_search *r, strat_run *x)
+{
+    plan_select_rank(r, &x->vs);
+    return 0;
+}
+
+static int run_density(plan_search *r, strat_run *x)
+{
+    plan_select_density(r, &x->vs, x->stock_umiss);
+    return 0;
+}
+
+/* Colour and anneal; choose fast memory by re-simulated misses saved per
+ * byte on the annealed layout; anneal the rest again from where it is.
+ * And, when colouring first leaves too little for fast memory to find,
+ * fast memory chosen on the stock layout first, then coloured. The better
+ * of the two, and never worse than the annealed flash-only layout both
+ * start from. Under --time each phase gets its part of what is left (a
+ * search one part, a selection SELECT_PART, counted SELECT_AHEAD in the
+ * shares of the phases before it), so what one leaves goes to the rest.
+ * The first search is the colour strategy's (colour_out). */
+static int run_combined(plan_search *r, strat_run *x)
+{
+    const double S = SEARCH_PART, F = SELECT_PART, FA = SELECT_AHEAD;
+    plan_vstate *vs = &x->vs;
+    double c = do_colour(r, 0, phase_share(S, 2 * S + 2 * FA));
+    if (r->o->colour_out && !r->failed &&
+        !(*r->o->colour_out = plan_result_make(r, PLAN_COLOUR,
+                                               x->stock_umiss, vs)))
+        return -1; /* err says why */
+    if (plan_snap_take(r, vs, &x->start) < 0)
+        return oom(r);
+    /* A phase that would start with the limit used is left out: the
+     * placement so far is the plan. */
+    if (time_up(r, "the first search"))
+        return 0;
+    plan_select_fast(r, c, vs, phase_share(F, 2 * S + FA));
+    if (time_up(r, "the first RAM selection")) {
+        plan_keep_better(r, vs, &x->start, "combined");
+        return 0;
     }
-    res->strategy = s;
-    res->hot_base = r->hot_base;
-    size_t n = 0;
-    for (size_t i = 0; i < m->nunits; i++)
-        n += r->fast[i] || r->off[i] != NONE;
-    res->items = calloc(n ? n : 1, sizeof *res->items);
-    if (!res->items) {
-        free(res);
-        cp_seterr(r->err, "out of memory");
-        return NULL;
+    double a = do_colour(r, 1, phase_share(S, S + FA));
+    if (time_up(r, "the second search")) {
+        plan_keep_better(r, vs, &x->start, "combined");
+        return 0;
     }
-    uint32_t fast_off = 0, hot_end = 0, hot_sum = 0;
-    for (size_t i = 0; i < m->nunits; i++) {
-        if (!r->fast[i] && r->off[i] == NONE)
-            continue;
-        plan_item *it = &res->items[res->nitems++];
-        it->unit = i;
-        it->misses = stock_umiss ? stock_umiss[i] : 0;
-        if (r->fast[i]) {
-            it->region = PLAN_FAST;
-            it->offset = fast_off;
-            fast_off += align8(m->units[i].size);
-        } else {
-            it->region = PLAN_FLASH_HOT;
-            it->offset = r->off[i];
-            it->colour = colour_of(r, r->off[i]);
-            if (r->off[i] + m->units[i].size > hot_end)
-                hot_end = r->off[i] + m->units[i].size;
-            hot_sum += align8(m->units[i].size);
+    plan_snap first = {0};
+    if (plan_snap_take(r, vs, &first) < 0) {
+        plan_snap_free(&first);
+        return oom(r);
+    }
+    plan_reset_to_stock(r, vs);
+    plan_select_fast(r, plan_cost(r, 0), vs, phase_share(F, S));
+    double b = time_up(r, "the RAM selection on the stock layout")
+                   ? HUGE_VAL : do_colour(r, 0, 1.0);
+    plan_note(r, "combined: colour first %.1f, fast memory first %.1f", a, b);
+    if (a <= b)
+        plan_snap_put(r, vs, &first);
+    plan_snap_free(&first);
+    plan_keep_better(r, vs, &x->start, "combined");
+    return 0;
+}
+
+/* The strategies. time_part: its parts of a time limit (0: it takes no
+ * time to speak of); needs_budget: it fills fast memory and so runs only
+ * with a budget; fills_fast: the density and rank plans replace its fast
+ * memory where better on every iteration, and what the budget has left is
+ * filled after it. */
+typedef struct strategy {
+    const char *name;
+    strat_fn *run; /* NULL: auto, each that runs alone and the best kept */
+    double time_part;
+    int needs_budget, fills_fast;
+} strategy;
+
+static const strategy strategies[PLAN_NSTRATEGIES] = {
+    [PLAN_STOCK] = {"stock", run_stock, 0, 0, 0},
+    [PLAN_HOTBLOCK] = {"hotblock", run_hotblock, 0, 0, 0},
+    [PLAN_COLOUR] = {"colour", run_colour, SEARCH_PART, 0, 0},
+    [PLAN_RAM] = {"ram", run_ram, SELECT_PART, 1, 1},
+    [PLAN_COMBINED] = {"combined", run_combined,
+                       3 * SEARCH_PART + 2 * SELECT_PART, 1, 1},
+    [PLAN_RANK] = {"rank", run_rank, 0, 1, 0},
+    [PLAN_DENSITY] = {"density", run_density, 0, 1, 0},
+    [PLAN_AUTO] = {"auto", NULL, 0, 0, 0},
+};
+
+const char *plan_strategy_name(plan_strategy s)
+{
+    return (unsigned)s < PLAN_NSTRATEGIES ? strategies[s].name : "?";
+}
+
+int plan_strategy_parse(const char *s, plan_strategy *out)
+{
+    for (int i = 0; i < PLAN_NSTRATEGIES; i++)
+        if (!strcmp(s, strategies[i].name)) {
+            *out = (plan_strategy)i;
+            return 0;
         }
+    if (!strcmp(s, "color")) {
+        *out = PLAN_COLOUR;
+        return 0;
     }
-    qsort(res->items, res->nitems, sizeof *res->items, cmp_items);
-    if (r->block_end > hot_end)
-        hot_end = r->block_end;
-    res->block_end = r->block_end;
-    res->hot_bytes = hot_end;
-    /* What --pad-limit bounds: the block's bytes beyond its sections'
-     * sizes rounded up to 8. */
-    res->pad_bytes = hot_end > hot_sum ? hot_end - hot_sum : 0;
-    res->fast_bytes = vs ? plan_fast_used(r, vs) : fast_off;
-    res->veneers = 0;
-    if (vs)
-        for (size_t i = 0; i < m->ntargets; i++)
-            res->veneers += vs->target[i];
-    res->stock_misses = stock;
-    /* The prediction on every iteration the model holds. */
-    plan_build(r);
-    plan_eval_out out = {0}, so = {0};
-    double fa = 0, sfa = 0;
-    plan_layout stockL;
-    if (plan_layout_alloc(m, &stockL) < 0) {
-        cp_seterr(r->err, "out of memory");
-        plan_result_free(res);
-        return NULL;
-    }
-    plan_layout_stock(m, &stockL);
-    int bad = plan_eval(m, &r->L, 0, &out, r->err) < 0 ||
-              plan_eval_fa(m, &r->L, 0, &fa, r->err) < 0 ||
-              plan_eval(m, &stockL, 0, &so, r->err) < 0 ||
-              plan_eval_fa(m, &stockL, 0, &sfa, r->err) < 0;
-    plan_layout_free(&stockL);
-    if (bad) {
-        plan_result_free(res);
-        return NULL;
-    }
-    res->misses = out.misses;
-    res->flash_stubs = r->L.nstubs;
-    res->stub_order = r->L.stub_order;
-    res->text_end = (uint32_t)((int64_t)((m->text_end + 7) & ~7u) + r->L.text_delta);
-    plan_result_after(m, &r->L, res);
-    res->conflict_after = out.misses - fa;
-    res->stock_misses = so.misses;
-    res->conflict_before = so.misses - sfa;
-    res->nwork = m->nwork;
-    for (unsigned k = 0; k < m->nwork; k++) {
-        res->work_misses[k] = out.work_misses[k];
-        res->work_stock[k] = so.work_misses[k];
-    }
-    res->insns = plan_model_insns(m) + out.stub_calls * m->veneer_insns -
-                 plan_stock_fast_saved(m, res);
-    res->moves = r->moves;
-    res->time_cut = r->time_cut;
-    res->fast_cut = r->fast_cut;
-    res->nchains = r->nchains;
-    memcpy(res->chains, r->chains, sizeof res->chains);
-    return res;
-}
-
-double plan_result_cycles(const plan_model *m, const plan_result *r)
-{
-    return r->insns * m->t->cpi + r->misses * m->cache.miss_cycles;
-}
-
-void plan_result_free(plan_result *r)
-{
-    if (!r)
-        return;
-    free(r->items);
-    free(r);
-}
-
-double plan_result_eval(plan_model *m, const plan_result *res)
-{
-    plan_layout L;
-    if (plan_layout_alloc(m, &L) < 0)
-        return -1;
-    plan_eval_out out = {0};
-    int rc = plan_layout_build(m, res->items, res->nitems, res->hot_base,
-                               res->block_end, &L, NULL);
-    if (rc == 0)
-        rc = plan_eval(m, &L, 0, &out, NULL);
-    plan_layout_free(&L);
-    return rc < 0 ? -1 : out.misses;
-}
-
-/* The parts of a time limit (docs/plan.md): a search one part, a RAM
- * selection two (a selection stopped early loses more than a search
- * paced harder: on the demo at --time 60 on a machine at load 8, combined
- * 16K with a selection part of one kept 8 KiB of fast memory and 2,437.7
- * misses, with two 10-16 KiB and 1,140.7-2,084.5; what a selection does
- * not use goes to what follows). Colour runs one search, ram one
- * selection, combined three searches and two selections. */
-#define SEARCH_PART 1.0
-#define SELECT_PART 2.0
-/* A selection still to come counts this much in the share of a phase
- * before it: it most often takes less than a search (the demo at 16 KiB:
- * 3 s against 7 s), and what it does not use goes on to what follows it;
- * counted at its whole part, the first search of combined got a seventh of
- * the time and --time 60 paced it on an idle 2-core machine. */
-#define SELECT_AHEAD 1.0
-
-static double time_part(plan_strategy s)
-{
-    return s == PLAN_COLOUR ? SEARCH_PART
-         : s == PLAN_RAM ? SELECT_PART
-         : s == PLAN_COMBINED ? 3 * SEARCH_PART + 2 * SELECT_PART : 0;
-}
-
-static int needs_budget(int k)
-{
-    return k == PLAN_RAM || k == PLAN_COMBINED || k == PLAN_RANK ||
-           k == PLAN_DENSITY;
+    return -1;
 }
 
 int plan_runs_alone(plan_strategy s, uint32_t budget)
 {
-    if ((unsigned)s >= PLAN_AUTO || (needs_budget(s) && !budget))
+    if ((unsigned)s >= PLAN_AUTO || (strategies[s].needs_budget && !budget))
         return 0;
     return !(s == PLAN_COLOUR && budget);
 }
@@ -412,8 +336,8 @@ double plan_time_share(plan_strategy s, uint32_t budget)
     double rest = 0;
     for (int k = s; k < PLAN_AUTO; k++)
         if (plan_runs_alone((plan_strategy)k, budget))
-            rest += time_part((plan_strategy)k);
-    return rest > 0 ? time_part(s) / rest : 0;
+            rest += strategies[k].time_part;
+    return rest > 0 ? strategies[s].time_part / rest : 0;
 }
 
 double plan_time_for(plan_strategy s, uint32_t budget, double left)
@@ -423,22 +347,89 @@ double plan_time_for(plan_strategy s, uint32_t budget, double left)
     return v > 1e-3 ? v : 1e-3;
 }
 
-/* Whether the deadline has passed after the phase `after` (said so, and
- * counted as a search the limit stopped). */
-static int time_up(plan_search *r, const char *after)
+/* Auto: each strategy that runs alone, each with its part of the time
+ * limit; the one with the fewest cycles (the earlier on a tie). */
+static plan_result *run_auto(plan_model *m, const plan_opts *o, cp_err *err)
 {
-    if (r->failed || !(r->deadline > 0) || cp_now_s() < r->deadline)
-        return 0;
-    r->time_cut = 1;
-    plan_say(r, "--time used up after %s: the phases after it are left out",
-             after);
-    return 1;
+    plan_result *all[PLAN_AUTO] = {NULL}, *best = NULL;
+    double t0 = o->t_start > 0 ? o->t_start : cp_now_s();
+    for (int k = 0; k < PLAN_AUTO; k++) {
+        if (!plan_runs_alone((plan_strategy)k, o->budget))
+            continue;
+        plan_opts ok = *o;
+        if (k == PLAN_COMBINED)
+            ok.colour_out = &all[PLAN_COLOUR];
+        if (o->time_limit > 0) {
+            double now = cp_now_s();
+            ok.t_start = now;
+            ok.time_limit = plan_time_for((plan_strategy)k, o->budget,
+                                          t0 + o->time_limit - now);
+        }
+        if (!(all[k] = plan_run(m, (plan_strategy)k, &ok, err)))
+            break;
+    }
+    int failed = 0;
+    for (int k = 0; k < PLAN_AUTO; k++)
+        if (plan_runs_alone((plan_strategy)k, o->budget) && !all[k])
+            failed = 1;
+    int bk = plan_best_of(m, all);
+    best = bk < 0 ? NULL : all[bk];
+    for (int k = 0; k < PLAN_AUTO; k++)
+        if (all[k] != best || failed)
+            plan_result_free(all[k]);
+    return failed ? NULL : best;
 }
 
-/* The part of what is left a phase gets, with `rest` parts after it. */
-static double phase_share(double part, double rest)
+/* The search state of one strategy's run: every unit where the linker put
+ * it, the deadline of o's time limit. 0, or -1 out of memory. */
+static int search_init(plan_search *r, plan_model *m, const plan_opts *o,
+                       cp_err *err)
 {
-    return part / (part + rest);
+    memset(r, 0, sizeof *r);
+    r->m = m;
+    r->o = o;
+    r->err = err;
+    r->iters = m->plan_iters;
+    r->hot_base = plan_hot_base(m);
+    r->rng = o->seed ? o->seed : 1;
+    if (o->time_limit > 0)
+        r->deadline = (o->t_start > 0 ? o->t_start : cp_now_s()) +
+                      o->time_limit;
+    r->umiss = calloc(m->nunits ? m->nunits : 1, sizeof *r->umiss);
+    r->off = malloc((m->nunits ? m->nunits : 1) * sizeof *r->off);
+    r->fast = calloc(m->nunits ? m->nunits : 1, 1);
+    if (!r->umiss || !r->off || !r->fast || plan_layout_alloc(m, &r->L) < 0 ||
+        plan_find_hot(r) < 0)
+        return -1;
+    for (size_t i = 0; i < m->nunits; i++)
+        r->off[i] = NONE;
+    return 0;
+}
+
+static void search_free(plan_search *r)
+{
+    free(r->umiss);
+    free(r->off);
+    free(r->fast);
+    free(r->hot);
+    plan_layout_free(&r->L);
+}
+
+/* What follows the last search (the checks on every iteration and the
+ * result's figures, about eight evaluations of every iteration) comes out
+ * of the limit too: the searches and selections end that much earlier (at
+ * most half of what is left). t_eval: when the evaluation of the stock
+ * layout started. */
+static void reserve_tail(plan_search *r, double t_eval)
+{
+    const plan_model *m = r->m;
+    unsigned planned = 0;
+    for (unsigned k = 0; k < m->nwork; k++)
+        planned += plan_work_iters(m, k, r->iters);
+    double all = (double)m->niters / (planned ? planned : 1);
+    double tail = 8 * (cp_now_s() - t_eval) * all,
+           left = r->deadline - cp_now_s();
+    r->deadline -= tail < left / 2 ? tail : left > 0 ? left / 2 : 0;
 }
 
 plan_result *plan_run(plan_model *m, plan_strategy s, const plan_opts *o,
@@ -448,175 +439,49 @@ plan_result *plan_run(plan_model *m, plan_strategy s, const plan_opts *o,
         cp_seterr(err, "no evidence: the model has no iterations");
         return NULL;
     }
-    if (s == PLAN_AUTO) {
-        plan_result *all[PLAN_AUTO] = {NULL}, *best = NULL;
-        double t0 = o->t_start > 0 ? o->t_start : cp_now_s();
-        for (int k = 0; k < PLAN_AUTO; k++) {
-            if (!plan_runs_alone((plan_strategy)k, o->budget))
-                continue;
-            plan_opts ok = *o;
-            if (k == PLAN_COMBINED)
-                ok.colour_out = &all[PLAN_COLOUR];
-            if (o->time_limit > 0) {
-                double now = cp_now_s();
-                ok.t_start = now;
-                ok.time_limit = plan_time_for((plan_strategy)k, o->budget,
-                                              t0 + o->time_limit - now);
-            }
-            if (!(all[k] = plan_run(m, (plan_strategy)k, &ok, err)))
-                break;
-        }
-        int failed = 0;
-        for (int k = 0; k < PLAN_AUTO; k++)
-            if (plan_runs_alone((plan_strategy)k, o->budget) && !all[k])
-                failed = 1;
-        int bk = plan_best_of(m, all);
-        best = bk < 0 ? NULL : all[bk];
-        for (int k = 0; k < PLAN_AUTO; k++)
-            if (all[k] != best || failed)
-                plan_result_free(all[k]);
-        return failed ? NULL : best;
+    if ((unsigned)s >= PLAN_NSTRATEGIES) {
+        cp_seterr(err, "strategy %d is not a single strategy", (int)s);
+        return NULL;
     }
+    const strategy *st = &strategies[s];
+    if (!st->run)
+        return run_auto(m, o, err);
     plan_search r;
-    memset(&r, 0, sizeof r);
-    r.m = m;
-    r.o = o;
-    r.err = err;
-    r.iters = m->plan_iters;
-    r.hot_base = plan_hot_base(m);
-    r.rng = o->seed ? o->seed : 1;
-    if (o->time_limit > 0)
-        r.deadline = (o->t_start > 0 ? o->t_start : cp_now_s()) + o->time_limit;
-    r.umiss = calloc(m->nunits ? m->nunits : 1, sizeof *r.umiss);
-    r.off = malloc((m->nunits ? m->nunits : 1) * sizeof *r.off);
-    r.fast = calloc(m->nunits ? m->nunits : 1, 1);
     double *stock_umiss = calloc(m->nunits ? m->nunits : 1, sizeof *stock_umiss);
-    plan_vstate vs = {calloc(m->ntargets + 1, 1)};
-    plan_snap start = {0};
+    strat_run x = {.vs = {calloc(m->ntargets + 1, 1)},
+                   .stock_umiss = stock_umiss};
     plan_result *res = NULL;
-    if (!r.umiss || !r.off || !r.fast || !stock_umiss || !vs.target ||
-        plan_layout_alloc(m, &r.L) < 0 || plan_find_hot(&r) < 0) {
+    if (search_init(&r, m, o, err) < 0 || !stock_umiss || !x.vs.target) {
         cp_seterr(err, "out of memory");
         goto out;
     }
-    for (size_t i = 0; i < m->nunits; i++)
-        r.off[i] = NONE;
-    if (plan_model_compress(m) < 0) /* before the evaluation timed below */
-        goto oom;
-    double t_eval = cp_now_s();
-    double stock = plan_cost(&r, 1);
-    if (r.deadline > 0) {
-        /* What follows the last search (the checks on every iteration and
-         * the result's figures, about eight evaluations of every
-         * iteration) comes out of the limit too: the searches and
-         * selections end that much earlier (at most half of what is
-         * left). */
-        unsigned planned = 0;
-        for (unsigned k = 0; k < m->nwork; k++)
-            planned += plan_work_iters(m, k, r.iters);
-        double all = (double)m->niters / (planned ? planned : 1);
-        double tail = 8 * (cp_now_s() - t_eval) * all,
-               left = r.deadline - cp_now_s();
-        r.deadline -= tail < left / 2 ? tail : left > 0 ? left / 2 : 0;
-    }
-    memcpy(stock_umiss, r.umiss, m->nunits * sizeof *stock_umiss);
-    plan_note(&r, "%s: stock %.1f misses/iteration, %zu hot sections",
-         plan_strategy_name(s), stock, r.nhot);
-    switch (s) {
-    case PLAN_STOCK:
-        break;
-    case PLAN_HOTBLOCK:
-        plan_place_hotblock(&r);
-        break;
-    case PLAN_COLOUR:
-        do_colour(&r, 0, 1.0);
-        break;
-    case PLAN_RAM:
-        if (plan_snap_take(&r, &vs, &start) < 0)
-            goto oom;
-        plan_select_fast(&r, stock, &vs, 1.0);
-        plan_keep_better(&r, &vs, &start, "ram");
-        break;
-    case PLAN_RANK:
-        plan_select_rank(&r, &vs);
-        break;
-    case PLAN_DENSITY:
-        plan_select_density(&r, &vs, stock_umiss);
-        break;
-    case PLAN_COMBINED: {
-        /* Colour and anneal; choose fast memory by re-simulated misses
-         * saved per byte on the annealed layout; anneal the rest again from
-         * where it is. And, when colouring first leaves too little for fast
-         * memory to find, fast memory chosen on the stock layout first,
-         * then coloured. The better of the two, and never worse than the
-         * annealed flash-only layout both start from. Under --time each
-         * phase gets its part of what is left (a search one part, a
-         * selection SELECT_PART, counted SELECT_AHEAD in the shares of the
-         * phases before it), so what one leaves goes to the rest. The
-         * first search is the colour strategy's (colour_out). */
-        const double S = SEARCH_PART, F = SELECT_PART, FA = SELECT_AHEAD;
-        double c = do_colour(&r, 0, phase_share(S, 2 * S + 2 * FA));
-        if (o->colour_out && !r.failed &&
-            !(*o->colour_out = make_result(&r, PLAN_COLOUR, stock,
-                                           stock_umiss, &vs)))
-            goto out; /* err says why */
-        if (plan_snap_take(&r, &vs, &start) < 0)
-            goto oom;
-        /* A phase that would start with the limit used is left out: the
-         * placement so far is the plan. */
-        if (time_up(&r, "the first search"))
-            break;
-        plan_select_fast(&r, c, &vs, phase_share(F, 2 * S + FA));
-        if (time_up(&r, "the first RAM selection")) {
-            plan_keep_better(&r, &vs, &start, "combined");
-            break;
-        }
-        double a = do_colour(&r, 1, phase_share(S, S + FA));
-        if (time_up(&r, "the second search")) {
-            plan_keep_better(&r, &vs, &start, "combined");
-            break;
-        }
-        plan_snap first = {0};
-        if (plan_snap_take(&r, &vs, &first) < 0) {
-            plan_snap_free(&first);
-            goto oom;
-        }
-        plan_reset_to_stock(&r, &vs);
-        plan_select_fast(&r, plan_cost(&r, 0), &vs, phase_share(F, S));
-        double b = time_up(&r, "the RAM selection on the stock layout")
-                       ? HUGE_VAL : do_colour(&r, 0, 1.0);
-        plan_note(&r, "combined: colour first %.1f, fast memory first %.1f", a, b);
-        if (a <= b)
-            plan_snap_put(&r, &vs, &first);
-        plan_snap_free(&first);
-        plan_keep_better(&r, &vs, &start, "combined");
-        break;
-    }
-    default:
-        cp_seterr(err, "strategy %d is not a single strategy", (int)s);
+    if (plan_model_compress(m) < 0) { /* before the evaluation timed below */
+        cp_seterr(err, "out of memory");
         goto out;
     }
-    if (!r.failed && (s == PLAN_RAM || s == PLAN_COMBINED)) {
-        plan_baseline_net(&r, &vs, stock_umiss);
-        plan_fill_late(&r, &vs);
+    double t_eval = cp_now_s();
+    x.stock = plan_cost(&r, 1);
+    if (r.deadline > 0)
+        reserve_tail(&r, t_eval);
+    memcpy(stock_umiss, r.umiss, m->nunits * sizeof *stock_umiss);
+    plan_note(&r, "%s: stock %.1f misses/iteration, %zu hot sections",
+              st->name, x.stock, r.nhot);
+    if (st->run(&r, &x) < 0)
+        goto out; /* err says why */
+    if (!r.failed && st->fills_fast) {
+        plan_baseline_net(&r, &x.vs, stock_umiss);
+        plan_fill_late(&r, &x.vs);
     }
     if (r.failed)
         goto out; /* err says why */
-    res = make_result(&r, s, stock, stock_umiss, &vs);
+    res = plan_result_make(&r, s, stock_umiss, &x.vs);
     if (res)
         plan_note(&r, "%s: %.1f misses/iteration (%.0f evaluations, %lu moves)",
-             plan_strategy_name(s), res->misses, r.evals, r.moves);
-    goto out;
-oom:
-    cp_seterr(err, "out of memory");
+                  st->name, res->misses, r.evals, r.moves);
 out:
-    plan_snap_free(&start);
-    free(r.umiss);
-    free(r.off);
-    free(r.fast);
-    free(r.hot);
+    plan_snap_free(&x.start);
+    search_free(&r);
     free(stock_umiss);
-    free(vs.target);
-    plan_layout_free(&r.L);
+    free(x.vs.target);
     return res;
 }

@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "util/wfile.h"
+#include "samples/samples.h"
 
 /* ---- samples file ---- */
 
@@ -23,23 +23,13 @@ typedef struct slot {
 struct probe_samples {
     FILE *f;
     char *path;
-    probe_samples_hdr h;
-    char *target, *elf_hash, *source;
+    smp *head;        /* the file's header fields (samples/samples.c writes
+                         the file) */
     slot *tab;
     size_t cap, n;
     uint64_t total;
     int werr;
 };
-
-static uint32_t hash32(uint32_t x)
-{
-    x ^= x >> 16;
-    x *= 0x7feb352dU;
-    x ^= x >> 15;
-    x *= 0x846ca68bU;
-    x ^= x >> 16;
-    return x;
-}
 
 static char *dupstr(const char *s)
 {
@@ -51,13 +41,6 @@ static char *dupstr(const char *s)
     return d;
 }
 
-static void write_header(FILE *f, const probe_samples *s)
-{
-    fprintf(f, "# codeplace samples 1\n# source: %s\n# target: %s\n"
-            "# elf: %s\n# rate_hz: %.0f\n", s->source, s->target,
-            s->elf_hash, s->h.rate_hz);
-}
-
 probe_samples *probe_samples_create(const char *path,
                                     const probe_samples_hdr *h, cp_err *err)
 {
@@ -66,23 +49,27 @@ probe_samples *probe_samples_create(const char *path,
         cp_seterr(err, "out of memory");
         return NULL;
     }
-    s->h = *h;
     s->path = dupstr(path);
-    s->target = dupstr(h->target);
-    s->elf_hash = dupstr(h->elf_hash);
-    s->source = dupstr(h->source);
+    s->head = smp_new();
     s->cap = 1024;
     s->tab = calloc(s->cap, sizeof *s->tab);
-    if (!s->path || !s->target || !s->elf_hash || !s->source || !s->tab) {
+    if (!s->path || !s->head || !s->tab) {
         cp_seterr(err, "out of memory");
         goto fail;
     }
+    snprintf(s->head->source, sizeof s->head->source, "%s",
+             h->source ? h->source : "");
+    snprintf(s->head->target, sizeof s->head->target, "%s",
+             h->target ? h->target : "");
+    snprintf(s->head->elf, sizeof s->head->elf, "%s",
+             h->elf_hash ? h->elf_hash : "");
+    s->head->rate_hz = h->rate_hz;
     s->f = fopen(path, "w");
     if (!s->f) {
         cp_seterr(err, "cannot create '%s': %s", path, strerror(errno));
         goto fail;
     }
-    write_header(s->f, s);
+    smp_write_head(s->head, s->f);
     if (fflush(s->f) != 0) {
         cp_seterr(err, "cannot write '%s': %s", path, strerror(errno));
         fclose(s->f);
@@ -95,16 +82,14 @@ probe_samples *probe_samples_create(const char *path,
 fail:
     free(s->tab);
     free(s->path);
-    free(s->target);
-    free(s->elf_hash);
-    free(s->source);
+    smp_free(s->head);
     free(s);
     return NULL;
 }
 
 static slot *lookup(probe_samples *s, uint32_t addr)
 {
-    size_t m = s->cap - 1, i = hash32(addr) & m;
+    size_t m = s->cap - 1, i = cp_hash32(addr) & m;
     while (s->tab[i].used && s->tab[i].addr != addr)
         i = (i + 1) & m;
     return &s->tab[i];
@@ -142,8 +127,7 @@ int probe_samples_flush(probe_samples *s, cp_err *err)
 {
     for (size_t i = 0; i < s->cap; i++)
         if (s->tab[i].used && s->tab[i].pending) {
-            fprintf(s->f, "0x%08x %llu\n", s->tab[i].addr,
-                    (unsigned long long)s->tab[i].pending);
+            smp_write_entry(s->f, s->tab[i].addr, s->tab[i].pending);
             s->tab[i].pending = 0;
         }
     if (fflush(s->f) != 0 || ferror(s->f)) {
@@ -159,18 +143,13 @@ uint64_t probe_samples_total(const probe_samples *s)
     return s->total;
 }
 
-static int cmp_slot(const void *a, const void *b)
-{
-    const slot *x = a, *y = b;
-    return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
 int probe_samples_finish(probe_samples *s, double duration_s, cp_err *err)
 {
     int rc = 0;
     /* The streamed file is complete once flushed; then it is rewritten
-     * sorted with one line per address and the totals in the header. When
-     * the rewrite fails the streamed file stays. */
+     * whole (samples/samples.c: sorted, one line per address, the duration
+     * and the total in the header). When the rewrite fails the streamed
+     * file stays. */
     if (probe_samples_flush(s, err) < 0) {
         rc = -1;
         fclose(s->f);
@@ -180,23 +159,17 @@ int probe_samples_finish(probe_samples *s, double duration_s, cp_err *err)
         rc = cp_seterr(err, "cannot write '%s': %s", s->path, strerror(errno));
         goto out;
     }
-    size_t k = 0;
-    for (size_t i = 0; i < s->cap; i++)
+    s->head->duration_s = duration_s;
+    int ok = 1;
+    for (size_t i = 0; i < s->cap && ok; i++)
         if (s->tab[i].used)
-            s->tab[k++] = s->tab[i];
-    qsort(s->tab, k, sizeof *s->tab, cmp_slot);
-    cp_wfile w;
-    cp_err e;
-    if (cp_wfile_open(&w, s->path, &e) == 0) {
-        write_header(w.f, s);
-        fprintf(w.f, "# duration_s: %.3f\n# total: %llu\n", duration_s,
-                (unsigned long long)s->total);
-        for (size_t i = 0; i < k; i++)
-            fprintf(w.f, "0x%08x %llu\n", s->tab[i].addr,
-                    (unsigned long long)s->tab[i].count);
-        if (cp_wfile_commit(&w, &e) == 0)
-            goto out;
-    }
+            ok = smp_add(s->head, s->tab[i].addr, s->tab[i].count, NULL) == 0;
+    cp_err e = {{0}};
+    if (!ok)
+        cp_seterr(&e, "'%s': a count past what a samples file holds",
+                  s->path);
+    else if (smp_save(s->head, s->path, &e) == 0)
+        goto out;
     /* The streamed file stays: every sample, but not the totals that say
      * it is complete (a full disk has room for the one and not the
      * other). */
@@ -205,9 +178,7 @@ int probe_samples_finish(probe_samples *s, double duration_s, cp_err *err)
 out:
     free(s->tab);
     free(s->path);
-    free(s->target);
-    free(s->elf_hash);
-    free(s->source);
+    smp_free(s->head);
     free(s);
     return rc;
 }

@@ -93,20 +93,6 @@ static const char *sort_name(rep_sort s)
     return names[s];
 }
 
-static char *commas(char *buf, uint64_t n)
-{
-    char tmp[32];
-    int len = snprintf(tmp, sizeof tmp, "%" PRIu64, n);
-    int o = 0;
-    for (int i = 0; i < len; i++) {
-        if (i && (len - i) % 3 == 0)
-            buf[o++] = ',';
-        buf[o++] = tmp[i];
-    }
-    buf[o] = 0;
-    return buf;
-}
-
 static void density(char *buf, uint64_t n, uint32_t size)
 {
     if (!size)
@@ -150,21 +136,21 @@ int rep_write_text(FILE *f, rep_profile *p, const rep_view *v, cp_err *err)
     fprintf(f, "image:     %s\n", v->image_path ? v->image_path : "-");
     if (v->map_path)
         fprintf(f, "map:       %s\n", v->map_path);
-    fprintf(f, "total:     %s samples", commas(b1, p->total));
+    fprintf(f, "total:     %s samples", cp_commas(b1, p->total));
     if (v->rate_hz > 0)
         fprintf(f, ", %.6g Hz", v->rate_hz);
     if (v->duration_s > 0)
         fprintf(f, ", %.3f s", v->duration_s);
     if (v->dropped)
-        fprintf(f, ", %s dropped by the profiler", commas(b2, v->dropped));
+        fprintf(f, ", %s dropped by the profiler", cp_commas(b2, v->dropped));
     fputc('\n', f);
     fprintf(f, "outside:   %s samples (%s) in no function, %s of them "
-            "halted\n", commas(b1, p->outside), rep_pct(b2, p->outside, p->total),
-            commas(b3, p->halted));
+            "halted\n", cp_commas(b1, p->outside), rep_pct(b2, p->outside, p->total),
+            cp_commas(b3, p->halted));
     if (m) {
         per_iter_str(b2, p, p->total_misses);
         fprintf(f, "misses:    %s per iteration (%s over %llu warm iteration%s)"
-                "%s%s\n", b2, commas(b1, p->total_misses),
+                "%s%s\n", b2, cp_commas(b1, p->total_misses),
                 (unsigned long long)(p->miss_iters ? p->miss_iters : 1),
                 p->miss_iters == 1 ? "" : "s", v->cache_desc ? " in " : "",
                 v->cache_desc ? v->cache_desc : "");
@@ -185,9 +171,9 @@ int rep_write_text(FILE *f, rep_profile *p, const rep_view *v, cp_err *err)
     for (size_t i = 0; i < n; i++) {
         const rep_row *r = rows[i];
         density(b3, r->samples, r->size);
-        fprintf(f, "  %10s %6s %7s %9s", commas(b1, r->samples),
+        fprintf(f, "  %10s %6s %7s %9s", cp_commas(b1, r->samples),
                 rep_pct(b2, r->samples, p->total),
-                r->fn ? commas(b4, r->size) : "-", b3);
+                r->fn ? cp_commas(b4, r->size) : "-", b3);
         if (m) {
             per_iter_density(b3, p, r->misses, r->size);
             per_iter_str(b5, p, r->misses);
@@ -212,9 +198,9 @@ int rep_write_text(FILE *f, rep_profile *p, const rep_view *v, cp_err *err)
         for (size_t i = 0; i < ng; i++) {
             if (!g[i].samples && !g[i].misses && !v->all)
                 continue;
-            fprintf(f, "  %10s %6s %9zu %9s", commas(b1, g[i].samples),
+            fprintf(f, "  %10s %6s %9zu %9s", cp_commas(b1, g[i].samples),
                     rep_pct(b2, g[i].samples, p->total), g[i].functions,
-                    commas(b3, g[i].bytes));
+                    cp_commas(b3, g[i].bytes));
             if (m) {
                 per_iter_str(b4, p, g[i].misses);
                 fprintf(f, " %9s", b4);

@@ -381,9 +381,8 @@ static void put_value(FILE *f, const char *v)
         fputc(*v == '\n' || *v == '\r' ? ' ' : *v, f);
 }
 
-int smp_write(smp *s, FILE *f, cp_err *err)
+void smp_write_head(const smp *s, FILE *f)
 {
-    smp_normalize(s);
     fprintf(f, "# codeplace samples %d\n", SMP_VERSION);
     fputs("# source: ", f);
     put_value(f, s->source);
@@ -397,8 +396,19 @@ int smp_write(smp *s, FILE *f, cp_err *err)
     }
     fputs("# elf: ", f);
     put_value(f, s->elf);
-    fprintf(f, "\n# rate_hz: %.10g\n# duration_s: %.3f\n", s->rate_hz,
-            s->duration_s);
+    fprintf(f, "\n# rate_hz: %.10g\n", s->rate_hz);
+}
+
+void smp_write_entry(FILE *f, uint32_t addr, uint64_t count)
+{
+    fprintf(f, "0x%08" PRIx32 " %" PRIu64 "\n", addr, count);
+}
+
+int smp_write(smp *s, FILE *f, cp_err *err)
+{
+    smp_normalize(s);
+    smp_write_head(s, f);
+    fprintf(f, "# duration_s: %.3f\n", s->duration_s);
     if (s->dropped)
         fprintf(f, "# dropped: %" PRIu64 "\n", s->dropped);
     for (size_t i = 0; i < s->nextra; i++) {
@@ -410,7 +420,7 @@ int smp_write(smp *s, FILE *f, cp_err *err)
     }
     fprintf(f, "# total: %" PRIu64 "\n", smp_total(s));
     for (size_t i = 0; i < s->n; i++)
-        fprintf(f, "0x%08" PRIx32 " %" PRIu64 "\n", s->e[i].addr, s->e[i].count);
+        smp_write_entry(f, s->e[i].addr, s->e[i].count);
     if (fflush(f) != 0 || ferror(f))
         return cp_seterr(err, "write error");
     return 0;

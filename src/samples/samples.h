@@ -65,6 +65,12 @@ const char *smp_get_extra(const smp *s, const char *key);
 smp *smp_read(const char *path, cp_err *err);
 /* The same from memory (name is used in messages). */
 smp *smp_parse(const char *data, size_t len, const char *name, cp_err *err);
+/* The header of a samples file up to its rate (no duration, no total):
+ * what a writer that streams the entries as they come writes first, so
+ * that a file cut short is still readable. */
+void smp_write_head(const smp *s, FILE *f);
+/* One entry line. */
+void smp_write_entry(FILE *f, uint32_t addr, uint64_t count);
 /* Writes the file (normalizes first). 0, or -1 on a write error. */
 int smp_write(smp *s, FILE *f, cp_err *err);
 int smp_save(smp *s, const char *path, cp_err *err);

@@ -423,6 +423,32 @@ int tgt_is_cached(const tgt *t, uint32_t addr)
     return m && m->kind == TGT_MEM_FLASH;
 }
 
+tgt_via tgt_cache_addr(const tgt *t, uint32_t addr, uint32_t *at)
+{
+    const tgt_mem *m = tgt_mem_at(t, addr);
+    const tgt_mem *w;
+    *at = addr;
+    if (m && m->kind == TGT_MEM_FLASH)
+        return TGT_VIA_CACHE;
+    if (m && m->kind == TGT_MEM_FLASH_NOALLOC && (w = tgt_cached_window(t))) {
+        *at = addr - m->base + w->base;
+        return TGT_VIA_NOFILL;
+    }
+    return TGT_VIA_NONE;
+}
+
+tgt_via tgt_line_span(const tgt *t, uint32_t addr, uint32_t len,
+                      unsigned line_shift, uint32_t *first, uint32_t *last)
+{
+    uint32_t a;
+    tgt_via v = tgt_cache_addr(t, addr, &a);
+    if (v == TGT_VIA_NONE)
+        return v;
+    *first = a >> line_shift;
+    *last = (a + (len ? len : 1) - 1) >> line_shift;
+    return v;
+}
+
 int tgt_is_armv6m(const tgt *t)
 {
     return t && (!strcmp(t->cpu, "cortex-m0") ||

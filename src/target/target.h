@@ -147,6 +147,26 @@ const tgt_mem *tgt_mem_at(const tgt *t, uint32_t addr);
 /* 1 when a fetch from addr goes through (and may fill) the cache. */
 int tgt_is_cached(const tgt *t, uint32_t addr);
 
+/* How an access meets t's cache. */
+typedef enum tgt_via {
+    TGT_VIA_NONE,   /* not through it: fast memory, an uncached alias,
+                       peripherals, no memory */
+    TGT_VIA_CACHE,  /* the cached window: looked up, filled on a miss */
+    TGT_VIA_NOFILL, /* a non-allocating alias of the window: looked up in
+                       the window's lines, never filled */
+} tgt_via;
+
+/* The one address-to-line span: the cache lines [*first, *last] (line
+ * numbers, address >> line_shift) that len bytes at addr (len 0 counts
+ * as 1) go through in t's cache, and how. An alias's address is moved to
+ * the window it reads (the RP2040's 0x11000000 to 0x10000000). With
+ * TGT_VIA_NONE *first and *last are left as they were. */
+tgt_via tgt_line_span(const tgt *t, uint32_t addr, uint32_t len,
+                      unsigned line_shift, uint32_t *first, uint32_t *last);
+/* Its first half: where addr is looked up, *at (the address in the cached
+ * window; addr itself with TGT_VIA_NONE). */
+tgt_via tgt_cache_addr(const tgt *t, uint32_t addr, uint32_t *at);
+
 /* 1 for an ARMv6-M core (cortex-m0, cortex-m0plus): no Thumb-2 long
  * branches, no DWT_PCSR. */
 int tgt_is_armv6m(const tgt *t);

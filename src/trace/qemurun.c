@@ -1,10 +1,13 @@
 /* trc: running QEMU with the recorder plugin (see qemurun.h). */
 #include "trace/qemurun.h"
 
+#include "trace/trace.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -656,4 +659,87 @@ int trc_qemu_udp_socket(unsigned port, cp_err *err)
         return cp_seterr(err, "connect: %s", strerror(e));
     }
     return fd;
+}
+
+/* ---- around the run ---- */
+
+int trc_qemu_run_cmd(const char *cmd, unsigned port, pid_t *pid, cp_err *err)
+{
+    pid_t p = fork();
+    if (p < 0)
+        return cp_seterr(err, "fork: %s", strerror(errno));
+    if (!p) {
+        setpgid(0, 0);
+        char b[16];
+        snprintf(b, sizeof b, "%u", port);
+        setenv("CODEPLACE_UDP_HOST", "127.0.0.1", 1);
+        setenv("CODEPLACE_UDP_PORT", b, 1);
+        signal(SIGINT, SIG_DFL);
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    *pid = p;
+    return 0;
+}
+
+void trc_qemu_leave_reason(const char *path, const char *why)
+{
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fprintf(f, "%s\n", why);
+        fclose(f);
+    }
+}
+
+int trc_qemu_summary(const char *path, trc_qemu_sum *s, cp_err *err)
+{
+    memset(s, 0, sizeof *s);
+    trc_reader *r = trc_open_ex(path, TRC_OPEN_PARTIAL | TRC_OPEN_CONTEXT, err);
+    if (!r)
+        return -1;
+    trc_rec rec;
+    int rc, in = 0;
+    uint64_t cur = 0;
+    while ((rc = trc_next(r, &rec, err)) == 1) {
+        if (rec.kind == TRC_MARK) {
+            if (in && !cp_grow((void **)&s->iters, &s->cap, s->nit + 1,
+                               sizeof *s->iters))
+                s->iters[s->nit++] = cur;
+            in = 1;
+            cur = 0;
+        } else if (rec.kind == TRC_FETCH) {
+            *(in ? &cur : &s->pre) += rec.ninsn;
+            if (rec.flags & TRC_F_UNCACHED)
+                s->uncached += rec.ninsn;
+        }
+    }
+    if (rc == 0) {
+        const trc_totals *t = trc_get_totals(r);
+        s->truncated = trc_truncated(r);
+        snprintf(s->end, sizeof s->end, "%s",
+                 s->truncated ? "truncated" : t->end);
+        if (in && !strcmp(s->end, "done") &&
+            !cp_grow((void **)&s->iters, &s->cap, s->nit + 1,
+                     sizeof *s->iters))
+            s->iters[s->nit++] = cur;
+        s->insns = t->insns;
+        s->runs = t->fetch_runs;
+        s->dreads = t->dreads;
+        s->ctxs = t->contexts;
+        s->marks = t->marks;
+        s->bytes = trc_offset(r);
+        trc_spread sp = trc_spread_of(s->iters, s->nit);
+        s->median = sp.median;
+        s->min = sp.min;
+        s->max = sp.max;
+    }
+    trc_close(r);
+    return rc;
+}
+
+void trc_qemu_sum_free(trc_qemu_sum *s)
+{
+    free(s->iters);
+    s->iters = NULL;
+    s->nit = s->cap = 0;
 }

@@ -181,4 +181,27 @@ int trc_qemu_find_plugin(char *buf, size_t cap, cp_err *err);
 /* A free UDP port on 127.0.0.1 (bound and released). */
 int trc_qemu_free_udp_port(unsigned *port, cp_err *err);
 
+/* ---- around the run ---- */
+
+/* --run CMD: sh -c CMD in its own process group, with the forwarded UDP
+ * port in its environment (CODEPLACE_UDP_HOST, CODEPLACE_UDP_PORT). */
+int trc_qemu_run_cmd(const char *cmd, unsigned port, pid_t *pid,
+                     cp_err *err);
+/* The end reason why, left in path for the plugin's trailer when QEMU is
+ * stopped. */
+void trc_qemu_leave_reason(const char *path, const char *why);
+
+/* What a recording holds, read back from the trace (a partial one too). */
+typedef struct trc_qemu_sum {
+    uint64_t bytes, insns, pre, uncached, runs, dreads, ctxs, marks;
+    uint64_t *iters;         /* instructions of each complete iteration */
+    size_t nit, cap;
+    uint64_t median, min, max; /* over iters (0 when none) */
+    char end[32];            /* the trailer's end reason, or "truncated" */
+    int truncated;
+} trc_qemu_sum;
+
+int trc_qemu_summary(const char *path, trc_qemu_sum *s, cp_err *err);
+void trc_qemu_sum_free(trc_qemu_sum *s);
+
 #endif

@@ -812,3 +812,26 @@ void trc_close(trc_reader *r)
     free(r->name);
     free(r);
 }
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+trc_spread trc_spread_of(const uint64_t *v, size_t n)
+{
+    trc_spread s = {0, 0, 0};
+    if (!n)
+        return s;
+    uint64_t *c = malloc(n * sizeof *c);
+    if (!c)
+        return s;
+    memcpy(c, v, n * sizeof *c);
+    qsort(c, n, sizeof *c, cmp_u64);
+    s.median = c[n / 2];
+    s.min = c[0];
+    s.max = c[n - 1];
+    free(c);
+    return s;
+}

@@ -139,4 +139,12 @@ int trc_next_complete(trc_reader *r, trc_rec *rec, cp_err *err);
  * *records (may be NULL) how many records they held. */
 uint64_t trc_dropped(const trc_reader *r, uint64_t *records);
 
+/* The spread of per-iteration counts: the median (of an even count, the
+ * upper middle one), the smallest and the largest; all 0 when n is 0 or
+ * memory runs out. */
+typedef struct trc_spread {
+    uint64_t median, min, max;
+} trc_spread;
+trc_spread trc_spread_of(const uint64_t *v, size_t n);
+
 #endif

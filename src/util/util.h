@@ -42,6 +42,22 @@ double cp_now_s(void);
 #define CP_FNV_INIT 0xcbf29ce484222325ULL
 uint64_t cp_fnv1a(uint64_t h, const void *data, size_t len);
 
+/* A 32-bit hash of x (xor-shift-multiply, "lowbias32"), for open-addressing
+ * tables keyed by an address or a cache line. */
+static inline uint32_t cp_hash32(uint32_t x)
+{
+    x ^= x >> 16;
+    x *= 0x7feb352dU;
+    x ^= x >> 15;
+    x *= 0x846ca68bU;
+    x ^= x >> 16;
+    return x;
+}
+
+/* n with a comma between each group of three digits ("1,234,567") into buf
+ * (at least 32 bytes); returns buf. */
+const char *cp_commas(char *buf, uint64_t n);
+
 /* Parses an unsigned number: decimal, 0x hex, with an optional K/M/G suffix
  * (powers of 1024) when allow_suffix. Returns 0 or -1. */
 int cp_parse_u64(const char *s, int allow_suffix, uint64_t *out);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache/cache.h"
 #include "target/target.h"
 
 static int add_diff(vfy_result *r, vfy_kind k, const char *what,
@@ -112,25 +113,81 @@ typedef struct stubs_plan {
     size_t nat, capat;
 } stubs_plan;
 
-/* "@stub 0xADDR SIZE INSNS TARGET[@0xADDR]": where the plan expects the
- * stub that reaches TARGET. 0, or -1 when out of memory; a line of another
- * shape is left to the layout reader of sim. */
-static int add_plan_stub(stubs_plan *sp, const char *l)
+/* What verify takes from a layout (read by cache/layout.c). */
+typedef struct layout_read {
+    vfy_result *r;
+    stubs_plan *sp;
+    entry *e;
+    size_t n, cap;
+} layout_read;
+
+/* The header comments: the plan's target, image and strategy, and the
+ * stubs it expects. */
+static void on_comment(layout_read *x, const char *l)
 {
-    char a[32], target[128];
-    unsigned size, insns;
-    uint64_t v;
-    if (sscanf(l, "@stub %31s %u %u %127s", a, &size, &insns, target) != 4 ||
-        cp_parse_u64(a, 0, &v) || v > 0xffffffffu)
-        return 0;
-    char *at = strchr(target, '@');
-    if (at)
-        *at = 0;
+    vfy_result *r = x->r;
+    stubs_plan *sp = x->sp;
+    char a[32], b[80], c[32];
+    if (sscanf(l, "# target: %31s image: %79s strategy: %31s", a, b, c) == 3) {
+        snprintf(r->target, sizeof r->target, "%s", a);
+        snprintf(r->image, sizeof r->image, "%s", b);
+        snprintf(r->strategy, sizeof r->strategy, "%s", c);
+    }
+    if (sscanf(l, "# stubs: flash %u fast %u bytes %u text_end %x "
+               "fast_bytes %u", &sp->flash, &sp->fast, &sp->bytes,
+               &sp->text_end, &sp->fast_bytes) == 5)
+        sp->known = 1;
+    /* (any other comment line leaves them 0) */
+    sscanf(l, "# hot block stubs: %u at %x", &sp->hot, &sp->hot_at);
+}
+
+/* "@stub 0xADDR SIZE INSNS TARGET[@0xADDR]": where the plan expects the
+ * stub that reaches TARGET. */
+static int on_stub(layout_read *x, const csim_layout_line *l, cp_err *err)
+{
+    stubs_plan *sp = x->sp;
     if (cp_grow((void **)&sp->at, &sp->capat, sp->nat + 1, sizeof *sp->at) < 0)
-        return -1;
-    plan_stub *x = &sp->at[sp->nat++];
-    x->addr = (uint32_t)v;
-    snprintf(x->target, sizeof x->target, "%s", target);
+        return cp_seterr(err, "out of memory");
+    plan_stub *st = &sp->at[sp->nat++];
+    st->addr = l->stub_addr;
+    snprintf(st->target, sizeof st->target, "%.*s",
+             (int)strcspn(l->stub_target, "@"), l->stub_target);
+    return 0;
+}
+
+static int on_entry(layout_read *x, const csim_layout_line *l, cp_err *err)
+{
+    if (cp_grow((void **)&x->e, &x->cap, x->n + 1, sizeof *x->e) < 0)
+        return cp_seterr(err, "out of memory");
+    entry *e = &x->e[x->n++];
+    memset(e, 0, sizeof *e);
+    snprintf(e->name, sizeof e->name, "%.*s", (int)strcspn(l->name, "@"),
+             l->name);
+    snprintf(e->region, sizeof e->region, "%s", l->region);
+    e->line = l->line;
+    uint64_t v;
+    if (!strncmp(l->place, "0x", 2) && !cp_parse_u64(l->place, 0, &v) &&
+        v <= 0xffffffffu) {
+        e->place = (uint32_t)v;
+        e->has_place = 1;
+    }
+    return 0;
+}
+
+static int on_line(void *ctx, const csim_layout_line *l, cp_err *err)
+{
+    layout_read *x = ctx;
+    switch (l->kind) {
+    case CSIM_LAYOUT_COMMENT:
+        on_comment(x, l->text);
+        return 0;
+    case CSIM_LAYOUT_STUB:
+        return on_stub(x, l, err);
+    case CSIM_LAYOUT_ENTRY:
+        return on_entry(x, l, err);
+    case CSIM_LAYOUT_SHIFT:
+        return 0;
+    }
     return 0;
 }
 
@@ -138,87 +195,13 @@ static int read_layout(const char *path, const char *text, size_t len,
                        vfy_result *r, entry **out, size_t *nout,
                        stubs_plan *sp, cp_err *err)
 {
-    char *data = malloc(len + 1);
-    if (!data)
-        return cp_seterr(err, "out of memory");
-    memcpy(data, text, len);
-    data[len] = 0;
-    entry *e = NULL;
-    size_t n = 0, cap = 0;
-    unsigned line = 0;
-    int rc = 0;
-    /* (line by line, blank ones counted: errors give the file's line) */
-    for (char *l = data, *nl; l; l = nl) {
-        nl = strchr(l, '\n');
-        if (nl)
-            *nl++ = 0;
-        else if (!*l)
-            break;
-        line++;
-        if (line == 1 && strcmp(l, "# codeplace layout 1") &&
-            strcmp(l, "# codeplace layout 2")) {
-            rc = cp_seterr(err, "'%s': line 1: not a codeplace layout "
-                           "(version 1 or 2)", path);
-            break;
-        }
-        if (l[0] == '#') {
-            char a[32], b[80], c[32];
-            if (sscanf(l, "# target: %31s image: %79s strategy: %31s", a, b,
-                       c) == 3) {
-                snprintf(r->target, sizeof r->target, "%s", a);
-                snprintf(r->image, sizeof r->image, "%s", b);
-                snprintf(r->strategy, sizeof r->strategy, "%s", c);
-            }
-            if (sscanf(l, "# stubs: flash %u fast %u bytes %u text_end %x "
-                       "fast_bytes %u", &sp->flash, &sp->fast, &sp->bytes,
-                       &sp->text_end, &sp->fast_bytes) == 5)
-                sp->known = 1;
-            /* (any other comment line leaves them 0) */
-            sscanf(l, "# hot block stubs: %u at %x", &sp->hot, &sp->hot_at);
-            continue;
-        }
-        if (!strncmp(l, "@stub ", 6) && add_plan_stub(sp, l) < 0) {
-            rc = cp_seterr(err, "out of memory");
-            break;
-        }
-        if (l[0] == '@' || strspn(l, " \t\r") == strlen(l))
-            continue;
-        char name[128], region[16], place[32];
-        if (sscanf(l, "%127s %15s %31s", name, region, place) != 3) {
-            rc = cp_seterr(err, "'%s': line %u: not 'name region place size "
-                           "reason'", path, line);
-            break;
-        }
-        if (cp_grow((void **)&e, &cap, n + 1, sizeof *e) < 0) {
-            rc = cp_seterr(err, "out of memory");
-            break;
-        }
-        entry *x = &e[n++];
-        memset(x, 0, sizeof *x);
-        char *at = strchr(name, '@');
-        if (at)
-            *at = 0;
-        snprintf(x->name, sizeof x->name, "%s", name);
-        snprintf(x->region, sizeof x->region, "%s", region);
-        x->line = line;
-        uint64_t v;
-        if (!strncmp(place, "0x", 2) && !cp_parse_u64(place, 0, &v) &&
-            v <= 0xffffffffu) {
-            x->place = (uint32_t)v;
-            x->has_place = 1;
-        }
-    }
-    free(data);
-    if (rc < 0) {
-        free(e);
+    layout_read x = {r, sp, NULL, 0, 0};
+    if (csim_layout_read(path, text, len, on_line, &x, err) < 0) {
+        free(x.e);
         return -1;
     }
-    if (line == 0) {
-        free(e);
-        return cp_seterr(err, "'%s': empty, not a codeplace layout", path);
-    }
-    *out = e;
-    *nout = n;
+    *out = x.e;
+    *nout = x.n;
     return 0;
 }
 

@@ -118,7 +118,7 @@ test_expect_success 'usage and input errors' '
     grep -q "needs the relinked map" err &&
     printf "name flash 0x10000000 4 x\n" >bad.layout &&
     test_exit 1 $CODEPLACE verify bad.layout $S/out.elf 2>err &&
-    grep -q "bad.layout.: line 1: not a codeplace layout" err &&
+    grep -q "bad.layout:1: not a layout file" err &&
     test_exit 1 $CODEPLACE verify $S/p.layout $ELF --map $MAP >out 2>err &&
     grep -q "is the image the plan was made from" err &&
     test_exit 2 $CODEPLACE verify $S/p.layout $S/out.elf --elf $S/out.elf 2>err &&
@@ -132,6 +132,25 @@ test_expect_success 'the ELF as --elf, in either place' '
     grep -q "^result:    as planned (0 differences)$" out &&
     $CODEPLACE verify $S/out.elf $S/p.layout --map $S/out.map >out2 &&
     grep -q "^result:    as planned (0 differences)$" out2
+'
+
+# One reader for every command: a line of the wrong shape is the same
+# error in verify as in sim (verify used to skip it and complain of the
+# missing target header instead).
+same_error() {
+    $CODEPLACE verify $1 $ELF 2>verr
+    test $? = 1 || return 1
+    $CODEPLACE sim $S/stock.trace $ELF --layout $1 -q -o /dev/null 2>serr
+    test $? = 1 || return 1
+    echo "codeplace: error: $1:2: $2" >expect &&
+    test_cmp expect verr && test_cmp expect serr
+}
+
+test_expect_success 'sim and verify read a layout through one reader: the same errors' '
+    printf "# codeplace layout 2\nf flash 0x10000000\n" >short.layout &&
+    same_error short.layout "expected NAME REGION PLACE SIZE REASON" &&
+    printf "# codeplace layout 1\n@stub 0x10000000 8 1 main\n" >v1.layout &&
+    same_error v1.layout "@stub lines need layout version 2 (the file says 1)"
 '
 
 test_done

@@ -906,7 +906,92 @@ static void t_eval_sets_functions(void)
     img_free(im);
 }
 
+/* The one layout reader: every line's shape, in order, and the errors
+ * naming the file and line. */
+typedef struct seen_lines {
+    char got[512];
+} seen_lines;
+
+static int on_line(void *ctx, const csim_layout_line *l, cp_err *err)
+{
+    seen_lines *x = ctx;
+    char b[128];
+    (void)err;
+    switch (l->kind) {
+    case CSIM_LAYOUT_COMMENT:
+        snprintf(b, sizeof b, "%u:# ", l->line);
+        break;
+    case CSIM_LAYOUT_ENTRY:
+        snprintf(b, sizeof b, "%u:%s %s %s %u ", l->line, l->name, l->region,
+                 l->place, l->size);
+        break;
+    case CSIM_LAYOUT_SHIFT:
+        snprintf(b, sizeof b, "%u:shift %x %lld ", l->line, l->shift_from,
+                 l->shift_by);
+        break;
+    case CSIM_LAYOUT_STUB:
+        snprintf(b, sizeof b, "%u:stub %x %u %u %s v%u ", l->line,
+                 l->stub_addr, l->stub_bytes, l->stub_insns, l->stub_target,
+                 l->version);
+        break;
+    }
+    strncat(x->got, b, sizeof x->got - strlen(x->got) - 1);
+    return 0;
+}
+
+static void t_layout_reader(void)
+{
+    static const char good[] =
+        "# codeplace layout 2\r\n"
+        "# target: rp2040  image: fnv1a64:00  strategy: colour\n"
+        "\n"
+        "  f flash 0x10000100 24 hot\n"
+        "g sram - 0x10 rank\n"
+        "@shift 0x10004000 -16\n"
+        "@stub 0x10000200 16 5 f@0x10000100\n";
+    seen_lines x = {""};
+    cp_err err;
+    T_EQ(csim_layout_read("a.layout", good, strlen(good), on_line, &x, &err),
+         0);
+    T_STREQ(x.got, "2:# 4:f flash 0x10000100 24 5:g sram - 16 "
+                   "6:shift 10004000 -16 7:stub 10000200 16 5 "
+                   "f@0x10000100 v2 ");
+    char h[32];
+    T_EQ(csim_layout_image_text(good, strlen(good), h, sizeof h), 1);
+    T_STREQ(h, "fnv1a64:00");
+    static const struct {
+        const char *text, *err;
+    } bad[] = {
+        {"", "a.layout: empty file, not a layout"},
+        {"name flash 0x10000000 4 x\n",
+         "a.layout:1: not a layout file (expected '# codeplace layout 2')"},
+        {"# codeplace layout 3\n",
+         "a.layout:1: layout version 3; this codeplace reads versions 1 and 2"},
+        {"# codeplace layout 2\nf flash 0x10000000\n",
+         "a.layout:2: expected NAME REGION PLACE SIZE REASON"},
+        {"# codeplace layout 2\nf flash 0x10000000 big x\n",
+         "a.layout:2: bad size 'big'"},
+        {"# codeplace layout 1\n@stub 0x10000000 8 1 f\n",
+         "a.layout:2: @stub lines need layout version 2 (the file says 1)"},
+        {"# codeplace layout 2\n\n@stub 0x10000000 99 1 f\n",
+         "a.layout:3: expected '@stub 0xADDR SIZE INSNS TARGET' (SIZE 1..64 "
+         "bytes, INSNS 0..64)"},
+        {"# codeplace layout 2\n@shift 0x10 -17\n",
+         "a.layout:2: expected '@shift 0xFROM DELTA'"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        seen_lines y = {""};
+        err.msg[0] = 0;
+        T_EQ(csim_layout_read("a.layout", bad[i].text, strlen(bad[i].text),
+                              on_line, &y, &err), -1);
+        T_STREQ(err.msg, bad[i].err);
+    }
+    static const char none[] = "# codeplace layout 2\nf flash 0 4 x\n";
+    T_EQ(csim_layout_image_text(none, strlen(none), h, sizeof h), 0);
+}
+
 static const t_case cases[] = {
+    {"layout_reader", t_layout_reader},
     {"lru_fifo_random_streams", t_lru_fifo_random_streams},
     {"plru_random_streams", t_plru_random_streams},
     {"fa_lru_random_streams", t_fa_lru_random_streams},

@@ -257,7 +257,38 @@ static void stub_kinds(void)
     T_EQ(tgt_stub_thumb2(NULL), 0);
 }
 
+/* The address-to-line span: the cached window, its non-allocating alias
+ * (looked up in the window's lines), and memory the cache never sees. */
+static void line_span(void)
+{
+    cp_err e;
+    const tgt *t = tgt_load("rp2040", &e); /* 8-byte lines: shift 3 */
+    if (!t)
+        T_FAIL("%s", e.msg);
+    T_ASSERT(t);
+    uint32_t f = 7, l = 7, at;
+    T_EQ(tgt_line_span(t, 0x10000104, 10, 3, &f, &l), TGT_VIA_CACHE);
+    T_EQ(f, 0x10000104u >> 3);
+    T_EQ(l, 0x1000010du >> 3);
+    T_EQ(tgt_line_span(t, 0x10000107, 0, 3, &f, &l), TGT_VIA_CACHE);
+    T_EQ(f, l); /* length 0 counts as 1 byte */
+    T_EQ(tgt_line_span(t, 0x11000208, 8, 3, &f, &l), TGT_VIA_NOFILL);
+    T_EQ(f, 0x10000208u >> 3);
+    T_EQ(l, f);
+    f = l = 7;
+    T_EQ(tgt_line_span(t, 0x12000000, 4, 3, &f, &l), TGT_VIA_NONE);
+    T_EQ(tgt_line_span(t, 0x20000000, 4, 3, &f, &l), TGT_VIA_NONE);
+    T_EQ(tgt_line_span(t, 0x30000000, 4, 3, &f, &l), TGT_VIA_NONE);
+    T_EQ(f, 7);
+    T_EQ(l, 7);
+    T_EQ(tgt_cache_addr(t, 0x11000010, &at), TGT_VIA_NOFILL);
+    T_EQ(at, 0x10000010);
+    T_EQ(tgt_cache_addr(t, 0x20000010, &at), TGT_VIA_NONE);
+    T_EQ(at, 0x20000010);
+}
+
 static const t_case cases[] = {
+    {"line_span", line_span},
     {"parse_good", parse_good},
     {"stub_kinds", stub_kinds},
     {"parse_errors", parse_errors},

@@ -145,10 +145,10 @@ static void presets(void)
 static void commas(void)
 {
     char b[32];
-    T_STREQ(cli_commas(b, 0), "0");
-    T_STREQ(cli_commas(b, 999), "999");
-    T_STREQ(cli_commas(b, 1000), "1,000");
-    T_STREQ(cli_commas(b, 1234567), "1,234,567");
+    T_STREQ(cp_commas(b, 0), "0");
+    T_STREQ(cp_commas(b, 999), "999");
+    T_STREQ(cp_commas(b, 1000), "1,000");
+    T_STREQ(cp_commas(b, 1234567), "1,234,567");
 }
 
 static int write_ok(FILE *f, void *arg, cp_err *err)
