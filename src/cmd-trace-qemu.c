@@ -40,18 +40,14 @@ static void read_vectors(const img *im, trc_qemu_cfg *c, cli_ctx *ctx)
                  img_path(im), err.msg);
         return;
     }
-    for (uint32_t i = 2; i < 16 + TRC_QEMU_MAX_VEC && c->nvec <
-         TRC_QEMU_MAX_VEC; i++) {
-        uint32_t v;
-        if (img_read(im, vt + 4 * i, &v, 4))
-            break;
-        const img_func *f = (v & 1) ? img_lookup(im, v & ~1u) : NULL;
-        if (!f || f->addr != (v & ~1u))
-            continue;
-        c->vec[c->nvec].exc = i;
-        c->vec[c->nvec].handler = v & ~1u;
-        c->nvec++;
+    emu_vec v[TRC_QEMU_MAX_VEC];
+    size_t n = emu_vector_handlers(im, vt, 2, 16 + TRC_QEMU_MAX_VEC, v,
+                                   TRC_QEMU_MAX_VEC);
+    for (size_t i = 0; i < n; i++) {
+        c->vec[i].exc = v[i].exc;
+        c->vec[i].handler = v[i].handler;
     }
+    c->nvec = (unsigned)n;
     cli_debug(ctx, "vector table at 0x%08x: %u handlers", vt, c->nvec);
 }
 

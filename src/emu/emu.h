@@ -129,6 +129,15 @@ const char *emu_chip(const emu *e);
 /* The vector table: from a section or symbol the usual start-up files use,
  * else the lowest load address (skipping an RP2040 boot2 stage). */
 int emu_find_vectors(const img *im, uint32_t *addr, cp_err *err);
+/* One entry of a vector table whose value is the Thumb start of a
+ * function of the image: its exception number and the handler. */
+typedef struct emu_vec {
+    uint32_t exc, handler;
+} emu_vec;
+/* The entries first..last-1 of the vector table at vt that are handlers
+ * (emu_vec), in order, up to cap into out; returns how many. */
+size_t emu_vector_handlers(const img *im, uint32_t vt, uint32_t first,
+                           uint32_t last, emu_vec *out, size_t cap);
 /* Reads the emulated memory. 0 or -1. */
 int emu_read(emu *e, uint32_t addr, void *buf, size_t n);
 const emu_stats *emu_get_stats(const emu *e);

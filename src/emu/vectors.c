@@ -60,3 +60,19 @@ int emu_find_vectors(const img *im, uint32_t *addr, cp_err *err)
     return cp_seterr(err, "'%s': no vector table found (give --entry and "
                           "--sp)", img_path(im));
 }
+
+size_t emu_vector_handlers(const img *im, uint32_t vt, uint32_t first,
+                           uint32_t last, emu_vec *out, size_t cap)
+{
+    size_t n = 0;
+    for (uint32_t i = first; i < last && n < cap; i++) {
+        uint32_t v;
+        if (img_read(im, vt + 4 * i, &v, 4))
+            break;
+        const img_func *f = (v & 1) ? img_lookup(im, v & ~1u) : NULL;
+        if (!f || f->addr != (v & ~1u))
+            continue;
+        out[n++] = (emu_vec){i, v & ~1u};
+    }
+    return n;
+}

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "emu/emu.h"
 #include "qplugin/thumb.h"
 
 /* "Trace 0: 0x7f.. [00000000/00000130/00000000/ff200201] sym": the second
@@ -153,19 +154,16 @@ static int follows(const trc_qemu_in *in, uint32_t prev, uint32_t pc)
 
 size_t trc_qemu_handlers(const img *im, uint32_t vt, uint32_t *h, size_t cap)
 {
+    emu_vec v[16 + 496];
+    size_t nv = emu_vector_handlers(im, vt, 1, 16 + 496, v,
+                                    sizeof v / sizeof *v);
     size_t n = 0;
-    for (uint32_t i = 1; i < 16 + 496 && n < cap; i++) {
-        uint32_t v;
-        if (img_read(im, vt + 4 * i, &v, 4))
-            break;
-        const img_func *f = (v & 1) ? img_lookup(im, v & ~1u) : NULL;
-        if (!f || f->addr != (v & ~1u))
-            continue;
+    for (size_t i = 0; i < nv && n < cap; i++) {
         size_t j = 0;
-        while (j < n && h[j] != f->addr)
+        while (j < n && h[j] != v[i].handler)
             j++;
         if (j == n)
-            h[n++] = f->addr;
+            h[n++] = v[i].handler;
     }
     return n;
 }

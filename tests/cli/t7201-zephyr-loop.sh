@@ -22,10 +22,6 @@ ES=$CP_ZEPHYR/zephyr/samples/net/sockets/echo_server
 ZL_W=$W
 ZL_CACHE="--target mps2-an385 --cache 16K,2,8"
 ZL_N=200
-zl_record() {
-    $CODEPLACE trace --qemu mps2-an385 "$2" --mark z_impl_zsock_sendto --udp 4242 \
-        -n 200 --skip 20 --timeout 120 -o "$3"
-}
 
 test_expect_success 'Zephyr 3.5.0 without FILTER: echo_server builds with the module and an empty list' '
     printf "# codeplace name list 1\n" >"$W/codeplace.list" &&
@@ -61,16 +57,8 @@ test_expect_success 'budget 0: measured within 2 % of the prediction' '
 test_expect_success 'budget 8K: every sram name in RAM, no start-up code among them, verify as planned' '
     p8=$(zl_plan 8192) && test -n "$p8" && echo "$p8" >"$W/p8192.pred" &&
     ! grep "gap its alignment does not explain" "$W/plan8192.out" &&
-    sed -n "/^# region: sram/,/^# region: flash/p" "$W/p8192.list" |
-        sed -n "s/^\([A-Za-z_][A-Za-z0-9_.]*\) .*/\1/p" >sram &&
-    n=$(wc -l <sram) && test "$n" -gt 0 &&
-    ! grep -x -e memset -e memcpy -e z_early_memset -e z_early_memcpy -e z_bss_zero -e z_data_copy sram &&
-    zl_relink "$W/p8192.list" &&
-    grep -q "codeplace: zephyr.elf: sram: $n of $n listed functions placed, 0 not" "$W/relink.log" &&
-    arm-none-eabi-nm "$W/b/zephyr/zephyr.elf" >nm &&
-    while read f; do
-        grep -q "^20[0-3][0-9a-f]\{5\} [tT] $f$" nm || { echo "$f not in RAM"; exit 1; }
-    done <sram &&
+    zl_relink_sram "$W/p8192.list" &&
+    ! grep -x -e memset -e memcpy -e z_early_memset -e z_early_memcpy -e z_bss_zero -e z_data_copy "$W/sram" &&
     $CODEPLACE verify "$W/p8192.layout" "$W/b/zephyr/zephyr.elf" --map "$W/b/zephyr/zephyr.map" >out &&
     cat out && grep -q "^result: *as planned (0 differences)" out
 '

@@ -24,10 +24,6 @@ ZL_W=$W
 ZL_CACHE="--target mps2-an385 --cache 16K,2,8"
 ZL_N=200
 
-zl_record() {
-    $CODEPLACE trace --qemu mps2-an385 "$2" --mark z_impl_zsock_sendto --udp 4242 \
-        -n 200 --skip 20 --timeout 120 -o "$3"
-}
 
 test_expect_success 'echo_server with its own address builds with the module; its text does not end 8-aligned' '
     printf "# codeplace name list 1\n" >"$W/codeplace.list" &&

@@ -5,8 +5,10 @@
 #             pointing at $ZL_W/codeplace.list), everything else beside it
 #   ZL_CACHE  the --target and --cache arguments of sim and plan
 #   ZL_N      the iterations each recording makes
-# and a function zl_record NAME ELF TRACE that records ELF into TRACE with
-# `trace --qemu` (its output goes to $ZL_W/NAME.rec).
+# zl_record NAME ELF TRACE records ELF into TRACE with `trace --qemu` (its
+# output goes to $ZL_W/NAME.rec): here echo_server's, 200 echoes of the
+# tool's own traffic after 20; a test of another service defines its own
+# after sourcing this file.
 #
 #   zl_rec NAME        records a copy of the build's zephyr.elf (the build
 #                      directory is relinked afterwards) into $ZL_W/NAME.trace
@@ -20,6 +22,10 @@
 #                      list's figure, from the JSON's "for_zephyr"); ARGS go
 #                      to plan, $ZL_SUFFIX (if set) after BUDGET in the names
 #   zl_relink LIST     relinks the build with LIST as the module's list
+#   zl_relink_sram LIST
+#                      relinks with LIST and checks that the module placed
+#                      each of its sram names and that each is in the SRAM
+#                      (0x20000000..); the names go to $ZL_W/sram
 #   zl_within2 PREDICTED NAME
 #                      compares a prediction with recording NAME (below)
 #
@@ -32,6 +38,11 @@
 # difference is within two standard errors of the measured mean: below
 # that no recording can tell a layout apart from its own repeat. Both
 # figures and the margin are printed.
+
+zl_record() {
+    $CODEPLACE trace --qemu mps2-an385 "$2" --mark z_impl_zsock_sendto --udp 4242 \
+        -n 200 --skip 20 --timeout 120 -o "$3"
+}
 
 zl_rec() {
     _n=$1
@@ -71,6 +82,20 @@ EOF
 zl_relink() {
     cp "$1" "$ZL_W/codeplace.list" && ninja -C "$ZL_W/b" >"$ZL_W/relink.log" 2>&1 || {
         tail -20 "$ZL_W/relink.log" >&2; return 1; }
+}
+
+zl_relink_sram() {
+    sed -n "/^# region: sram/,/^# region: flash/p" "$1" |
+        sed -n "s/^\([A-Za-z_][A-Za-z0-9_.]*\) .*/\1/p" >"$ZL_W/sram" &&
+    _k=$(wc -l <"$ZL_W/sram") && test "$_k" -gt 0 &&
+    zl_relink "$1" &&
+    grep -q "codeplace: zephyr.elf: sram: $_k of $_k listed functions placed, 0 not" \
+        "$ZL_W/relink.log" &&
+    arm-none-eabi-nm "$ZL_W/b/zephyr/zephyr.elf" >"$ZL_W/nm" &&
+    while read _f; do
+        grep -q "^20[0-3][0-9a-f]\{5\} [tT] $_f$" "$ZL_W/nm" || {
+            echo "$_f not in RAM" >&2; return 1; }
+    done <"$ZL_W/sram"
 }
 
 zl_within2() {
