@@ -189,6 +189,13 @@ static void render_json(FILE *out, const plan_args *a, const plan_state *st)
     if (st->sres)
         result_json(&w, st->m, t, &a->c, st->sres, -1, "samples-hotblock");
     jw_arr_end(&w);
+    if (st->zres) {
+        /* --for zephyr: the best result as the module builds it, the
+         * prediction the list states */
+        jw_key(&w, "for_zephyr");
+        result_json(&w, st->m, t, &a->c, st->zres,
+                    a->refine ? st->zunrefined : -1, NULL);
+    }
     jw_obj_end(&w);
     jw_finish(&w);
 }

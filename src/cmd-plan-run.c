@@ -94,6 +94,7 @@ void cmd_plan_state_free(plan_state *st)
  * plan moves exist (docs/plan.md). 0, or -1 (reported). */
 static int check_map(const plan_args *a, plan_state *st)
 {
+    cp_err err;
     for (size_t i = 0; i < img_nwarnings(st->im); i++)
         cli_warn("%s", img_warning(st->im, i));
     if (!a->map) {
@@ -103,11 +104,8 @@ static int check_map(const plan_args *a, plan_state *st)
                  "that matches nothing");
         st->unverified = st->why;
         cli_warn("%s: the prediction is unverified", st->why);
-    } else if (img_map_unplaced(st->im)) {
-        snprintf(st->why, sizeof st->why, "the map '%s' disagrees with '%s': "
-                 "%zu function(s) lie in no input section it lists (a map of "
-                 "another build, or cut short)", a->map, a->elf,
-                 img_map_unplaced(st->im));
+    } else if (img_map_check(st->im, &err) < 0) {
+        snprintf(st->why, sizeof st->why, "%s", err.msg);
         st->unverified = st->why;
         if (!a->allow_unverified) {
             cli_error("%s; give the map of this build (or --unverified to "
@@ -322,7 +320,8 @@ static int refine(cli_ctx *ctx, const plan_args *a, plan_state *st)
 {
     cp_err err;
     img *rl = img_open(a->refine, a->refine_map, &err);
-    if (!rl) {
+    if (!rl || img_map_check(rl, &err) < 0) {
+        img_free(rl);
         cli_error("%s", err.msg);
         return -1;
     }
@@ -349,6 +348,13 @@ static int refine(cli_ctx *ctx, const plan_args *a, plan_state *st)
             return -1;
         }
     }
+    if (st->zres) {
+        st->zunrefined = st->zres->misses;
+        if (plan_result_refine(st->m, st->zres, &err) < 0) {
+            cli_error("%s", err.msg);
+            return -1;
+        }
+    }
     cli_info(ctx, "plan: %ld linker stubs read back from %s", nst, a->refine);
     return 0;
 }
@@ -360,6 +366,10 @@ static int open_model(const plan_args *a, plan_state *st)
     cp_err err;
     if (!(st->im = img_open(a->elf, a->map, &err))) {
         cli_error("%s", err.msg);
+        return -1;
+    }
+    if (img_set_build_dir(st->im, a->build_dir) < 0) {
+        cli_error("out of memory");
         return -1;
     }
     if (check_map(a, st) < 0)
@@ -490,7 +500,7 @@ int cmd_plan_run(cli_ctx *ctx, const plan_args *a, plan_state *st)
     plan_model_hot_own_stubs(m, a->for_zephyr);
     if (run_strategies(ctx, a, st) < 0)
         return CLI_FAIL;
-    if (a->refine && refine(ctx, a, st) < 0)
+    if (!a->for_zephyr && a->refine && refine(ctx, a, st) < 0)
         return CLI_FAIL;
     say_stubs(ctx, a, st);
     if (a->samples) {
@@ -503,6 +513,9 @@ int cmd_plan_run(cli_ctx *ctx, const plan_args *a, plan_state *st)
     }
     int from_samples = st->best == st->sres;
     if (a->for_zephyr && for_zephyr(ctx, st) < 0)
+        return CLI_FAIL;
+    /* The relinked image is the module's build of the Zephyr result. */
+    if (a->for_zephyr && a->refine && refine(ctx, a, st) < 0)
         return CLI_FAIL;
     if (st->best->after_uncertain)
         cli_warn("%s: the text ends at 0x%08x; the linker script puts "

@@ -17,6 +17,7 @@ typedef struct plan_args {
     const char **excl, **noram, **traces;
     int nexcl, nnoram, ntraces, compare, allow_unverified;
     const char *elf, *map, *list, *layout, *emit;
+    const char *build_dir; /* --build-dir, or NULL */
     int for_zephyr; /* --for zephyr */
     const char *refine, *refine_map, *samples;
     char (*tpath)[1024]; /* the traces' files and weights */
@@ -42,6 +43,7 @@ typedef struct plan_state {
     plan_result *best;
     plan_result *zres; /* best as the Zephyr module applies it (--for) */
     double unrefined[PLAN_NSTRATEGIES]; /* misses before --refine-from */
+    double zunrefined;                  /* zres's before --refine-from */
     char why[512];
     const char *unverified; /* why the prediction is unverified, or NULL */
     plan_emit_info info;
