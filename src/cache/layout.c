@@ -230,19 +230,58 @@ static int parse_line(const char *path, unsigned ln, char *p,
                      "itcm or dtcm", path, ln, region);
 }
 
-/* "@stub 0xADDR SIZE INSNS TARGET" (after "@stub"): a linker stub. */
-static int parse_stub(const char *path, unsigned ln, char *p,
+/* "from:0xSITE,0xSITE,..." (an @stub line's last field): the branches
+ * that use the stub, into *sites (malloc'ed, *n entries). */
+static int parse_sites(const char *path, unsigned ln, char *f,
+                       uint32_t **sites, size_t *n, cp_err *err)
+{
+    size_t cap = 0;
+    *sites = NULL;
+    *n = 0;
+    for (char *p = f + 5, *q; *p; p = q) {
+        q = strchr(p, ',');
+        if (q)
+            *q++ = 0;
+        else
+            q = p + strlen(p);
+        uint64_t a;
+        if (cp_parse_u64(p, 0, &a) < 0 || a > 0xffffffffULL || (a & 1)) {
+            free(*sites);
+            *sites = NULL;
+            return cp_seterr(err, "%s:%u: '%s' in from: is not a branch's "
+                             "address", path, ln, p);
+        }
+        if (cp_grow((void **)sites, &cap, *n + 1, sizeof **sites) < 0) {
+            free(*sites);
+            *sites = NULL;
+            return cp_seterr(err, "out of memory");
+        }
+        (*sites)[(*n)++] = (uint32_t)a;
+    }
+    if (!*n)
+        return cp_seterr(err, "%s:%u: from: names no branch", path, ln);
+    return 0;
+}
+
+/* "@stub 0xADDR SIZE INSNS TARGET [from:SITES]" (after "@stub"): a linker
+ * stub; the sites need layout version 3. */
+static int parse_stub(const char *path, unsigned ln, char *p, unsigned ver,
                       const csim_stream *s, csim_stub *out, cp_err *err)
 {
     char *a = next_tok(&p), *sz = next_tok(&p), *in = next_tok(&p);
-    char *name = next_tok(&p);
+    char *name = next_tok(&p), *from = next_tok(&p);
     uint64_t addr, size, insns;
     if (!a || !sz || !in || !name || next_tok(&p) ||
+        (from && strncmp(from, "from:", 5)) ||
         cp_parse_u64(a, 0, &addr) < 0 || addr > 0xffffffffULL ||
         cp_parse_u64(sz, 0, &size) < 0 || size == 0 || size > 64 ||
         cp_parse_u64(in, 0, &insns) < 0 || insns > 64)
         return cp_seterr(err, "%s:%u: expected '@stub 0xADDR SIZE INSNS "
-                         "TARGET' (SIZE 1..64 bytes, INSNS 0..64)", path, ln);
+                         "TARGET [from:0xSITE,...]' (SIZE 1..64 bytes, INSNS "
+                         "0..64)", path, ln);
+    if (from && ver < 3)
+        return cp_seterr(err, "%s:%u: from: on an @stub line needs layout "
+                         "version 3 (the file says %u)", path, ln, ver);
     const tgt_mem *mem = tgt_mem_at(s->t, (uint32_t)addr);
     if (!mem || (mem->kind != TGT_MEM_FLASH && mem->kind != TGT_MEM_SRAM &&
                  mem->kind != TGT_MEM_ITCM))
@@ -254,8 +293,17 @@ static int parse_stub(const char *path, unsigned ln, char *p,
         return cp_seterr(err, "%s:%u: stub target '%s' is not a function of "
                          "the image", path, ln, name);
     *out = (csim_stub){(uint32_t)addr, (uint32_t)size, (uint32_t)insns,
-                       s->fns[f].addr};
+                       s->fns[f].addr, NULL, 0};
+    if (from && parse_sites(path, ln, from, &out->sites, &out->nsites, err) < 0)
+        return -1;
     return 0;
+}
+
+void csim_stubs_free(csim_stub *st, size_t n)
+{
+    for (size_t i = 0; st && i < n; i++)
+        free(st[i].sites);
+    free(st);
 }
 
 /* A NUL-terminated copy of a layout file's text (len bytes) to cut into
@@ -302,11 +350,12 @@ int csim_layout_stubs_text(const char *path, const char *text, size_t len,
         if (strncmp(p, "@stub", 5) || !isspace((unsigned char)p[5]))
             continue;
         csim_stub st;
-        if (parse_stub(path, ln, p + 5, s, &st, err) < 0) {
+        if (parse_stub(path, ln, p + 5, 3, s, &st, err) < 0) {
             rc = -1;
             break;
         }
         if (cp_grow((void **)out, &cap, *n + 1, sizeof **out) < 0) {
+            free(st.sites);
             rc = cp_seterr(err, "out of memory");
             break;
         }
@@ -314,7 +363,7 @@ int csim_layout_stubs_text(const char *path, const char *text, size_t len,
     }
     free(data);
     if (rc < 0) {
-        free(*out);
+        csim_stubs_free(*out, *n);
         *out = NULL;
         *n = 0;
     }
@@ -399,9 +448,9 @@ int csim_layout_apply_text(const char *path, const char *text, size_t len,
                           "layout 2')", path);
                 goto out;
             }
-            if (ver != 1 && ver != 2) {
+            if (ver < 1 || ver > 3) {
                 cp_seterr(err, "%s:1: layout version %u; this codeplace reads "
-                          "versions 1 and 2", path, ver);
+                          "versions 1 to 3", path, ver);
                 goto out;
             }
             version = ver;
@@ -441,8 +490,9 @@ int csim_layout_apply_text(const char *path, const char *text, size_t len,
                 goto out;
             }
             csim_stub stub;
-            if (parse_stub(path, ln, p + 5, s, &stub, err) < 0)
+            if (parse_stub(path, ln, p + 5, version, s, &stub, err) < 0)
                 goto out;
+            free(stub.sites);
             st->stubs++;
             continue;
         }

@@ -152,9 +152,10 @@ static int read_layout(const char *path, const char *text, size_t len,
          l = strtok_r(NULL, "\n", &save)) {
         line++;
         if (line == 1 && strcmp(l, "# codeplace layout 1") &&
-            strcmp(l, "# codeplace layout 2")) {
+            strcmp(l, "# codeplace layout 2") &&
+            strcmp(l, "# codeplace layout 3")) {
             rc = cp_seterr(err, "'%s': line 1: not a codeplace layout "
-                           "(version 1 or 2)", path);
+                           "(version 1 to 3)", path);
             break;
         }
         if (l[0] == '#') {

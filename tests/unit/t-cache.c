@@ -756,7 +756,7 @@ static void t_layout_moves_functions(void)
 
     /* Errors name the file and line. */
     static const char *const bad[] = {
-        "# codeplace layout 3\n",
+        "# codeplace layout 4\n",
         "fx_sum flash set:1 4 x\n",
         "# codeplace layout 1\nfx_sum flash set:5000 32 x\n",
         "# codeplace layout 1\nfx_sum flash 0x20000000 32 x\n",
