@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cache/stream_int.h"
+#include "isa/thumb.h"
 
 #define BLOCK 4096u /* unknown code is grouped in blocks of this size */
 
@@ -83,25 +84,17 @@ void csim_stream_free(csim_stream *s)
 }
 
 /* Whether the fetch run that ended at end ended with a Thumb BL or B.W
- * (T1 / T4 encodings, ARMv7-M ARM A7.7.18 and A7.7.12) to target: the
- * calls GNU ld may route through a long-branch stub (a call through a
- * register never is). */
+ * to target (isa/thumb.h): the calls GNU ld may route through a
+ * long-branch stub (a call through a register never is). */
 static int ends_in_branch_to(const csim_stream *s, uint32_t end,
                              uint32_t target)
 {
     uint8_t b[4];
+    uint32_t t;
     if (!s->im || end < 4 || img_read(s->im, end - 4, b, 4) < 0)
         return 0;
-    uint32_t h1 = b[0] | b[1] << 8, h2 = b[2] | b[3] << 8;
-    if (h1 >> 11 != 0x1e || ((h2 & 0xd000) != 0xd000 && (h2 & 0xd000) != 0x9000))
-        return 0;
-    uint32_t S = (h1 >> 10) & 1, I1 = !(((h2 >> 13) & 1) ^ S);
-    uint32_t I2 = !(((h2 >> 11) & 1) ^ S);
-    uint32_t imm = S << 24 | I1 << 23 | I2 << 22 | (h1 & 0x3ff) << 12 |
-                   (h2 & 0x7ff) << 1;
-    if (S)
-        imm |= 0xfe000000u;
-    return end - 4 + 4 + imm == target;
+    return thumb_long_branch(b[0] | b[1] << 8, b[2] | b[3] << 8, end - 4,
+                             &t) && t == target;
 }
 
 /* Index of the unknown block [base, base + size), made on first use. */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "isa/thumb.h"
 #include "trace/trace.h"
 
 static uint32_t align_of(uint32_t addr)
@@ -196,31 +197,6 @@ static int add_call(plan_model *m, uint32_t caller, uint32_t site,
     return plan_model_add_call(m, caller, (uint32_t)t);
 }
 
-/* The target of the Thumb BL or B.W (encodings T1 and T4: ARMv7-M
- * Architecture Reference Manual A7.7.18 and A7.7.12) made of the halfwords
- * h1, h2 at addr; 0 when they are not one. These are the only branches GNU
- * ld gives a long-branch stub: a call through a register (BLX Rm, the
- * compiled form of a function pointer call) reaches any address and never
- * goes through one. */
-static int direct_branch(uint32_t h1, uint32_t h2, uint32_t addr,
-                         uint32_t *target)
-{
-    if (h1 >> 11 != 0x1e)
-        return 0;
-    int bl = (h2 & 0xd000) == 0xd000, bw = (h2 & 0xd000) == 0x9000;
-    if (!bl && !bw)
-        return 0;
-    uint32_t S = (h1 >> 10) & 1, J1 = (h2 >> 13) & 1;
-    uint32_t J2 = (h2 >> 11) & 1;
-    uint32_t I1 = !(J1 ^ S), I2 = !(J2 ^ S);
-    uint32_t imm = S << 24 | I1 << 23 | I2 << 22 | (h1 & 0x3ff) << 12 |
-                   (h2 & 0x7ff) << 1;
-    if (S)
-        imm |= 0xfe000000u;
-    *target = addr + 4 + imm;
-    return 1;
-}
-
 /* Whether the fetch run that ended at end (exclusive) ended with a direct
  * BL / B.W to target: how a call that the linker may route through a stub
  * shows in the trace. */
@@ -231,8 +207,8 @@ static int run_ends_in_branch_to(const plan_model *m, uint32_t end,
     uint32_t t;
     if (end < 4 || img_read(m->im, end - 4, b, 4) < 0)
         return 0;
-    return direct_branch(b[0] | b[1] << 8, b[2] | b[3] << 8, end - 4, &t) &&
-           t == target;
+    return thumb_long_branch(b[0] | b[1] << 8, b[2] | b[3] << 8, end - 4,
+                             &t) && t == target;
 }
 
 static int add_stock_call(plan_model *m, uint32_t caller, uint32_t stub)
@@ -270,7 +246,7 @@ static int find_calls(plan_model *m)
                 continue;
             }
             uint32_t h2 = code[i + 2] | code[i + 3] << 8, target;
-            if (direct_branch(h1, h2, un->addr + i, &target)) {
+            if (thumb_long_branch(h1, h2, un->addr + i, &target)) {
                 uint32_t v = unit_at(m, target);
                 if (v != PLAN_FIXED && v != u &&
                     add_call(m, (uint32_t)u, un->addr + i, target, v) < 0) {
