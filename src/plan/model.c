@@ -584,16 +584,16 @@ int plan_model_add_access(plan_model *m, uint32_t addr, uint32_t len,
 int plan_model_add_trace(plan_model *m, const char *path, unsigned max_iters,
                          cp_err *err)
 {
-    return plan_model_add_workload(m, path, 1, max_iters, err);
+    return plan_model_add_workload(m, path, 1, max_iters, NULL, err);
 }
 
 int plan_model_add_workload(plan_model *m, const char *path, double weight,
-                            unsigned max_iters, cp_err *err)
+                            unsigned max_iters, plan_read *rd, cp_err *err)
 {
     if (m->nwork >= PLAN_MAX_WORK)
         return cp_seterr(err, "'%s': at most %d traces per plan", path,
                          PLAN_MAX_WORK);
-    trc_reader *r = trc_open(path, err);
+    trc_reader *r = trc_open_ex(path, TRC_OPEN_PARTIAL, err);
     if (!r)
         return -1;
     const trc_header *h = trc_get_header(r);
@@ -615,9 +615,14 @@ int plan_model_add_workload(plan_model *m, const char *path, double weight,
     /* Complete iterations only: an interrupted recording's unfinished last
      * iteration is dropped (plan_model_dropped). */
     while ((rc = trc_next_complete(r, &rec, err)) == 1) {
+        if (rec.kind == TRC_MARK && max_iters && seen >= max_iters)
+            break;
+        if (rd) {
+            rd->records++;
+            if (rd->on_rec)
+                rd->on_rec(rd->arg, &rec);
+        }
         if (rec.kind == TRC_MARK) {
-            if (max_iters && seen >= max_iters)
-                break;
             seen++;
             if (plan_model_begin_iteration(m) < 0)
                 goto oom;
@@ -642,6 +647,8 @@ int plan_model_add_workload(plan_model *m, const char *path, double weight,
     }
     uint64_t dropped = rc == 0 ? trc_dropped(r, NULL) : 0;
     m->dropped += (unsigned)dropped;
+    if (rd)
+        rd->cut = rc == 0 && trc_truncated(r);
     trc_close(r);
     if (rc < 0)
         return -1;
