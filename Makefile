@@ -34,8 +34,8 @@ all: build/codeplace build/codeplace-qemu.so
 
 # The QEMU TCG plugin recorder (docs/trace.md "QEMU plugin"): position-
 # independent objects of the plugin and of the trace writer it links in.
-PLUGIN_SRC := src/qplugin/plugin.c src/qplugin/thumb.c src/trace/trace.c \
-	src/util/util.c
+PLUGIN_SRC := src/qplugin/plugin.c src/qplugin/thumb.c src/isa/thumb.c \
+	src/trace/trace.c src/util/util.c
 PLUGIN_OBJ := $(PLUGIN_SRC:src/%.c=build/pic/%.o)
 
 plugin: build/codeplace-qemu.so

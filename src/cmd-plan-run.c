@@ -117,21 +117,33 @@ static int check_map(const plan_args *a, plan_state *st)
     return 0;
 }
 
-/* Reads every trace into the model. 0, or -1 (reported). */
+static void tally_rec(void *arg, const trc_rec *r)
+{
+    cli_tally_add(arg, r);
+}
+
+/* Reads every trace into the model, one pass each, with the target check
+ * sim makes. 0, or -1 (reported). */
 static int load_traces(cli_ctx *ctx, const plan_args *a, plan_model *m)
 {
     cp_err err;
     for (int i = 0; i < a->ntraces; i++) {
         cli_info(ctx, "plan: reading %s", a->tpath[i]);
+        cli_tally tally;
+        cli_tally_init(&tally, &a->to.t);
+        plan_read rd = {tally_rec, &tally, 0, 0};
         if (plan_model_add_workload(m, a->tpath[i], a->tweight[i], a->iters,
-                                    &err) < 0) {
+                                    &rd, &err) < 0) {
             cli_error("%s", err.msg);
             return -1;
         }
-    }
-    for (int i = 0; i < a->ntraces; i++)
-        if (cli_tgt_check_trace(ctx, &a->to, a->tpath[i], a->iters) != CLI_OK)
+        if (rd.cut)
+            cli_warn("%s: the recording was cut short; using its %llu "
+                     "complete records", a->tpath[i],
+                     (unsigned long long)rd.records);
+        if (cli_tgt_verdict(ctx, &a->to, &tally, a->tpath[i]) != CLI_OK)
             return -1;
+    }
     if (plan_model_dropped(m) == 1 && a->ntraces == 1)
         cli_warn("%s: the recording ended inside its last iteration: 1 "
                  "unfinished iteration dropped, complete iterations only",

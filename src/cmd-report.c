@@ -98,14 +98,36 @@ static int is_target_file(const char *spec)
 /* Replays the trace through the target's cache (src/cache) and attaches
  * the misses of the warm iterations to the profile. desc gets a
  * description of what was counted. */
+static int tally_rec(void *arg, const trc_rec *r, cp_err *err)
+{
+    (void)err;
+    cli_tally_add(arg, r);
+    return 0;
+}
+
+/* One pass over the trace: the stream, the image check, the target
+ * check (as sim makes them). */
 static int trace_misses(cli_ctx *ctx, rep_profile *prof, const img *im,
-                        const tgt *tg, const char *trace, char *desc,
-                        size_t ndesc)
+                        const char *elf, const cli_tgt *to, const char *trace,
+                        char *desc, size_t ndesc)
 {
     cp_err err;
-    csim_stream *s = csim_stream_load(trace, im, tg, &err);
+    const tgt *tg = &to->t;
+    cli_tally tally;
+    cli_tally_init(&tally, tg);
+    csim_load_opts o = {-1, tally_rec, &tally};
+    csim_load_info info;
+    csim_stream *s = csim_stream_load_ex(trace, im, tg, &o, &info, &err);
     if (!s) {
         cli_error("%s", err.msg);
+        return -1;
+    }
+    if (info.header.elf_hash[0] && strcmp(info.header.elf_hash, img_hash(im)))
+        cli_warn("%s was recorded from image %s, but %s is %s: misses "
+                 "may not match", trace, info.header.elf_hash, elf,
+                 img_hash(im));
+    if (cli_tgt_verdict(ctx, to, &tally, trace) != CLI_OK) {
+        csim_stream_free(s);
         return -1;
     }
     if (csim_stream_cut(s))
@@ -193,24 +215,13 @@ static int write_file(const char *path, rep_profile *p, const rep_view *v,
     return 0;
 }
 
-/* The trace's misses onto the profile, through tg's cache. Returns CLI_OK
- * or the exit code (reported). */
+/* The trace's misses onto the profile, through the target's cache.
+ * Returns CLI_OK or the exit code (reported). */
 static int attach_trace(cli_ctx *ctx, rep_profile *prof, const img *im,
-                        const char *elf, const tgt *tg, const char *trace,
+                        const char *elf, const cli_tgt *to, const char *trace,
                         char *desc, size_t ndesc)
 {
-    cp_err err;
-    trc_reader *tr = trc_open_ex(trace, TRC_OPEN_PARTIAL, &err);
-    if (!tr) {
-        cli_error("%s", err.msg);
-        return CLI_FAIL;
-    }
-    const trc_header *th = trc_get_header(tr);
-    if (th->elf_hash[0] && strcmp(th->elf_hash, img_hash(im)))
-        cli_warn("%s was recorded from image %s, but %s is %s: misses "
-                 "may not match", trace, th->elf_hash, elf, img_hash(im));
-    trc_close(tr);
-    if (trace_misses(ctx, prof, im, tg, trace, desc, ndesc) < 0)
+    if (trace_misses(ctx, prof, im, elf, to, trace, desc, ndesc) < 0)
         return CLI_FAIL;
     return CLI_OK;
 }
@@ -382,11 +393,6 @@ static int cmd_report_fn(cli_ctx *ctx, int argc, char **argv)
         smp_free(s);
         return CLI_USAGE;
     }
-    if (trace && cli_tgt_check_trace(ctx, &to, trace, 0) != CLI_OK) {
-        img_free(im);
-        smp_free(s);
-        return CLI_FAIL;
-    }
     rep_profile *prof = rep_prof_build(im, s, tg, &err);
     if (!prof) {
         cli_error("%s", err.msg);
@@ -406,7 +412,7 @@ static int cmd_report_fn(cli_ctx *ctx, int argc, char **argv)
     char cache_desc[512];
     v.misses_note = "no --trace given";
     if (trace) {
-        int trc = attach_trace(ctx, prof, im, elf, tg, trace, cache_desc,
+        int trc = attach_trace(ctx, prof, im, elf, &to, trace, cache_desc,
                                sizeof cache_desc);
         if (trc != CLI_OK) {
             rep_prof_free(prof);

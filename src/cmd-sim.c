@@ -528,67 +528,47 @@ static void report_csv(FILE *o, const simctx *c, int by)
 
 /* ---- loading ---- */
 
+/* What the one pass over the trace feeds besides the stream. */
+typedef struct load_pass {
+    cli_ctx *ctx;
+    cli_tally *tally;
+    uint64_t n;
+} load_pass;
+
+static int on_rec(void *arg, const trc_rec *r, cp_err *err)
+{
+    (void)err;
+    load_pass *p = arg;
+    if (p->tally)
+        cli_tally_add(p->tally, r);
+    if (++p->n % 50000000 == 0)
+        cli_info(p->ctx, "read %llu million records",
+                 (unsigned long long)(p->n / 1000000));
+    return 0;
+}
+
 static csim_stream *load(cli_ctx *ctx, const char *path, const img *im,
-                         const tgt *t, int dreads, cli_tally *tally,
-                         const csim_stub *stubs, size_t nstubs,
-                         const uint8_t *fast)
+                         const tgt *t, int dreads, cli_tally *tally)
 {
     cp_err err;
-    trc_reader *rd = trc_open_ex(path, TRC_OPEN_PARTIAL, &err);
-    if (!rd) {
-        cli_error("%s", err.msg);
-        return NULL;
-    }
-    csim_stream *s = csim_stream_new(im, t, &err);
+    load_pass p = {ctx, tally, 0};
+    csim_load_opts o = {dreads, on_rec, &p};
+    csim_load_info info;
+    csim_stream *s = csim_stream_load_ex(path, im, t, &o, &info, &err);
     if (!s) {
-        trc_close(rd);
         cli_error("%s", err.msg);
         return NULL;
     }
-    if (dreads >= 0)
-        csim_stream_set_dreads(s, dreads);
-    if (nstubs && csim_stream_set_stubs(s, stubs, nstubs, fast, &err) < 0) {
-        trc_close(rd);
-        csim_stream_free(s);
-        cli_error("%s", err.msg);
-        return NULL;
-    }
-    trc_rec rec;
-    int rc;
-    uint64_t n = 0;
-    while ((rc = trc_next_complete(rd, &rec, &err)) == 1) {
-        if (tally)
-            cli_tally_add(tally, &rec);
-        if (csim_stream_add(s, &rec, &err) < 0) {
-            rc = -1;
-            break;
-        }
-        if (++n % 50000000 == 0)
-            cli_info(ctx, "read %llu million records",
-                     (unsigned long long)(n / 1000000));
-    }
-    if (rc == 0 && trc_truncated(rd))
+    if (info.cut)
         cli_warn("%s: the recording was cut short; using its %llu complete "
-                 "records", path, (unsigned long long)n);
-    if (rc == 0) {
-        uint64_t drecs;
-        uint64_t d = trc_dropped(rd, &drecs);
-        csim_stream_set_dropped(s, d, trc_truncated(rd));
-        if (d)
-            cli_warn("%s: the recording ended (%s) inside its last "
-                     "iteration: %llu unfinished iteration dropped (%llu "
-                     "records), complete iterations only", path,
-                     trc_truncated(rd) ? "cut short"
-                                       : trc_get_totals(rd)->end,
-                     (unsigned long long)d, (unsigned long long)drecs);
-    }
-    trc_close(rd);
-    if (rc < 0 || csim_stream_finish(s, &err) < 0 ||
-        csim_stream_check_complete(s, path, &err) < 0) {
-        cli_error("%s", err.msg);
-        csim_stream_free(s);
-        return NULL;
-    }
+                 "records", path, (unsigned long long)info.records);
+    if (info.dropped)
+        cli_warn("%s: the recording ended (%s) inside its last "
+                 "iteration: %llu unfinished iteration dropped (%llu "
+                 "records), complete iterations only", path,
+                 info.cut ? "cut short" : info.end,
+                 (unsigned long long)info.dropped,
+                 (unsigned long long)info.dropped_recs);
     return s;
 }
 
@@ -825,10 +805,25 @@ static int cmd_sim_fn(cli_ctx *ctx, int argc, char **argv)
     csim_report r = {0};
     cli_tally tally;
     cli_tally_init(&tally, c.t);
-    csim_stream *s = load(ctx, c.trace, im, c.t, dreads, &tally, NULL, 0, NULL);
+    csim_stream *s = load(ctx, c.trace, im, c.t, dreads, &tally);
     if (!s || cli_tgt_verdict(ctx, &to, &tally, c.trace) != CLI_OK)
         goto out;
     c.s = s;
+    if (c.layout) {
+        /* The layout's linker stubs: the direct calls the trace made go
+         * through them when the layout puts caller and callee on
+         * different sides (decided when the layout is evaluated). */
+        csim_stub *stubs = NULL;
+        size_t nstubs = 0;
+        if (csim_layout_stubs_text(c.layout, c.ltext, c.llen, s, &stubs,
+                                   &nstubs, &err) < 0 ||
+            csim_stream_set_stubs(s, stubs, nstubs, &err) < 0) {
+            csim_stubs_free(stubs, nstubs);
+            cli_error("%s", err.msg);
+            goto out;
+        }
+        csim_stubs_free(stubs, nstubs);
+    }
     m = csim_map_new(s);
     if (!m) {
         cli_error("out of memory");
@@ -839,46 +834,6 @@ static int cmd_sim_fn(cli_ctx *ctx, int argc, char **argv)
                                    &c.lst, &err) < 0) {
             cli_error("%s", err.msg);
             goto out;
-        }
-        csim_stub *stubs = NULL;
-        size_t nstubs = 0;
-        if (csim_layout_stubs_text(c.layout, c.ltext, c.llen, s, &stubs,
-                                   &nstubs, &err) < 0) {
-            cli_error("%s", err.msg);
-            goto out;
-        }
-        if (nstubs) {
-            /* The layout's linker stubs: direct calls from cached flash
-             * into fast memory fetch them. Which functions are fast is
-             * known now; read the trace again with the stubs in it. */
-            size_t nimg = img_nfuncs(im);
-            uint8_t *fast = calloc(nimg ? nimg : 1, 1);
-            if (!fast) {
-                free(stubs);
-                cli_error("out of memory");
-                goto out;
-            }
-            for (size_t i = 0; i < nimg; i++)
-                fast[i] = csim_map_kind(m, i) == CSIM_UNCACHED;
-            csim_map_free(m);
-            m = NULL;
-            csim_stream_free(s);
-            c.s = s = load(ctx, c.trace, im, c.t, dreads, NULL, stubs, nstubs,
-                           fast);
-            free(fast);
-            free(stubs);
-            if (!s)
-                goto out;
-            m = csim_map_new(s);
-            if (!m) {
-                cli_error("out of memory");
-                goto out;
-            }
-            if (csim_layout_apply_text(c.layout, c.ltext, c.llen, s, m, &g,
-                                       &c.lst, &err) < 0) {
-                cli_error("%s", err.msg);
-                goto out;
-            }
         }
         if (c.lst.missing)
             cli_warn("%s: %zu functions are not in %s (first: %s); skipped",

@@ -196,16 +196,37 @@ static void warm_summary(csim_report *r)
     free(fp);
 }
 
+/* The instructions of the stubs the calls go through under m: added to
+ * their iterations in r and, for the counted iterations, to fins[fn]. */
+static void stub_insns(const csim_stream *s, const csim_map *m,
+                       csim_report *r, uint64_t *fins)
+{
+    for (size_t k = 0; k < s->nstubs; k++) {
+        size_t fn = s->stub_fn0 + k, it = 0;
+        for (size_t j = s->fn_start[fn]; j < s->fn_start[fn + 1]; j++) {
+            uint32_t ri = s->fn_runs[j];
+            if (!stub_taken(m, s->run[ri]))
+                continue;
+            while (it + 1 < s->niter && s->iter[it + 1] <= ri)
+                it++;
+            r->iter[it].insns += s->stubs[k].insns;
+            if (it >= r->from)
+                fins[fn] += s->stubs[k].insns;
+        }
+    }
+}
+
 static int per_function(const csim_stream *s, const csim_map *m,
                         csim_report *r, const uint64_t *fmiss,
-                        const uint64_t *facc, cp_err *err)
+                        const uint64_t *facc, const uint64_t *fins,
+                        cp_err *err)
 {
     r->fstat = calloc(s->nfns ? s->nfns : 1, sizeof *r->fstat);
     r->lstat = calloc(s->nfns ? s->nfns : 1, sizeof *r->lstat);
     if (!r->fstat || !r->lstat)
         return cp_seterr(err, "out of memory");
     for (size_t fn = 0; fn < s->nfns; fn++) {
-        uint64_t ins = csim_stream_fn_insns(s, fn, r->from);
+        uint64_t ins = csim_stream_fn_insns(s, fn, r->from) + fins[fn];
         if (m->kind[fn] == CSIM_UNCACHED)
             r->uncached_insns += ins;
         if (!ins && !facc[fn])
@@ -235,7 +256,7 @@ int csim_analyze(const csim_stream *s, const csim_map *m, const tgt_cache *g,
     if (csim_expand(s, m, g, &q, err) < 0)
         return -1;
     uint32_t *id = NULL, *line_of = NULL, nids = 0;
-    uint64_t *fmiss = NULL, *facc = NULL;
+    uint64_t *fmiss = NULL, *facc = NULL, *fins = NULL;
     int64_t opt;
     r->cache = *g;
     r->nsets = tgt_cache_sets(g);
@@ -248,7 +269,8 @@ int csim_analyze(const csim_stream *s, const csim_map *m, const tgt_cache *g,
     r->sstat = calloc(r->nsets, sizeof *r->sstat);
     fmiss = calloc(s->nfns ? s->nfns : 1, sizeof *fmiss);
     facc = calloc(s->nfns ? s->nfns : 1, sizeof *facc);
-    if (!r->iter || !r->sstat || !fmiss || !facc) {
+    fins = calloc(s->nfns ? s->nfns : 1, sizeof *fins);
+    if (!r->iter || !r->sstat || !fmiss || !facc || !fins) {
         cp_seterr(err, "out of memory");
         goto fail;
     }
@@ -269,26 +291,30 @@ int csim_analyze(const csim_stream *s, const csim_map *m, const tgt_cache *g,
         free(ideal);
         goto fail;
     }
+    for (size_t k = 0; k < q.niter; k++)
+        r->iter[k].insns = csim_stream_iter_insns(s, k);
+    stub_insns(s, m, r, fins);
     for (size_t k = 0; k < q.niter; k++) {
         csim_iter *it = &r->iter[k];
         it->ideal = ideal[k];
-        it->insns = csim_stream_iter_insns(s, k);
         it->cycles = (double)it->insns * r->cpi +
                      (double)it->misses * g->miss_cycles;
     }
     free(ideal);
     csim_seq_free(&q);
     warm_summary(r);
-    if (per_function(s, m, r, fmiss, facc, err) < 0)
+    if (per_function(s, m, r, fmiss, facc, fins, err) < 0)
         goto fail;
     free(fmiss);
     free(facc);
+    free(fins);
     return 0;
 fail:
     free(id);
     free(line_of);
     free(fmiss);
     free(facc);
+    free(fins);
     csim_seq_free(&q);
     csim_report_free(r);
     return -1;

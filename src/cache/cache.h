@@ -144,10 +144,19 @@ enum csim_fn_flags {
 /* A long-branch stub GNU ld adds for a direct call (BL / B.W) between
  * cached flash and fast memory: at addr (in the caller's memory), size
  * bytes, insns instructions run per pass, in front of the function
- * starting at target (its traced address). */
+ * starting at target (its traced address). ld makes one stub per symbol
+ * name a call's relocation uses, so a function called by two names (an
+ * alias) can have two: sites[0..nsites) are then the addresses of the
+ * branches (in the traced image) that use this one (nsites 0: every call
+ * to target that no other stub names). */
 typedef struct csim_stub {
     uint32_t addr, size, insns, target;
+    uint32_t *sites;
+    size_t nsites;
 } csim_stub;
+
+/* Frees st[0..n) and their sites. */
+void csim_stubs_free(csim_stub *st, size_t n);
 
 typedef struct csim_fn {
     const char *name;
@@ -165,15 +174,19 @@ csim_stream *csim_stream_new(const img *im, const tgt *t, cp_err *err);
 /* Overrides the default: 1 data reads are simulated, 0 ignored. Call
  * before the first csim_stream_add. */
 void csim_stream_set_dreads(csim_stream *s, int on);
-/* Stubs to fetch (call before the first csim_stream_add): a fetch run
- * that starts at a stub's target, right after a fetch run that ended with
- * a direct BL / B.W to it, is preceded by a fetch of the stub and its
- * instructions are counted, when the stub is in cached flash and the
- * caller is not fast[i] (per image function; NULL: none is), or the stub
- * is in fast memory and the caller is. Each stub becomes a function "stub:NAME" of
- * its own, placed at its address. */
+/* The stubs of a layout (after csim_stream_finish, before the first map is
+ * made; once). The stream holds the direct calls the trace made (a fetch
+ * run entering a function's start right after a fetch run that ended with
+ * a BL / B.W to it, decoded from the image); each call goes through the
+ * stub st[] has for its target and site on each side. Which one, if any,
+ * is fetched is decided when a layout is evaluated: the one in cached
+ * flash when the caller is in cached flash, the one in fast memory when
+ * the caller is where the cache does not see, and the fetch is preceded by
+ * the stub's lines (looked up when it is in cached flash) and adds its
+ * instructions (csim_analyze). Each stub becomes a function "stub:NAME" of
+ * its own, placed at its address. st's sites are not kept. */
 int csim_stream_set_stubs(csim_stream *s, const csim_stub *st, size_t n,
-                          const uint8_t *fast, cp_err *err);
+                          cp_err *err);
 /* Adds one trace record. Records before the first TRC_MARK are the
  * prologue: counted, not simulated (the cache is flushed at the first
  * mark, so iteration 0 is cold). Without any mark the whole trace is one
@@ -186,6 +199,32 @@ int csim_stream_finish(csim_stream *s, cp_err *err);
  * complete iterations only (trc_next_complete). */
 csim_stream *csim_stream_load(const char *trace_path, const img *im,
                               const tgt *t, cp_err *err);
+
+/* What one pass over a trace file gives besides the stream. */
+typedef struct csim_load_info {
+    trc_header header;
+    uint64_t records;      /* complete records read */
+    int cut;               /* the file was cut short (no trailer) */
+    uint64_t dropped;      /* unfinished iterations left out (0 or 1) */
+    uint64_t dropped_recs; /* ... and their records */
+    char end[32];          /* how the recording ended (trailer), or "" */
+} csim_load_info;
+
+/* How csim_stream_load_ex reads: dreads -1 (the target's default), 0 or 1
+ * (csim_stream_set_dreads); on_rec, when not NULL, sees every record in
+ * order before the stream does (a tally for the target checks, progress);
+ * a negative return stops the load (its message in err). */
+typedef struct csim_load_opts {
+    int dreads;
+    int (*on_rec)(void *arg, const trc_rec *r, cp_err *err);
+    void *arg;
+} csim_load_opts;
+
+/* csim_stream_load in one pass that also gives the header, the counts and
+ * each record to o->on_rec (o may be NULL); info may be NULL. */
+csim_stream *csim_stream_load_ex(const char *trace_path, const img *im,
+                                 const tgt *t, const csim_load_opts *o,
+                                 csim_load_info *info, cp_err *err);
 /* Iterations the loader left out: the unfinished last one of an
  * interrupted, limited or cut recording (0 or 1); and whether the file was
  * cut short (no trailer). Set by whoever reads the trace. */
@@ -206,6 +245,7 @@ size_t csim_stream_niters(const csim_stream *s);
  * unfinished iteration): a trace without one has nothing to simulate. */
 int csim_stream_check_complete(const csim_stream *s, const char *path,
                                cp_err *err);
+/* The trace's fetch and read runs (the stubs' runs not counted). */
 size_t csim_stream_nruns(const csim_stream *s);
 /* Instructions fetched in iteration k (all memories). */
 uint64_t csim_stream_iter_insns(const csim_stream *s, size_t k);
@@ -304,7 +344,7 @@ typedef enum csim_layout_kind {
 typedef struct csim_layout_line {
     csim_layout_kind kind;
     unsigned line;    /* its number in the file, from 1 */
-    unsigned version; /* the header's: 1 or 2 */
+    unsigned version; /* the header's: 1 to 3 */
     const char *text; /* a comment: the line from its '#' */
     const char *name, *region, *place; /* an entry (place as written) */
     uint32_t size;
@@ -312,6 +352,7 @@ typedef struct csim_layout_line {
     long long shift_by;
     uint32_t stub_addr, stub_bytes, stub_insns; /* @stub */
     const char *stub_target; /* as written: NAME or NAME@0xADDR */
+    const char *stub_from;   /* "from:0xSITE,..." (version 3), or NULL */
 } csim_layout_line;
 
 /* Called for each line after the header: 0 to go on, -1 with err set to
@@ -343,9 +384,9 @@ typedef struct csim_layout_stats {
 int csim_layout_apply(const char *path, const csim_stream *s, csim_map *m,
                       const tgt_cache *g, csim_layout_stats *st, cp_err *err);
 /* The @stub lines of a layout file's text in memory (len bytes;
- * docs/formats/layout.md): *out (malloc'ed, *n entries; NULL when none),
- * targets resolved by name in s. A target not in the image is an error
- * naming the file (path) and line. */
+ * docs/formats/layout.md): *out (*n entries; NULL when none; free with
+ * csim_stubs_free), targets resolved by name in s. A target not in the
+ * image is an error naming the file (path) and line. */
 int csim_layout_stubs_text(const char *path, const char *text, size_t len,
                            const csim_stream *s, csim_stub **out, size_t *n,
                            cp_err *err);

@@ -104,20 +104,6 @@ csim_kind csim_map_kind(const csim_map *m, size_t fn)
     return fn < m->n ? (csim_kind)m->kind[fn] : CSIM_UNCACHED;
 }
 
-/* The lines run r touches under m: 0 when it costs nothing. */
-static inline int run_lines(const csim_map *m, uint64_t r, unsigned ls,
-                            uint32_t *first, uint32_t *last)
-{
-    size_t fn = run_fn(r);
-    unsigned k = m->kind[fn];
-    if (k == CSIM_UNCACHED || ((run_flags(r) & RUN_UNC) && !m->moved[fn]))
-        return 0;
-    uint32_t a = m->base[fn] + run_off(r);
-    *first = (a >> ls) | (k == CSIM_NOFILL ? CSIM_NOALLOC : 0);
-    *last = (a + run_len(r) - 1) >> ls;
-    return 1;
-}
-
 static int check(const csim_stream *s, const csim_map *m, cp_err *err)
 {
     if (!s->finished)

@@ -290,8 +290,42 @@ static int place_entry(const char *path, const csim_layout_line *x,
                      "itcm or dtcm", path, ln, region);
 }
 
+/* "from:0xSITE,0xSITE,..." (an @stub line's last field): the branches
+ * that use the stub, into *sites (malloc'ed, *n entries). */
+static int parse_sites(const char *path, unsigned ln, char *f,
+                       uint32_t **sites, size_t *n, cp_err *err)
+{
+    size_t cap = 0;
+    *sites = NULL;
+    *n = 0;
+    for (char *p = f + 5, *q; *p; p = q) {
+        q = strchr(p, ',');
+        if (q)
+            *q++ = 0;
+        else
+            q = p + strlen(p);
+        uint64_t a;
+        if (cp_parse_u64(p, 0, &a) < 0 || a > 0xffffffffULL || (a & 1)) {
+            free(*sites);
+            *sites = NULL;
+            return cp_seterr(err, "%s:%u: '%s' in from: is not a branch's "
+                             "address", path, ln, p);
+        }
+        if (cp_grow((void **)sites, &cap, *n + 1, sizeof **sites) < 0) {
+            free(*sites);
+            *sites = NULL;
+            return cp_seterr(err, "out of memory");
+        }
+        (*sites)[(*n)++] = (uint32_t)a;
+    }
+    if (!*n)
+        return cp_seterr(err, "%s:%u: from: names no branch", path, ln);
+    return 0;
+}
+
 /* An @stub line (the reader checked its shape): a linker stub in cached
- * flash or fast memory that reaches a function of the image. */
+ * flash or fast memory that reaches a function of the image, with the
+ * branches that use it when the line names them (from:, version 3). */
 static int resolve_stub(const char *path, const csim_layout_line *x,
                         const csim_stream *s, csim_stub *out, cp_err *err)
 {
@@ -309,9 +343,26 @@ static int resolve_stub(const char *path, const csim_layout_line *x,
         return cp_seterr(err, "%s:%u: stub target '%s' is not a function of "
                          "the image", path, ln, name);
     *out = (csim_stub){(uint32_t)addr, x->stub_bytes, x->stub_insns,
-                       s->fns[f].addr};
+                       s->fns[f].addr, NULL, 0};
+    if (x->stub_from) {
+        char *f2 = strdup(x->stub_from);
+        if (!f2)
+            return cp_seterr(err, "out of memory");
+        int rc = parse_sites(path, ln, f2, &out->sites, &out->nsites, err);
+        free(f2);
+        if (rc < 0)
+            return -1;
+    }
     return 0;
 }
+
+void csim_stubs_free(csim_stub *st, size_t n)
+{
+    for (size_t i = 0; st && i < n; i++)
+        free(st[i].sites);
+    free(st);
+}
+
 
 /* A NUL-terminated copy of a layout file's text (len bytes) to cut into
  * lines; NULL with err when it holds a NUL (not a text file) or on OOM. */
@@ -338,7 +389,7 @@ static int is_directive(const char *p, const char *word)
     return !strncmp(p, word, n) && isspace((unsigned char)p[n]);
 }
 
-/* Line 1: "# codeplace layout N", N 1 or 2. */
+/* Line 1: "# codeplace layout N", N 1 to 3. */
 static int read_header(const char *path, const char *p, unsigned *version,
                        cp_err *err)
 {
@@ -347,9 +398,9 @@ static int read_header(const char *path, const char *p, unsigned *version,
     if (sscanf(p, "# codeplace layout %u%c", &ver, &extra) != 1)
         return cp_seterr(err, "%s:1: not a layout file (expected '# codeplace "
                          "layout 2')", path);
-    if (ver != 1 && ver != 2)
+    if (ver < 1 || ver > 3)
         return cp_seterr(err, "%s:1: layout version %u; this codeplace reads "
-                         "versions 1 and 2", path, ver);
+                         "versions 1 to 3", path, ver);
     *version = ver;
     return 0;
 }
@@ -372,7 +423,8 @@ static int read_shift(const char *path, unsigned ln, const char *p,
     return 0;
 }
 
-/* "@stub 0xADDR SIZE INSNS TARGET" (after "@stub"): a linker stub. */
+/* "@stub 0xADDR SIZE INSNS TARGET [from:SITES]" (after "@stub"): a linker
+ * stub; the sites need layout version 3. */
 static int read_stub(const char *path, unsigned ln, unsigned version, char *p,
                      csim_layout_line *x, cp_err *err)
 {
@@ -380,19 +432,25 @@ static int read_stub(const char *path, unsigned ln, unsigned version, char *p,
         return cp_seterr(err, "%s:%u: @stub lines need layout version 2 "
                          "(the file says 1)", path, ln);
     char *a = next_tok(&p), *sz = next_tok(&p), *in = next_tok(&p);
-    char *name = next_tok(&p);
+    char *name = next_tok(&p), *from = next_tok(&p);
     uint64_t addr, size, insns;
-    if (!a || !sz || !in || !name || next_tok(&p) ||
+    if (!a || !sz || !in || !name || (from && strncmp(from, "from:", 5)) ||
+        next_tok(&p) ||
         cp_parse_u64(a, 0, &addr) < 0 || addr > 0xffffffffULL ||
         cp_parse_u64(sz, 0, &size) < 0 || size == 0 || size > 64 ||
         cp_parse_u64(in, 0, &insns) < 0 || insns > 64)
         return cp_seterr(err, "%s:%u: expected '@stub 0xADDR SIZE INSNS "
-                         "TARGET' (SIZE 1..64 bytes, INSNS 0..64)", path, ln);
+                         "TARGET [from:0xSITE,...]' (SIZE 1..64 bytes, INSNS "
+                         "0..64)", path, ln);
+    if (from && version < 3)
+        return cp_seterr(err, "%s:%u: from: on an @stub line needs layout "
+                         "version 3 (the file says %u)", path, ln, version);
     x->kind = CSIM_LAYOUT_STUB;
     x->stub_addr = (uint32_t)addr;
     x->stub_bytes = (uint32_t)size;
     x->stub_insns = (uint32_t)insns;
     x->stub_target = name;
+    x->stub_from = from;
     return 0;
 }
 
@@ -479,8 +537,10 @@ static int on_stub(void *ctx, const csim_layout_line *l, cp_err *err)
         return 0;
     if (resolve_stub(x->path, l, x->s, &st, err) < 0)
         return -1;
-    if (cp_grow((void **)&x->out, &x->cap, x->n + 1, sizeof *x->out) < 0)
+    if (cp_grow((void **)&x->out, &x->cap, x->n + 1, sizeof *x->out) < 0) {
+        free(st.sites);
         return cp_seterr(err, "out of memory");
+    }
     x->out[x->n++] = st;
     return 0;
 }
@@ -492,7 +552,7 @@ int csim_layout_stubs_text(const char *path, const char *text, size_t len,
     stubs_read x = {path, s, NULL, 0, 0};
     int rc = csim_layout_read(path, text, len, on_stub, &x, err);
     if (rc < 0) {
-        free(x.out);
+        csim_stubs_free(x.out, x.n);
         x.out = NULL;
         x.n = 0;
     }
@@ -623,6 +683,7 @@ static int on_apply(void *ctx, const csim_layout_line *l, cp_err *err)
          * here. */
         if (resolve_stub(x->path, l, x->s, &stub, err) < 0)
             return -1;
+        free(stub.sites);
         x->st->stubs++;
         return 0;
     case CSIM_LAYOUT_ENTRY:

@@ -121,17 +121,12 @@ csim_setidx *csim_setidx_new(const csim_stream *s, const csim_map *m,
         goto oom;
     uint32_t mask = x->nsets - 1;
     for (size_t i = 0; i < s->nruns; i++) {
-        uint64_t r = s->run[i];
-        size_t fn = run_fn(r);
-        unsigned k = x->m->kind[fn];
-        if (k == CSIM_UNCACHED || ((run_flags(r) & RUN_UNC) && !x->m->moved[fn]))
+        uint32_t a, last, fn = (uint32_t)run_fn(s->run[i]);
+        if (!run_lines(x->m, s->run[i], x->ls, &a, &last))
             continue;
-        uint32_t a = x->m->base[fn] + run_off(r);
-        uint32_t fl = k == CSIM_NOFILL ? CSIM_NOALLOC : 0;
-        uint32_t last = (a + run_len(r) - 1) >> x->ls;
-        for (uint32_t l = a >> x->ls; l <= last; l++)
-            if (push(&x->set[l & mask], (sent){(uint32_t)i, l | fl,
-                                               (uint32_t)fn}) < 0)
+        uint32_t fl = a & CSIM_NOALLOC;
+        for (uint32_t l = a & CSIM_LINE_MASK; l <= last; l++)
+            if (push(&x->set[l & mask], (sent){(uint32_t)i, l | fl, fn}) < 0)
                 goto oom;
     }
     csim_cache_flush(x->c);
@@ -171,15 +166,12 @@ static int collect(csim_setidx *x, size_t fn)
         return 0;
     sent *tmp = NULL;
     size_t ntmp = 0, cap = 0;
-    uint32_t fl = m->kind[fn] == CSIM_NOFILL ? CSIM_NOALLOC : 0;
     for (size_t j = s->fn_start[fn]; j < s->fn_start[fn + 1]; j++) {
-        uint32_t ri = s->fn_runs[j];
-        uint64_t r = s->run[ri];
-        if ((run_flags(r) & RUN_UNC) && !m->moved[fn])
+        uint32_t ri = s->fn_runs[j], a, last;
+        if (!run_lines(m, s->run[ri], x->ls, &a, &last))
             continue;
-        uint32_t a = m->base[fn] + run_off(r);
-        uint32_t last = (a + run_len(r) - 1) >> x->ls;
-        for (uint32_t l = a >> x->ls; l <= last; l++) {
+        uint32_t fl = a & CSIM_NOALLOC;
+        for (uint32_t l = a & CSIM_LINE_MASK; l <= last; l++) {
             if (ntmp == cap &&
                 cp_grow((void **)&tmp, &cap, ntmp + 1, sizeof *tmp) < 0) {
                 free(tmp);
@@ -228,18 +220,45 @@ static int merge(slist *l, const sent *ev, size_t lo, size_t hi)
     return 0;
 }
 
+/* Merges g's accesses under the current map into its sets' lists, adding
+ * the sets to x->touched (nt so far); returns the new nt, or -1. */
+static long enter(csim_setidx *x, size_t g, size_t nt)
+{
+    if (collect(x, g) < 0)
+        return -1;
+    for (uint32_t st = 0; st < x->nsets; st++) {
+        size_t lo = x->cnt[st], hi = st + 1 < x->nsets ? x->cnt[st + 1] : x->nev;
+        if (lo == hi)
+            continue;
+        if (merge(&x->set[st], x->ev, lo, hi) < 0)
+            return -1;
+        if (!x->mark[st]) {
+            x->mark[st] = 1;
+            x->touched[nt++] = st;
+        }
+    }
+    return (long)nt;
+}
+
+/* Moves fn. A function moving between cached flash and memory the cache
+ * does not see changes which stubs its calls go through, so with stubs
+ * their accesses are taken out and merged again too. */
 static int64_t apply(csim_setidx *x, size_t fn, int to_ram, uint32_t addr,
                      cp_err *err)
 {
-    if (fn >= x->s->nfns)
+    const csim_stream *s = x->s;
+    if (fn >= s->nfns)
         return cp_seterr(err, "no function %zu", fn);
-    size_t nt = csim_func_sets(x->s, x->m, &x->g, fn, x->touched, 0);
-    /* Leave: drop fn's accesses from its sets. */
+    size_t s0 = s->nstubs && fn < s->stub_fn0 ? s->stub_fn0 : s->nfns;
+    size_t nt = csim_func_sets(s, x->m, &x->g, fn, x->touched, 0);
+    for (size_t g = s0; g < s->nfns; g++)
+        nt = csim_func_sets(s, x->m, &x->g, g, x->touched, nt);
+    /* Leave: drop their accesses from their sets. */
     for (size_t i = 0; i < nt; i++) {
         slist *l = &x->set[x->touched[i]];
         size_t k = 0;
         for (size_t j = 0; j < l->n; j++)
-            if (l->e[j].fn != fn)
+            if (l->e[j].fn != fn && l->e[j].fn < s0)
                 l->e[k++] = l->e[j];
         l->n = k;
         x->mark[x->touched[i]] = 1;
@@ -248,20 +267,13 @@ static int64_t apply(csim_setidx *x, size_t fn, int to_ram, uint32_t addr,
         csim_map_uncache(x->m, fn);
     else
         csim_map_move(x->m, fn, addr);
-    /* Enter: merge its accesses under the new map. */
-    if (collect(x, fn) < 0)
+    /* Enter: merge their accesses under the new map. */
+    long n = enter(x, fn, nt);
+    for (size_t g = s0; g < s->nfns && n >= 0; g++)
+        n = enter(x, g, (size_t)n);
+    if (n < 0)
         return cp_seterr(err, "out of memory");
-    for (uint32_t st = 0; st < x->nsets; st++) {
-        size_t lo = x->cnt[st], hi = st + 1 < x->nsets ? x->cnt[st + 1] : x->nev;
-        if (lo == hi)
-            continue;
-        if (merge(&x->set[st], x->ev, lo, hi) < 0)
-            return cp_seterr(err, "out of memory");
-        if (!x->mark[st]) {
-            x->mark[st] = 1;
-            x->touched[nt++] = st;
-        }
-    }
+    nt = (size_t)n;
     csim_cache_flush(x->c);
     for (size_t i = 0; i < nt; i++) {
         sim_set(x, &x->set[x->touched[i]]);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cache/stream_int.h"
+#include "isa/thumb.h"
 
 #define BLOCK 4096u /* unknown code is grouped in blocks of this size */
 
@@ -31,6 +32,7 @@ csim_stream *csim_stream_new(const img *im, const tgt *t, cp_err *err)
     s->dreads = default_dreads(t);
     s->last_fn = NONE;
     s->last_fetch_fn = NONE;
+    s->stub_fn0 = NONE;
     size_t n = im ? img_nfuncs(im) : 0;
     if (cp_grow((void **)&s->fns, &s->capf, n + 1, sizeof *s->fns) < 0) {
         csim_stream_free(s);
@@ -76,66 +78,23 @@ void csim_stream_free(csim_stream *s)
     free(s->fn_start);
     free(s->blk_ht);
     free(s->stubs);
-    free(s->fast);
+    free(s->calls);
     cp_pool_free(s->pool);
     free(s);
 }
 
-int csim_stream_set_stubs(csim_stream *s, const csim_stub *st, size_t n,
-                          const uint8_t *fast, cp_err *err)
-{
-    if (s->nruns || s->marked || s->nstubs)
-        return cp_seterr(err, "stream: stubs set after the first record");
-    if (!n)
-        return 0;
-    s->stubs = malloc(n * sizeof *s->stubs);
-    s->fast = calloc(s->nimg ? s->nimg : 1, 1);
-    if (!s->stubs || !s->fast ||
-        cp_grow((void **)&s->fns, &s->capf, s->nfns + n, sizeof *s->fns) < 0)
-        return cp_seterr(err, "out of memory");
-    memcpy(s->stubs, st, n * sizeof *st);
-    if (fast)
-        memcpy(s->fast, fast, s->nimg);
-    s->stub_fn0 = s->nfns;
-    for (size_t i = 0; i < n; i++) {
-        char name[160];
-        const char *tn = "?";
-        for (size_t k = 0; k < s->nimg; k++)
-            if (s->fns[k].addr == st[i].target) {
-                tn = s->fns[k].name;
-                break;
-            }
-        snprintf(name, sizeof name, "stub:%s", tn);
-        const char *nm = cp_pool_str(s->pool, name);
-        if (!nm)
-            return cp_seterr(err, "out of memory");
-        s->fns[s->nfns++] = (csim_fn){nm, st[i].addr, st[i].size ? st[i].size : 2,
-                                      NULL, CSIM_FN_STUB};
-    }
-    s->nstubs = n;
-    return 0;
-}
-
 /* Whether the fetch run that ended at end ended with a Thumb BL or B.W
- * (T1 / T4 encodings, ARMv7-M ARM A7.7.18 and A7.7.12) to target: the
- * calls GNU ld may route through a long-branch stub (a call through a
- * register never is). */
+ * to target (isa/thumb.h): the calls GNU ld may route through a
+ * long-branch stub (a call through a register never is). */
 static int ends_in_branch_to(const csim_stream *s, uint32_t end,
                              uint32_t target)
 {
     uint8_t b[4];
+    uint32_t t;
     if (!s->im || end < 4 || img_read(s->im, end - 4, b, 4) < 0)
         return 0;
-    uint32_t h1 = b[0] | b[1] << 8, h2 = b[2] | b[3] << 8;
-    if (h1 >> 11 != 0x1e || ((h2 & 0xd000) != 0xd000 && (h2 & 0xd000) != 0x9000))
-        return 0;
-    uint32_t S = (h1 >> 10) & 1, I1 = !(((h2 >> 13) & 1) ^ S);
-    uint32_t I2 = !(((h2 >> 11) & 1) ^ S);
-    uint32_t imm = S << 24 | I1 << 23 | I2 << 22 | (h1 & 0x3ff) << 12 |
-                   (h2 & 0x7ff) << 1;
-    if (S)
-        imm |= 0xfe000000u;
-    return end - 4 + 4 + imm == target;
+    return thumb_long_branch(b[0] | b[1] << 8, b[2] | b[3] << 8, end - 4,
+                             &t) && t == target;
 }
 
 /* Index of the unknown block [base, base + size), made on first use. */
@@ -193,6 +152,26 @@ static size_t fn_above(const csim_stream *s, uint32_t addr)
             hi = mid;
     }
     return lo;
+}
+
+/* A fetch run starting at addr: when it enters an image function's start
+ * from another image function whose last fetch run ended with a direct
+ * BL / B.W to it, a call (the ones GNU ld may route through a stub). */
+static int record_call(csim_stream *s, uint32_t addr, cp_err *err)
+{
+    size_t c = s->last_fetch_fn;
+    if (c == NONE || c >= s->nimg || s->fns[c].addr == addr)
+        return 0;
+    size_t f = fn_above(s, addr);
+    if (f >= s->nimg || s->fns[f].addr != addr ||
+        !ends_in_branch_to(s, s->last_fetch_end, addr))
+        return 0;
+    if (cp_grow((void **)&s->calls, &s->capc, s->ncalls + 1,
+                sizeof *s->calls) < 0)
+        return cp_seterr(err, "out of memory");
+    s->calls[s->ncalls++] = (csim_call){s->nruns, s->last_fetch_end - 4,
+                                        (uint32_t)c};
+    return 0;
 }
 
 /* The function holding addr and how many bytes from addr it still covers.
@@ -316,27 +295,8 @@ int csim_stream_add(csim_stream *s, const trc_rec *r, cp_err *err)
             fl |= RUN_UNC;
     }
     uint32_t addr = r->addr & (r->kind == TRC_FETCH ? ~1u : ~0u);
-    if (s->nstubs && r->kind == TRC_FETCH) {
-        for (size_t k = 0; k < s->nstubs; k++) {
-            const csim_stub *st = &s->stubs[k];
-            /* A stub in flash serves calls from flash into fast memory; one
-             * in fast memory calls from there back to flash. */
-            const tgt_mem *sm = tgt_mem_at(s->t, st->addr);
-            int from_fast = !sm || sm->kind != TGT_MEM_FLASH;
-            if (st->target != addr || s->last_fetch_fn == NONE ||
-                s->last_fetch_fn >= s->nimg ||
-                !s->fast[s->last_fetch_fn] != !from_fast ||
-                s->fns[s->last_fetch_fn].addr == addr ||
-                !ends_in_branch_to(s, s->last_fetch_end, addr))
-                continue;
-            size_t sf = s->stub_fn0 + k;
-            if (push_run(s, sf, 0, s->fns[sf].size, 0, err) < 0 ||
-                add_fn_insns(s, sf, st->insns, err) < 0)
-                return -1;
-            s->iter_insns[s->niter - 1] += st->insns;
-            break;
-        }
-    }
+    if (r->kind == TRC_FETCH && record_call(s, addr, err) < 0)
+        return -1;
     uint64_t left = r->len ? r->len : 1;
     uint64_t insn_left = r->kind == TRC_FETCH ? r->ninsn : 0;
     while (left) {
@@ -362,22 +322,12 @@ int csim_stream_add(csim_stream *s, const trc_rec *r, cp_err *err)
     return 0;
 }
 
-int csim_stream_finish(csim_stream *s, cp_err *err)
+/* The runs of each function, in time order (counting sort): fn_start and
+ * fn_runs, made again when stubs add functions. */
+static int index_fns(csim_stream *s, cp_err *err)
 {
-    if (s->finished)
-        return 0;
-    if (!s->marked) { /* no marks: the whole trace is one iteration */
-        if (start_iter(s, err) < 0)
-            return -1;
-    }
-    /* A trailing mark with nothing after it starts no iteration. */
-    if (s->niter > 1 && s->iter[s->niter - 1] == s->nruns &&
-        !s->iter_insns[s->niter - 1])
-        s->niter--;
-    s->iter[s->niter] = s->nruns;
-    if (add_fn_insns(s, s->nfns ? s->nfns - 1 : 0, 0, err) < 0)
-        return -1;
-    /* Runs per function, in order (counting sort). */
+    free(s->fn_start);
+    free(s->fn_runs);
     s->fn_start = calloc(s->nfns + 1, sizeof *s->fn_start);
     s->fn_runs = malloc((s->nruns ? s->nruns : 1) * sizeof *s->fn_runs);
     if (!s->fn_start || !s->fn_runs)
@@ -393,8 +343,137 @@ int csim_stream_finish(csim_stream *s, cp_err *err)
     for (size_t i = 0; i < s->nruns; i++)
         s->fn_runs[fill[run_fn(s->run[i])]++] = (uint32_t)i;
     free(fill);
+    return 0;
+}
+
+int csim_stream_finish(csim_stream *s, cp_err *err)
+{
+    if (s->finished)
+        return 0;
+    if (!s->marked) { /* no marks: the whole trace is one iteration */
+        if (start_iter(s, err) < 0)
+            return -1;
+    }
+    /* A trailing mark with nothing after it starts no iteration. */
+    if (s->niter > 1 && s->iter[s->niter - 1] == s->nruns &&
+        !s->iter_insns[s->niter - 1])
+        s->niter--;
+    s->iter[s->niter] = s->nruns;
+    if (add_fn_insns(s, s->nfns ? s->nfns - 1 : 0, 0, err) < 0)
+        return -1;
+    if (index_fns(s, err) < 0)
+        return -1;
     s->finished = 1;
     return 0;
+}
+
+/* The stub of st[0..n) a call from site to target goes through when its
+ * caller is on side `from_fast`: one that names the site, else the first
+ * that names no sites; NONE when there is none. */
+static size_t pick_stub(const csim_stream *s, const csim_stub *st, size_t n,
+                        uint32_t site, uint32_t target, int from_fast)
+{
+    size_t any = NONE;
+    for (size_t k = 0; k < n; k++) {
+        const tgt_mem *sm = tgt_mem_at(s->t, st[k].addr);
+        int fast = !sm || sm->kind != TGT_MEM_FLASH;
+        if (st[k].target != target || fast != from_fast)
+            continue;
+        if (!st[k].nsites) {
+            if (any == NONE)
+                any = k;
+            continue;
+        }
+        for (size_t i = 0; i < st[k].nsites; i++)
+            if (st[k].sites[i] == site)
+                return k;
+    }
+    return any;
+}
+
+int csim_stream_set_stubs(csim_stream *s, const csim_stub *st, size_t n,
+                          cp_err *err)
+{
+    if (!s->finished || s->nstubs)
+        return cp_seterr(err, "stream: stubs set before the stream is "
+                         "finished, or twice");
+    if (!n)
+        return 0;
+    if (s->nfns + n > MAX_FNS)
+        return cp_seterr(err, "too many functions (%zu)", s->nfns + n);
+    s->stubs = malloc(n * sizeof *s->stubs);
+    size_t (*pick)[2] = malloc((s->ncalls ? s->ncalls : 1) * sizeof *pick);
+    uint64_t *run = NULL;
+    if (!s->stubs || !pick ||
+        cp_grow((void **)&s->fns, &s->capf, s->nfns + n, sizeof *s->fns) < 0)
+        goto oom;
+    s->stub_fn0 = s->nfns;
+    for (size_t i = 0; i < n; i++) {
+        char name[160];
+        const char *tn = "?";
+        for (size_t k = 0; k < s->nimg; k++)
+            if (s->fns[k].addr == st[i].target) {
+                tn = s->fns[k].name;
+                break;
+            }
+        snprintf(name, sizeof name, "stub:%s", tn);
+        const char *nm = cp_pool_str(s->pool, name);
+        if (!nm)
+            goto oom;
+        s->stubs[i] = st[i];
+        s->stubs[i].sites = NULL;
+        s->stubs[i].nsites = 0;
+        s->fns[s->nfns++] = (csim_fn){nm, st[i].addr,
+                                      st[i].size ? st[i].size : 2, NULL,
+                                      CSIM_FN_STUB};
+    }
+    s->nstubs = n;
+    /* Each call gets a run of the stub it goes through from each side,
+     * in front of the run it enters: the map decides at evaluation which
+     * one, if any, is fetched. */
+    size_t extra = 0;
+    for (size_t c = 0; c < s->ncalls; c++) {
+        uint64_t r = s->run[s->calls[c].run];
+        uint32_t target = s->fns[run_fn(r)].addr + run_off(r);
+        for (int side = 0; side < 2; side++) {
+            pick[c][side] = pick_stub(s, st, n, s->calls[c].site, target, side);
+            extra += pick[c][side] != NONE;
+        }
+    }
+    run = malloc((s->nruns + extra ? s->nruns + extra : 1) * sizeof *run);
+    if (!run)
+        goto oom;
+    size_t k = 0, c = 0, it = 0;
+    for (size_t i = 0; i <= s->nruns; i++) {
+        /* An iteration starting at run i starts before its stubs: they are
+         * in the iteration of the run they precede. */
+        while (it <= s->niter && s->iter[it] == i)
+            s->iter[it++] = k;
+        for (; c < s->ncalls && s->calls[c].run == i; c++) {
+            for (int side = 0; side < 2; side++) {
+                size_t sk = pick[c][side];
+                if (sk != NONE)
+                    run[k++] = run_pack(s->stub_fn0 + sk, s->calls[c].caller,
+                                        s->fns[s->stub_fn0 + sk].size,
+                                        side ? STUB_FROM_FAST : STUB_FROM_FLASH);
+            }
+            s->calls[c].run = k;
+        }
+        if (i < s->nruns)
+            run[k++] = s->run[i];
+    }
+    free(s->run);
+    s->run = run;
+    s->nruns = s->capr = k;
+    s->nstub_runs = extra;
+    free(pick);
+    if (add_fn_insns(s, s->nfns - 1, 0, err) < 0)
+        return -1;
+    return index_fns(s, err);
+oom:
+    free(pick);
+    free(run);
+    return cp_seterr(err, "out of memory");
 }
 
 size_t csim_stream_nfns(const csim_stream *s)
@@ -464,7 +543,7 @@ size_t csim_stream_niters(const csim_stream *s)
 
 size_t csim_stream_nruns(const csim_stream *s)
 {
-    return s->nruns;
+    return s->nruns - s->nstub_runs;
 }
 
 uint64_t csim_stream_iter_insns(const csim_stream *s, size_t k)

@@ -264,33 +264,6 @@ int cli_tgt_verdict(cli_ctx *ctx, const cli_tgt *o, cli_tally *c,
     return CLI_OK;
 }
 
-int cli_tgt_check_trace(cli_ctx *ctx, const cli_tgt *o, const char *trace,
-                        unsigned max_iters)
-{
-    cp_err err;
-    trc_reader *rd = trc_open_ex(trace, TRC_OPEN_PARTIAL, &err);
-    if (!rd) {
-        cli_error("%s", err.msg);
-        return CLI_FAIL;
-    }
-    cli_tally c;
-    cli_tally_init(&c, &o->t);
-    trc_rec r;
-    int rc;
-    uint64_t marks = 0;
-    while ((rc = trc_next(rd, &r, &err)) == 1) {
-        if (r.kind == TRC_MARK && max_iters && ++marks > max_iters)
-            break;
-        cli_tally_add(&c, &r);
-    }
-    trc_close(rd);
-    if (rc < 0) {
-        cli_error("%s", err.msg);
-        return CLI_FAIL;
-    }
-    return cli_tgt_verdict(ctx, o, &c, trace);
-}
-
 /* The memory of t holding [a, a + n) whole (not peripherals), or NULL. */
 static const tgt_mem *holding(const tgt *t, uint32_t a, uint32_t n)
 {

@@ -77,10 +77,6 @@ void cli_tally_add(cli_tally *c, const trc_rec *r);
  * unless o->allow_uncached. Returns CLI_OK otherwise. */
 int cli_tgt_verdict(cli_ctx *ctx, const cli_tgt *o, cli_tally *c,
                     const char *trace);
-/* Reads up to max_iters iterations (0: all) of trace and gives the
- * verdict. */
-int cli_tgt_check_trace(cli_ctx *ctx, const cli_tgt *o, const char *trace,
-                        unsigned max_iters);
 
 /* Whether im can be the image running on t: every load segment (its load
  * and run addresses) inside one memory of t that is not peripherals, the

@@ -161,6 +161,49 @@ static const char *stub_sym(const plan_target *t, const img_func *fn)
     return t->sym ? t->sym : fn->name;
 }
 
+/* Whether target t is a second name of a function an earlier target
+ * already has (ldexp after scalbn): the traced calls through its stub are
+ * then those of the branch sites whose relocations name it, and its @stub
+ * line lists them (from:); a call the model cannot tell goes to the first
+ * target at the address (plan_model_add_access), whose line lists none. */
+static int later_name(const plan_model *m, size_t t)
+{
+    for (size_t i = 0; i < t; i++)
+        if (m->targets[i].addr == m->targets[t].addr)
+            return 1;
+    return 0;
+}
+
+/* Whether L's @stub lines need layout version 3 (one lists its sites). */
+static int stubs_need_sites(const plan_model *m, const plan_layout *L)
+{
+    for (size_t t = 0; t < m->ntargets; t++)
+        if (L->stub[t] && later_name(m, t))
+            return 1;
+    for (size_t i = 0; i < m->ncalls; i++) {
+        const plan_call *c = &m->calls[i];
+        if (L->addr[c->caller] == PLAN_ADDR_FAST &&
+            L->addr[m->targets[c->target].unit] != PLAN_ADDR_FAST &&
+            later_name(m, c->target))
+            return 1;
+    }
+    return 0;
+}
+
+/* Ends an @stub line: for a later name, the branch sites that use it. */
+static void stub_end(FILE *f, const plan_model *m, size_t t)
+{
+    if (later_name(m, t)) {
+        const char *sep = " from:";
+        for (size_t i = 0; i < m->nsites; i++)
+            if (m->sites[i].target == t) {
+                fprintf(f, "%s0x%08x", sep, m->sites[i].addr);
+                sep = ",";
+            }
+    }
+    fputc('\n', f);
+}
+
 int plan_emit_layout(FILE *f, const plan_model *m, const plan_result *r,
                      const plan_emit_info *info, cp_err *err)
 {
@@ -178,7 +221,7 @@ int plan_emit_layout(FILE *f, const plan_model *m, const plan_result *r,
     }
     for (size_t i = 0; i < r->nitems; i++)
         why[r->items[i].unit] = r->items[i].region == PLAN_FAST ? 'f' : 'h';
-    fputs("# codeplace layout 2\n", f);
+    fprintf(f, "# codeplace layout %d\n", stubs_need_sites(m, &L) ? 3 : 2);
     fprintf(f, "# target: %s  image: %s  strategy: %s\n", info->t->name,
             img_hash(im), info->strategy);
     if (info->unverified)
@@ -210,8 +253,9 @@ int plan_emit_layout(FILE *f, const plan_model *m, const plan_result *r,
         const img_func *fn = img_lookup(im, m->targets[t].addr);
         if (!fn || fn->addr != m->targets[t].addr)
             continue;
-        fprintf(f, "@stub 0x%08x %u %u %s@0x%08x\n", L.stub[t], m->veneer_bytes,
+        fprintf(f, "@stub 0x%08x %u %u %s@0x%08x", L.stub[t], m->veneer_bytes,
                 m->veneer_insns, stub_sym(&m->targets[t], fn), fn->addr);
+        stub_end(f, m, t);
     }
     const tgt_mem *fast = NULL;
     for (unsigned k = 0; k < info->t->nmems; k++)
@@ -287,9 +331,10 @@ int plan_emit_layout(FILE *f, const plan_model *m, const plan_result *r,
     plan_ldstub_sort(m, last_fast, infast, 1, tg, ntg);
     for (size_t i = 0; i < ntg; i++) {
         const img_func *fn = img_lookup(im, m->targets[tg[i]].addr);
-        fprintf(f, "@stub 0x%08llx %u %u %s@0x%08x\n", (unsigned long long)cur,
+        fprintf(f, "@stub 0x%08llx %u %u %s@0x%08x", (unsigned long long)cur,
                 m->veneer_bytes, m->veneer_insns,
                 stub_sym(&m->targets[tg[i]], fn), fn->addr);
+        stub_end(f, m, tg[i]);
         cur += m->veneer_bytes;
     }
     free(done);

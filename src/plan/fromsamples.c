@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "isa/thumb.h"
 #include "plan/plan_int.h"
 
 static uint32_t align8(uint32_t v)
@@ -48,14 +49,10 @@ int plan_thumb_branch(const uint8_t *code, size_t avail, uint32_t addr,
         *len = 4;
         return 1;
     }
-    if ((h2 & 0xd000) == 0x9000) {
-        /* T4: B.W, I1 = NOT(J1 EOR S), I2 = NOT(J2 EOR S). */
-        uint32_t I1 = !(J1 ^ S), I2 = !(J2 ^ S);
-        uint32_t imm = S << 24 | I1 << 23 | I2 << 22 | (h1 & 0x3ff) << 12 |
-                       (h2 & 0x7ff) << 1;
-        if (S)
-            imm |= 0xfe000000u;
-        *target = pc + imm;
+    uint32_t t;
+    if (thumb_long_branch(h1, h2, addr, &t) == THUMB_BW) {
+        /* T4: B.W (isa/thumb.h). */
+        *target = t;
         *len = 4;
         return 1;
     }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "isa/thumb.h"
 #include "trace/trace.h"
 
 static uint32_t align_of(uint32_t addr)
@@ -196,31 +197,6 @@ static int add_call(plan_model *m, uint32_t caller, uint32_t site,
     return plan_model_add_call(m, caller, (uint32_t)t);
 }
 
-/* The target of the Thumb BL or B.W (encodings T1 and T4: ARMv7-M
- * Architecture Reference Manual A7.7.18 and A7.7.12) made of the halfwords
- * h1, h2 at addr; 0 when they are not one. These are the only branches GNU
- * ld gives a long-branch stub: a call through a register (BLX Rm, the
- * compiled form of a function pointer call) reaches any address and never
- * goes through one. */
-static int direct_branch(uint32_t h1, uint32_t h2, uint32_t addr,
-                         uint32_t *target)
-{
-    if (h1 >> 11 != 0x1e)
-        return 0;
-    int bl = (h2 & 0xd000) == 0xd000, bw = (h2 & 0xd000) == 0x9000;
-    if (!bl && !bw)
-        return 0;
-    uint32_t S = (h1 >> 10) & 1, J1 = (h2 >> 13) & 1;
-    uint32_t J2 = (h2 >> 11) & 1;
-    uint32_t I1 = !(J1 ^ S), I2 = !(J2 ^ S);
-    uint32_t imm = S << 24 | I1 << 23 | I2 << 22 | (h1 & 0x3ff) << 12 |
-                   (h2 & 0x7ff) << 1;
-    if (S)
-        imm |= 0xfe000000u;
-    *target = addr + 4 + imm;
-    return 1;
-}
-
 /* Whether the fetch run that ended at end (exclusive) ended with a direct
  * BL / B.W to target: how a call that the linker may route through a stub
  * shows in the trace. */
@@ -231,8 +207,8 @@ static int run_ends_in_branch_to(const plan_model *m, uint32_t end,
     uint32_t t;
     if (end < 4 || img_read(m->im, end - 4, b, 4) < 0)
         return 0;
-    return direct_branch(b[0] | b[1] << 8, b[2] | b[3] << 8, end - 4, &t) &&
-           t == target;
+    return thumb_long_branch(b[0] | b[1] << 8, b[2] | b[3] << 8, end - 4,
+                             &t) && t == target;
 }
 
 static int add_stock_call(plan_model *m, uint32_t caller, uint32_t stub)
@@ -270,7 +246,7 @@ static int find_calls(plan_model *m)
                 continue;
             }
             uint32_t h2 = code[i + 2] | code[i + 3] << 8, target;
-            if (direct_branch(h1, h2, un->addr + i, &target)) {
+            if (thumb_long_branch(h1, h2, un->addr + i, &target)) {
                 uint32_t v = unit_at(m, target);
                 if (v != PLAN_FIXED && v != u &&
                     add_call(m, (uint32_t)u, un->addr + i, target, v) < 0) {
@@ -608,16 +584,16 @@ int plan_model_add_access(plan_model *m, uint32_t addr, uint32_t len,
 int plan_model_add_trace(plan_model *m, const char *path, unsigned max_iters,
                          cp_err *err)
 {
-    return plan_model_add_workload(m, path, 1, max_iters, err);
+    return plan_model_add_workload(m, path, 1, max_iters, NULL, err);
 }
 
 int plan_model_add_workload(plan_model *m, const char *path, double weight,
-                            unsigned max_iters, cp_err *err)
+                            unsigned max_iters, plan_read *rd, cp_err *err)
 {
     if (m->nwork >= PLAN_MAX_WORK)
         return cp_seterr(err, "'%s': at most %d traces per plan", path,
                          PLAN_MAX_WORK);
-    trc_reader *r = trc_open(path, err);
+    trc_reader *r = trc_open_ex(path, TRC_OPEN_PARTIAL, err);
     if (!r)
         return -1;
     const trc_header *h = trc_get_header(r);
@@ -639,9 +615,14 @@ int plan_model_add_workload(plan_model *m, const char *path, double weight,
     /* Complete iterations only: an interrupted recording's unfinished last
      * iteration is dropped (plan_model_dropped). */
     while ((rc = trc_next_complete(r, &rec, err)) == 1) {
+        if (rec.kind == TRC_MARK && max_iters && seen >= max_iters)
+            break;
+        if (rd) {
+            rd->records++;
+            if (rd->on_rec)
+                rd->on_rec(rd->arg, &rec);
+        }
         if (rec.kind == TRC_MARK) {
-            if (max_iters && seen >= max_iters)
-                break;
             seen++;
             if (plan_model_begin_iteration(m) < 0)
                 goto oom;
@@ -666,6 +647,8 @@ int plan_model_add_workload(plan_model *m, const char *path, double weight,
     }
     uint64_t dropped = rc == 0 ? trc_dropped(r, NULL) : 0;
     m->dropped += (unsigned)dropped;
+    if (rd)
+        rd->cut = rc == 0 && trc_truncated(r);
     trc_close(r);
     if (rc < 0)
         return -1;

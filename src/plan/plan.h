@@ -26,6 +26,7 @@
 
 #include "image/image.h"
 #include "target/target.h"
+#include "trace/trace.h"
 #include "util/util.h"
 
 enum plan_unit_flags {
@@ -66,10 +67,23 @@ void plan_model_free(plan_model *m);
  * or has no iterations. */
 int plan_model_add_trace(plan_model *m, const char *path, unsigned max_iters,
                          cp_err *err);
+/* What the one pass over a workload's trace gives besides the model:
+ * every record read (up to max_iters iterations, complete ones only) to
+ * on_rec (may be NULL: a tally for the target checks), how many, and
+ * whether the file was cut short (it is read up to its last block, as sim
+ * reads it). */
+typedef struct plan_read {
+    void (*on_rec)(void *arg, const trc_rec *r);
+    void *arg;
+    uint64_t records; /* OUT */
+    int cut;          /* OUT */
+} plan_read;
+
 /* The same with a weight (> 0): plans minimise the weighted mean of the
- * workloads' warm misses per iteration. Each call adds one workload. */
+ * workloads' warm misses per iteration. Each call adds one workload. rd
+ * may be NULL. */
 int plan_model_add_workload(plan_model *m, const char *path, double weight,
-                            unsigned max_iters, cp_err *err);
+                            unsigned max_iters, plan_read *rd, cp_err *err);
 unsigned plan_model_nworkloads(const plan_model *m);
 /* The trace (or NULL) and the weight of workload k. */
 const char *plan_model_workload(const plan_model *m, unsigned k,

@@ -1,6 +1,8 @@
 /* qp: Thumb control-flow classes (see thumb.h). */
 #include "qplugin/thumb.h"
 
+#include "isa/thumb.h"
+
 static uint32_t sext(uint32_t v, unsigned bits)
 {
     uint32_t m = 1u << (bits - 1);
@@ -39,16 +41,12 @@ static qp_insn decode16(uint32_t hw, uint32_t addr)
 
 static qp_insn decode32(uint32_t h1, uint32_t h2, uint32_t addr)
 {
+    uint32_t t;
+    int lb = thumb_long_branch(h1, h2, addr, &t);
+    if (lb) /* BL T1, B.W T4 (isa/thumb.h) */
+        return mk(lb == THUMB_BL ? QP_CALL : QP_BRANCH, t);
     if ((h1 & 0xf800) == 0xf000 && (h2 & 0x8000)) {
         uint32_t s = h1 >> 10 & 1, j1 = h2 >> 13 & 1, j2 = h2 >> 11 & 1;
-        if ((h2 & 0x5000) == 0x5000 || (h2 & 0x5000) == 0x1000) {
-            /* BL T1, B.W T4 (A7.7.18, A7.7.12) */
-            uint32_t i1 = !(j1 ^ s), i2 = !(j2 ^ s);
-            uint32_t imm = s << 24 | i1 << 23 | i2 << 22 | (h1 & 0x3ff) << 12 |
-                           (h2 & 0x7ff) << 1;
-            uint32_t t = addr + 4 + sext(imm, 25);
-            return mk((h2 & 0x4000) ? QP_CALL : QP_BRANCH, t);
-        }
         if ((h2 & 0x5000) == 0 && ((h1 >> 6) & 0xf) < 0xe) {
             /* B<c>.W T3 */
             uint32_t imm = s << 20 | j2 << 19 | j1 << 18 | (h1 & 0x3f) << 12 |

@@ -68,7 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                &stubs, &n, &err) == 0) {
         if (!stubs != !n)
             abort();
-        free(stubs);
+        csim_stubs_free(stubs, n);
     } else if (stubs || n || !err.msg[0]) {
         abort();
     }

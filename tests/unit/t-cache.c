@@ -756,7 +756,7 @@ static void t_layout_moves_functions(void)
 
     /* Errors name the file and line. */
     static const char *const bad[] = {
-        "# codeplace layout 3\n",
+        "# codeplace layout 4\n",
         "fx_sum flash set:1 4 x\n",
         "# codeplace layout 1\nfx_sum flash set:5000 32 x\n",
         "# codeplace layout 1\nfx_sum flash 0x20000000 32 x\n",
@@ -988,6 +988,71 @@ static void t_layout_reader(void)
     }
     static const char none[] = "# codeplace layout 2\nf flash 0 4 x\n";
     T_EQ(csim_layout_image_text(none, strlen(none), h, sizeof h), 0);
+
+/* main calls fx_sum with the BL at main + 0x32. The stubs of a layout are
+ * taken when a map is evaluated: with fx_sum in SRAM and main in flash the
+ * call fetches the stub that names its branch (not the one for every
+ * other branch), whose first line shares a set with main's and two data
+ * reads' (four lines in a 2-way set: misses); with main in SRAM as well,
+ * no stub (the two reads alone fit). The set index follows a caller's
+ * move between the sides. */
+static void t_stubs_at_evaluation(void)
+{
+    img *im = open_m0();
+    T_ASSERT(im);
+    const tgt *t = tgt_find("rp2040");
+    const img_func *mn = img_find(im, "main"), *sum = img_find(im, "fx_sum");
+    T_ASSERT(mn && sum && mn->addr == 0x10000040);
+    csim_stream *s = csim_stream_new(im, t, NULL);
+    for (int k = 0; k < 3; k++) {
+        trc_rec r[] = {mark((uint32_t)k), fetch(mn->addr, 0x36),
+                       fetch(sum->addr, 8), fetch(mn->addr + 0x36, 4),
+                       {TRC_DREAD, 0x10002040, 8, 0, 0},
+                       {TRC_DREAD, 0x10006040, 8, 0, 0}};
+        for (size_t i = 0; i < sizeof r / sizeof r[0]; i++)
+            T_EQ(csim_stream_add(s, &r[i], NULL), 0);
+    }
+    T_EQ(csim_stream_finish(s, NULL), 0);
+    uint32_t site = mn->addr + 0x32, other = mn->addr + 0x3a;
+    csim_stub st[] = {{0x10006000, 16, 5, sum->addr, &other, 1},
+                      {0x10004040, 16, 5, sum->addr, &site, 1},
+                      {0x10008000, 16, 5, sum->addr, NULL, 0}};
+    cp_err err;
+    T_EQ(csim_stream_set_stubs(s, st, 3, &err), 0);
+    size_t n = csim_stream_nfns(s), fmain = csim_stream_find(s, "main");
+    size_t fsum = csim_stream_find(s, "fx_sum");
+    T_EQ(csim_stream_fn(s, n - 2)->flags, CSIM_FN_STUB);
+    tgt_cache g = t->cache;
+    csim_map *m = csim_map_new(s);
+    csim_map_uncache(m, fsum);
+    csim_report r;
+    T_EQ(csim_analyze(s, m, &g, 0, &r, &err), 0);
+    T_EQ(r.iter[1].insns, 0x36 / 2 + 8 / 2 + 4 / 2 + 5);
+    uint64_t stub_acc[3] = {0};
+    for (size_t i = 0; i < r.nfstat; i++)
+        if (r.fstat[i].fn >= n - 3)
+            stub_acc[r.fstat[i].fn - (n - 3)] = r.fstat[i].accesses;
+    T_EQ(stub_acc[0], 0);
+    T_EQ(stub_acc[1], 2 * 2); /* two lines, two warm iterations */
+    T_EQ(stub_acc[2], 0);
+    csim_report_free(&r);
+    csim_eval_result a, b;
+    T_EQ(csim_eval(s, m, &g, 1, &a, &err), 0);
+    T_ASSERT(a.misses > 0);
+    csim_setidx *x = csim_setidx_new(s, m, &g, 1, &err);
+    T_ASSERT(x);
+    T_EQ(csim_setidx_misses(x), a.misses);
+    csim_map *m2 = csim_map_copy(m);
+    csim_map_uncache(m2, fmain);
+    T_EQ(csim_eval(s, m2, &g, 1, &b, &err), 0);
+    T_EQ(b.misses, 0);
+    T_EQ(csim_setidx_uncache(x, fmain, &err), (int64_t)b.misses);
+    T_EQ(csim_setidx_move(x, fmain, mn->addr, &err), (int64_t)a.misses);
+    csim_setidx_free(x);
+    csim_map_free(m2);
+    csim_map_free(m);
+    csim_stream_free(s);
+    img_free(im);
 }
 
 static const t_case cases[] = {
@@ -1009,6 +1074,7 @@ static const t_case cases[] = {
     {"analysis_hot_sets", t_analysis_hot_sets},
     {"layout_moves_functions", t_layout_moves_functions},
     {"eval_sets_functions", t_eval_sets_functions},
+    {"stubs_at_evaluation", t_stubs_at_evaluation},
     {NULL, NULL},
 };
 
