@@ -965,8 +965,11 @@ static void t_layout_reader(void)
         {"", "a.layout: empty file, not a layout"},
         {"name flash 0x10000000 4 x\n",
          "a.layout:1: not a layout file (expected '# codeplace layout 2')"},
-        {"# codeplace layout 3\n",
-         "a.layout:1: layout version 3; this codeplace reads versions 1 and 2"},
+        {"# codeplace layout 4\n",
+         "a.layout:1: layout version 4; this codeplace reads versions 1 to 3"},
+        {"# codeplace layout 2\n@stub 0x10000000 8 1 f from:0x10000010\n",
+         "a.layout:2: from: on an @stub line needs layout version 3 (the "
+         "file says 2)"},
         {"# codeplace layout 2\nf flash 0x10000000\n",
          "a.layout:2: expected NAME REGION PLACE SIZE REASON"},
         {"# codeplace layout 2\nf flash 0x10000000 big x\n",
@@ -974,8 +977,8 @@ static void t_layout_reader(void)
         {"# codeplace layout 1\n@stub 0x10000000 8 1 f\n",
          "a.layout:2: @stub lines need layout version 2 (the file says 1)"},
         {"# codeplace layout 2\n\n@stub 0x10000000 99 1 f\n",
-         "a.layout:3: expected '@stub 0xADDR SIZE INSNS TARGET' (SIZE 1..64 "
-         "bytes, INSNS 0..64)"},
+         "a.layout:3: expected '@stub 0xADDR SIZE INSNS TARGET "
+         "[from:0xSITE,...]' (SIZE 1..64 bytes, INSNS 0..64)"},
         {"# codeplace layout 2\n@shift 0x10 -17\n",
          "a.layout:2: expected '@shift 0xFROM DELTA'"},
     };
@@ -988,6 +991,7 @@ static void t_layout_reader(void)
     }
     static const char none[] = "# codeplace layout 2\nf flash 0 4 x\n";
     T_EQ(csim_layout_image_text(none, strlen(none), h, sizeof h), 0);
+}
 
 /* main calls fx_sum with the BL at main + 0x32. The stubs of a layout are
  * taken when a map is evaluated: with fx_sum in SRAM and main in flash the
