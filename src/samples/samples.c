@@ -421,17 +421,20 @@ int smp_write(smp *s, FILE *f, cp_err *err)
     fprintf(f, "# total: %" PRIu64 "\n", smp_total(s));
     for (size_t i = 0; i < s->n; i++)
         smp_write_entry(f, s->e[i].addr, s->e[i].count);
-    if (fflush(f) != 0 || ferror(f))
-        return cp_seterr(err, "write error");
+    if (fflush(f) != 0 || ferror(f)) {
+        int e = errno;
+        cp_seterr(err, "%s", e ? strerror(e) : "write error");
+        errno = e;
+        return -1;
+    }
     return 0;
 }
 
 static int save_fn(FILE *f, void *arg, cp_err *err)
 {
     cp_err e2;
-    if (smp_write(arg, f, &e2) < 0)
-        return cp_seterr(err, "%s", e2.msg);
-    return 0;
+    (void)err; /* a failed write: cp_wfile_write names the file and errno */
+    return smp_write(arg, f, &e2);
 }
 
 int smp_save(smp *s, const char *path, cp_err *err)

@@ -110,8 +110,10 @@ int cp_wfile_write(const char *path, int (*fn)(FILE *f, void *arg, cp_err *err),
         err = &local;
     err->msg[0] = 0;
     if (fn(w.f, arg, err) < 0) {
+        int e = errno;
         if (!err->msg[0])
-            cp_seterr(err, "cannot write '%s'", path);
+            cp_seterr(err, "cannot write '%s': %s", path,
+                      e ? strerror(e) : "write error");
         cp_wfile_abort(&w);
         return -1;
     }

@@ -4,11 +4,13 @@ the GDB remote serial protocol (non-stop mode) for a simulated ARMv6-M core
 (Cortex-M0+, RP2040 memory map) that runs two loops, 3/4 of the time in
 loop_a (0x10000100) and 1/4 in loop_b (0x10000200).
 
-    probe-peer.py PORTFILE LOG tcl|gdb pcsr|zero|constant [PORT]
+    probe-peer.py PORTFILE LOG tcl|gdb pcsr|zero|constant|nocount [PORT]
 
 pcsr:     DWT_PCSR (0xe000101c) returns the PC of a recent instruction
 zero:     DWT_PCSR reads as 0 (not implemented); halting works
 constant: DWT_PCSR always reads 0x10000100; halting works
+nocount:  as pcsr, but the XIP cache counters stay at 0 (a cache that
+          does not count: disabled, or another bus master's view)
 
 The RP2040's XIP cache counters (CTR_HIT 0x1400000c, CTR_ACC 0x14000010;
 RP2040 Datasheet 2.6.3.2) count from their last write (which clears them,
@@ -53,6 +55,8 @@ def read_word(addr):
     if addr == 0xE000EDFC:
         return demcr
     if addr in (0x1400000C, 0x14000010):
+        if mode == "nocount":
+            return 0
         acc = min(int((time.monotonic() - ctr_zero) * 1e6), 0xFFFFFFFF)
         return acc if addr == 0x14000010 else acc * 3 // 4
     return 0

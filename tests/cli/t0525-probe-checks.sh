@@ -112,7 +112,7 @@ test_expect_success 'record -o on a full disk: an error, exit 1' '
 '
 
 test_expect_success 'counters reading 0 accesses says so, exit 1 (no "0 misses")' '
-    peer tcl pcsr &&
+    peer tcl nocount &&
     $CODEPLACE counters --openocd 127.0.0.1:$PEER_PORT --target rp2040 \
         --window 0.1 --json >c.json 2>err; rc=$?
     wait $PEER_PID; test $rc -eq 1 &&
