@@ -16,12 +16,8 @@
 . "$CP_ROOT/tests/cli/vendor-lib.sh"
 . "$CP_ROOT/tests/cli/zephyr-loop-lib.sh"
 
-W=$TEST_TMP/w
-mkdir -p "$W"
+W=$ZL_W
 ES=$CP_ZEPHYR/zephyr/samples/net/sockets/echo_server
-ZL_W=$W
-ZL_CACHE="--target mps2-an385 --cache 16K,2,8"
-ZL_N=200
 
 test_expect_success 'Zephyr 3.5.0 without FILTER: echo_server builds with the module and an empty list' '
     printf "# codeplace name list 1\n" >"$W/codeplace.list" &&
@@ -42,8 +38,7 @@ test_expect_success 'budget 0: relinked from the list, verify finds every functi
     p0=$(zl_plan 0) && test -n "$p0" && echo "$p0" >"$W/p0.pred" &&
     grep -q "^# hot block: start 0x000000c0 " "$W/p0.list" &&
     zl_relink "$W/p0.list" &&
-    $CODEPLACE verify "$W/p0.layout" "$W/b/zephyr/zephyr.elf" --map "$W/b/zephyr/zephyr.map" >out &&
-    cat out && grep -q "^result: *as planned (0 differences)" out
+    zl_verify "$W/p0.layout"
 '
 
 test_expect_success 'budget 0: measured within 2 % of the prediction' '
@@ -59,8 +54,7 @@ test_expect_success 'budget 8K: every sram name in RAM, no start-up code among t
     ! grep "gap its alignment does not explain" "$W/plan8192.out" &&
     zl_relink_sram "$W/p8192.list" &&
     ! grep -x -e memset -e memcpy -e z_early_memset -e z_early_memcpy -e z_bss_zero -e z_data_copy "$W/sram" &&
-    $CODEPLACE verify "$W/p8192.layout" "$W/b/zephyr/zephyr.elf" --map "$W/b/zephyr/zephyr.map" >out &&
-    cat out && grep -q "^result: *as planned (0 differences)" out
+    zl_verify "$W/p8192.layout"
 '
 
 test_expect_success 'budget 8K: measured within 2 % of the prediction' '

@@ -22,10 +22,7 @@
 . "$CP_ROOT/tests/cli/vendor-lib.sh"
 . "$CP_ROOT/tests/cli/zephyr-loop-lib.sh"
 
-W=$TEST_TMP/w
-mkdir -p "$W"
-ZL_W=$W
-ZL_CACHE="--target mps2-an385 --cache 16K,2,8"
+W=$ZL_W
 ZL_N=100
 
 # zl_record NAME ELF TRACE: 100 requests after 5 (tests/cli/zephyr-loop-lib.sh).
@@ -63,8 +60,7 @@ test_expect_success 'budget 0: relinked from the list, verify finds every functi
     p0=$(zl_plan 0) && test -n "$p0" && echo "$p0" >"$W/p0.pred" &&
     grep -q "^# hot block: start 0x000000c0 " "$W/p0.list" &&
     zl_relink "$W/p0.list" &&
-    $CODEPLACE verify "$W/p0.layout" "$W/b/zephyr/zephyr.elf" --map "$W/b/zephyr/zephyr.map" >out &&
-    cat out && grep -q "^result: *as planned (0 differences)" out
+    zl_verify "$W/p0.layout"
 '
 
 test_expect_success 'budget 0: measured within 2 % of the prediction' '
@@ -74,9 +70,7 @@ test_expect_success 'budget 0: measured within 2 % of the prediction' '
 test_expect_success 'budget 8K: every sram name in RAM, verify as planned, measured within 2 % of the prediction' '
     p8=$(zl_plan 8192) && test -n "$p8" &&
     zl_relink_sram "$W/p8192.list" &&
-    $CODEPLACE verify "$W/p8192.layout" "$W/b/zephyr/zephyr.elf" --map "$W/b/zephyr/zephyr.map" >out &&
-    cat out && grep -q "^functions: *\([0-9]*\) of \1 where the plan put them$" out &&
-    grep -q "^result: *as planned (0 differences)" out &&
+    zl_verify "$W/p8192.layout" &&
     zl_rec m8192 && zl_within2 "$p8" m8192
 '
 

@@ -1,10 +1,12 @@
 # The plan-relink-retrace loop on a Zephyr build with the codeplace module
-# (docs/zephyr.md "The whole loop"): source after lib.sh and vendor-lib.sh,
-# with these set:
-#   ZL_W      the work directory: the build in $ZL_W/b (CONFIG_CODEPLACE_LIST
-#             pointing at $ZL_W/codeplace.list), everything else beside it
-#   ZL_CACHE  the --target and --cache arguments of sim and plan
-#   ZL_N      the iterations each recording makes
+# (docs/zephyr.md "The whole loop"): source after lib.sh and vendor-lib.sh.
+# Set after sourcing where the default does not fit:
+#   ZL_W      the work directory (made here; default $TEST_TMP/w): the build
+#             in $ZL_W/b (CONFIG_CODEPLACE_LIST pointing at
+#             $ZL_W/codeplace.list), everything else beside it
+#   ZL_CACHE  the --target and --cache arguments of sim and plan (default:
+#             the RP2040's cache over the mps2-an385 twin)
+#   ZL_N      the iterations each recording makes (default 200)
 # zl_record NAME ELF TRACE records ELF into TRACE with `trace --qemu` (its
 # output goes to $ZL_W/NAME.rec): here echo_server's, 200 echoes of the
 # tool's own traffic after 20; a test of another service defines its own
@@ -26,6 +28,9 @@
 #                      relinks with LIST and checks that the module placed
 #                      each of its sram names and that each is in the SRAM
 #                      (0x20000000..); the names go to $ZL_W/sram
+#   zl_verify LAYOUT   verify of the build against LAYOUT, printed and kept
+#                      in $ZL_W/verify.out: every function where the plan
+#                      put it, as planned
 #   zl_within2 PREDICTED NAME
 #                      compares a prediction with recording NAME (below)
 #
@@ -38,6 +43,11 @@
 # difference is within two standard errors of the measured mean: below
 # that no recording can tell a layout apart from its own repeat. Both
 # figures and the margin are printed.
+
+ZL_W=$TEST_TMP/w
+ZL_CACHE="--target mps2-an385 --cache 16K,2,8"
+ZL_N=200
+mkdir -p "$ZL_W"
 
 zl_record() {
     $CODEPLACE trace --qemu mps2-an385 "$2" --mark z_impl_zsock_sendto --udp 4242 \
@@ -96,6 +106,14 @@ zl_relink_sram() {
         grep -q "^20[0-3][0-9a-f]\{5\} [tT] $_f$" "$ZL_W/nm" || {
             echo "$_f not in RAM" >&2; return 1; }
     done <"$ZL_W/sram"
+}
+
+zl_verify() {
+    $CODEPLACE verify "$1" "$ZL_W/b/zephyr/zephyr.elf" --map "$ZL_W/b/zephyr/zephyr.map" \
+        >"$ZL_W/verify.out" &&
+    cat "$ZL_W/verify.out" &&
+    grep -q "^functions: *\([0-9]*\) of \1 where the plan put them$" "$ZL_W/verify.out" &&
+    grep -q "^result: *as planned (0 differences)" "$ZL_W/verify.out"
 }
 
 zl_within2() {
