@@ -283,7 +283,7 @@ static int cmd_apply_fn(cli_ctx *ctx, int argc, char **argv)
     snprintf(basis, sizeof basis, "applied from the name list %s, not "
              "simulated (check with codeplace sim or counters)", list);
     plan_emit_info info = {.t = t, .strategy = "applied",
-                           .budget = a->budget == UINT32_MAX ? 0 : a->budget,
+                           .budget = a->budget,
                            .no_prediction = 1, .basis = basis};
     if (emit && plan_emit_snippets(emit, m, a->res, &info, &err) < 0) {
         cli_error("%s", err.msg);

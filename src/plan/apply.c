@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan/emit.h"
 #include "plan/fromsamples.h"
 #include "plan/plan_int.h"
 
@@ -78,8 +79,9 @@ static void header_field(const char *line, const char *key, char *out,
 
 /* A size field of the header ("budget: 16384", "budget: 16K"): read as
  * plan --budget reads its argument (cp_parse_u64 with K/M/G suffixes).
- * Returns 0 (*out untouched when the line has no such field) or -1 with
- * file:line. */
+ * Returns 0 (*out untouched when the line has no such field, or when the
+ * field says "not given", as apply writes a list without a budget) or -1
+ * with file:line. */
 static int header_size(const char *list, size_t lineno, const char *line,
                        const char *key, uint32_t *out, cp_err *err)
 {
@@ -87,6 +89,11 @@ static int header_size(const char *list, size_t lineno, const char *line,
     uint64_t v;
     header_field(line, key, b, sizeof b);
     if (!b[0] && !strstr(line, key))
+        return 0;
+    const char *f = strstr(line, key) + strlen(key);
+    while (*f == ' ')
+        f++;
+    if (!strncmp(f, PLAN_BUDGET_NONE_TEXT, strlen(PLAN_BUDGET_NONE_TEXT)))
         return 0;
     if (cp_parse_u64(b, 1, &v) < 0 || v > UINT32_MAX)
         return cp_seterr(err, "%s:%zu: %s'%s' is not a size in bytes (a "

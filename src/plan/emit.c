@@ -25,8 +25,12 @@ static void header_ex(FILE *f, const char *what, const plan_model *m,
     fprintf(f, "%s codeplace %s 1\n", c0, what);
     fprintf(f, "%s target: %s  image: %s\n", c, info->t->name,
             img_hash(plan_model_image(m)));
-    fprintf(f, "%s strategy: %s  budget: %u bytes of %s\n", c, info->strategy,
-            info->budget, info->t->fast_mem);
+    if (info->budget == PLAN_BUDGET_NONE)
+        fprintf(f, "%s strategy: %s  budget: %s\n", c, info->strategy,
+                PLAN_BUDGET_NONE_TEXT);
+    else
+        fprintf(f, "%s strategy: %s  budget: %u bytes of %s\n", c,
+                info->strategy, info->budget, info->t->fast_mem);
     if (!full)
         ; /* the fragment states what its integration applies */
     else if (info->no_prediction)

@@ -9,10 +9,16 @@
 
 #include "plan/plan.h"
 
+/* A budget that was not given, and how the headers write it
+ * ("budget: not given"; apply reads it back as no budget). */
+#define PLAN_BUDGET_NONE UINT32_MAX
+#define PLAN_BUDGET_NONE_TEXT "not given"
+
 typedef struct plan_emit_info {
     const tgt *t;
     const char *strategy;
-    uint32_t budget;
+    uint32_t budget;   /* PLAN_BUDGET_NONE: not given (a name list
+                          applied without a budget line or --budget) */
     /* Why the prediction cannot be checked against the image (no map, a
      * map that disagrees with the ELF), or NULL. */
     const char *unverified;

@@ -62,6 +62,26 @@ test_expect_success 'apply refuses a header size it cannot read, with file:line'
     grep -q "^codeplace: error: b.list:$n: block end: .lots. is not a size" err
 '
 
+# A list without a budget line places without a limit: what apply writes
+# says the budget is not given (not "0 bytes"), and reads that back as
+# no budget.
+test_expect_success 'apply of a list without a budget: the snippets say "not given", not 0' '
+    sed "s/  budget: 1024 bytes of sram\$//" $T/hot.list >nb.list &&
+    grep -q "^# strategy: [a-z]*\$" nb.list &&
+    $CODEPLACE apply nb.list $FX/tr-m0.elf --map $FX/tr-m0.map --emit nb \
+        --list nb2.list >out &&
+    for f in nb/codeplace.list nb/codeplace_flash.ld nb/codeplace_ram.ld \
+        nb/codeplace.cmake nb/codeplace_pico.cmake nb2.list; do
+        grep -q "strategy: applied  budget: not given\$" $f &&
+        ! grep -q "budget: 0" $f || return 1
+    done &&
+    $CODEPLACE apply nb2.list $FX/tr-m0.elf --map $FX/tr-m0.map --json >j.json &&
+    grep -q "\"budget\": null," j.json &&
+    $CODEPLACE apply nb.list $FX/tr-m0.elf --map $FX/tr-m0.map --budget 512 \
+        --list b2.list >out &&
+    grep -q "^# strategy: applied  budget: 512 bytes of sram\$" b2.list
+'
+
 # ---- samples: counts that add up past what a count can hold ----
 
 test_expect_success 'counts that add up past 2^64 are refused with the line' '
