@@ -3,6 +3,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "image/image.h"
 #include "trace/trace.h"
@@ -17,6 +18,28 @@ static unsigned thumb_width(void *ctx, uint32_t addr)
         return 0;
     unsigned hw = b[0] | (unsigned)b[1] << 8;
     return hw >= 0xe800 ? 4 : 2;
+}
+
+/* As sim and report read a trace: samples need a complete iteration (a
+ * mark and the instructions up to the next one, or to the end of a
+ * recording that ended "done"). A recording without marks that ended
+ * "done" is one complete stretch, from the start to the end of the run. */
+static int check_complete(const trc_reader *r, const char *path,
+                          uint64_t iters, cp_err *err)
+{
+    const trc_totals *t = trc_get_totals(r);
+    int done = !trc_truncated(r) && !strcmp(t->end, "done");
+    if (!t->marks && !done)
+        return cp_seterr(err, "%s: no complete iteration (no iteration marks, "
+                         "and the recording ended: %s): record at least one, "
+                         "e.g. trace -n 1", path,
+                         trc_truncated(r) ? "cut short" : t->end);
+    if (t->marks && !iters)
+        return cp_seterr(err, "%s: no complete iteration (%s)", path,
+                         trc_dropped(r, NULL) ? "the only one was unfinished"
+                         : t->marks == 1      ? "the only one is empty"
+                                              : "its iterations are empty");
+    return 0;
 }
 
 smp *smp_from_trace(const char *path, const smp_trace_opts *o,
@@ -49,13 +72,21 @@ smp *smp_from_trace(const char *path, const smp_trace_opts *o,
     if (smp_set_extra(s, "method", method, err) < 0)
         goto fail;
     trc_rec rec;
-    int rc;
+    int rc, in_iter = 0;
+    uint64_t iters = 0, it_insns = 0;
     while ((rc = trc_next_complete(r, &rec, err)) == 1) {
-        if (rec.kind == TRC_FETCH &&
-            smp_sampler_run(sp, rec.addr, rec.len, rec.ninsn, err) < 0)
-            goto fail;
+        if (rec.kind == TRC_MARK) {
+            in_iter = 1;
+            it_insns = 0;
+        } else if (rec.kind == TRC_FETCH) {
+            if (in_iter && !it_insns && rec.ninsn)
+                iters++;
+            it_insns += rec.ninsn;
+            if (smp_sampler_run(sp, rec.addr, rec.len, rec.ninsn, err) < 0)
+                goto fail;
+        }
     }
-    if (rc < 0)
+    if (rc < 0 || check_complete(r, path, iters, err) < 0)
         goto fail;
     if (trc_truncated(r) && smp_set_extra(s, "trace_cut_short", "yes", err) < 0)
         goto fail;

@@ -140,7 +140,9 @@ void smp_sampler_free(smp_sampler *sp);
  * 32-bit instruction), else runs are split evenly. The result carries the
  * trace header's target, cpu and ELF hash, source "trace", and a "method"
  * key ("every 1000" or "poisson 1000 seed 1"). With partial, a trace cut
- * short is used up to its last complete block. */
+ * short is used up to its last complete block. A trace without a complete
+ * iteration is an error, as in sim and report (one without marks that
+ * ended "done" is one complete run). */
 struct img;
 typedef struct smp_trace_opts {
     smp_mode mode;

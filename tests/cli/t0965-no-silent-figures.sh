@@ -26,7 +26,7 @@ test_expect_success 'trace -n 0 is refused' '
 
 # A trace of 0 iterations as an older codeplace wrote it (or a run cut
 # before its first mark): the same run as r4.trace, cut at its first mark.
-test_expect_success 'sim, plan and report refuse a trace without a complete iteration' '
+test_expect_success 'sim, plan, report and samples refuse a trace without a complete iteration' '
     $CODEPLACE trace -q $FX/tr-m0.elf --target rp2040 --mark codeplace_iteration \
         -n 1 --max-insns 100 -o z.trace >/dev/null 2>&1;
     $CODEPLACE trace --info z.trace >info &&
@@ -38,7 +38,35 @@ test_expect_success 'sim, plan and report refuse a trace without a complete iter
     grep -q "z.trace.: no complete iterations (no iteration marks)" err &&
     $CODEPLACE samples $T/r4.trace --every 50 -o s.txt &&
     test_exit 1 $CODEPLACE report s.txt $FX/tr-m0.elf --trace z.trace 2>err &&
-    grep -q "^codeplace: error: z.trace: no complete iteration" err
+    grep -q "^codeplace: error: z.trace: no complete iteration" err &&
+    test_exit 1 $CODEPLACE samples z.trace --every 5 -o zs.txt 2>err &&
+    grep -q "^codeplace: error: z.trace: no complete iteration (no iteration marks, and the recording ended: instruction limit)" err &&
+    ! test -e zs.txt
+'
+
+# samples refuses what sim refuses for want of a complete iteration: the
+# only one unfinished, or empty; a recording without marks that ran to its
+# end is one complete run (as trace --info reads it) and is sampled.
+MKTRACE=$CP_ROOT/build/san/tests/mktrace
+test_expect_success 'samples refuses a trace whose only iteration is unfinished or empty' '
+    printf "%s\n" "F 0x10000100 80 40" M "F 0x10000200 40 20" "E instruction limit" |
+        $MKTRACE u.trace rp2040 &&
+    test_exit 1 $CODEPLACE sim u.trace $FX/tr-m0.elf 2>err &&
+    grep -q "^codeplace: error: u.trace: no complete iteration" err &&
+    test_exit 1 $CODEPLACE samples u.trace --every 5 -o us.txt 2>err &&
+    grep -q "^codeplace: error: u.trace: no complete iteration (the only one was unfinished)$" err &&
+    ! test -e us.txt &&
+    printf "%s\n" "F 0x10000100 80 40" M | $MKTRACE e.trace rp2040 &&
+    test_exit 1 $CODEPLACE sim e.trace $FX/tr-m0.elf 2>err &&
+    grep -q "^codeplace: error: e.trace: no complete iteration (the only one is empty)$" err &&
+    test_exit 1 $CODEPLACE samples e.trace --every 5 -o es.txt 2>err &&
+    grep -q "^codeplace: error: e.trace: no complete iteration (the only one is empty)$" err &&
+    printf "%s\n" "F 0x10000100 80 40" M "F 0x10000200 40 20" | $MKTRACE c.trace rp2040 &&
+    $CODEPLACE samples c.trace --every 5 -o cs.txt 2>err &&
+    grep -q "^# total: 12$" cs.txt &&
+    printf "%s\n" "F 0x10000100 80 40" | $MKTRACE w.trace rp2040 &&
+    $CODEPLACE samples w.trace --every 5 -o ws.txt 2>err &&
+    grep -q "^# total: 8$" ws.txt
 '
 
 # ---- apply: the list header's sizes, read as plan --budget reads them ----

@@ -2,7 +2,9 @@
  *   mktrace OUT [TARGET [ELF_HASH]] < description
  * Each line: "F ADDR LEN NINSN [FLAGS]" (a fetch run), "D ADDR LEN" (a
  * flash data read), "M N" (iteration mark), "R K" (repeat the lines since
- * the previous R, or else since the first M, K more times), or "# comment". */
+ * the previous R, or else since the first M, K more times), "E REASON"
+ * (how the recording ended, "done" by default: "instruction limit"), or
+ * "# comment". */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +37,11 @@ int main(int argc, char **argv)
         unsigned long a = 0, l = 0, k = 0, f = 0;
         if (line[0] == '#' || line[0] == '\n')
             continue;
+        if (line[0] == 'E' && line[1] == ' ') {
+            line[strcspn(line, "\n")] = 0;
+            trc_set_end(w, line + 2);
+            continue;
+        }
         if (line[0] == 'R' && sscanf(line + 1, "%lu", &k) == 1) {
             size_t end = n;
             if (mark_from == (size_t)-1)
