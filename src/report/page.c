@@ -245,8 +245,7 @@ int rep_write_html(FILE *f, rep_profile *p, const rep_view *v, cp_err *err)
     snprintf(line, sizeof line, "%" PRIu64, p->total);
     kv(f, "total samples", line);
     if (v->rate_hz > 0) {
-        snprintf(line, sizeof line, "%.6g Hz", v->rate_hz);
-        kv(f, "rate", line);
+        kv(f, "rate", rep_rate(b1, p, v));
     }
     if (v->duration_s > 0) {
         snprintf(line, sizeof line, "%.3f s", v->duration_s);

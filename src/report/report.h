@@ -57,6 +57,12 @@ int rep_write_html(FILE *f, rep_profile *p, const rep_view *v, cp_err *err);
 
 /* Shares as text: "12.3%"; "<0.1%" for small non-zero shares. */
 const char *rep_pct(char *buf, uint64_t part, uint64_t whole);
+/* The view's sample rate ("13.7 MHz") into buf (at least 32 bytes). A rate
+ * made from a trace (source "trace": samples over simulated time) is good
+ * to one sample in the total: a digit fewer than the total has (5,305
+ * samples: 3 digits, the last good to +-1); a rate a recorder states (the
+ * one asked for) gets up to 6. */
+const char *rep_rate(char *buf, const rep_profile *p, const rep_view *v);
 /* The one-line summary per library: "62 % libc.a, 30 % libgcc.a, ...". */
 void rep_lib_summary(char *buf, size_t n, const rep_profile *p, size_t max);
 

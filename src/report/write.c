@@ -7,6 +7,17 @@
 
 #include "util/jw.h"
 
+const char *rep_rate(char *buf, const rep_profile *p, const rep_view *v)
+{
+    unsigned sig = 6;
+    if (v->source && !strcmp(v->source, "trace")) {
+        sig = 1;
+        for (uint64_t n = p->total; n >= 100 && sig < 6; n /= 10)
+            sig++;
+    }
+    return cp_hz(buf, v->rate_hz, sig);
+}
+
 const char *rep_pct(char *buf, uint64_t part, uint64_t whole)
 {
     if (!whole) {
@@ -138,7 +149,7 @@ int rep_write_text(FILE *f, rep_profile *p, const rep_view *v, cp_err *err)
         fprintf(f, "map:       %s\n", v->map_path);
     fprintf(f, "total:     %s samples", cp_commas(b1, p->total));
     if (v->rate_hz > 0)
-        fprintf(f, ", %.6g Hz", v->rate_hz);
+        fprintf(f, ", %s", rep_rate(b2, p, v));
     if (v->duration_s > 0)
         fprintf(f, ", %.3f s", v->duration_s);
     if (v->dropped)

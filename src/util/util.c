@@ -200,6 +200,39 @@ double cp_now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+const char *cp_hz(char *buf, double hz, unsigned sig)
+{
+    static const char *const prefix[] = {"", "k", "M", "G"};
+    if (sig < 1)
+        sig = 1;
+    if (sig > 9)
+        sig = 9;
+    if (!(hz > 0) || hz >= 1e15) {
+        snprintf(buf, 32, "%g Hz", hz);
+        return buf;
+    }
+    /* Rounded to sig digits first: 999,999.7 at 3 digits is 1 MHz. */
+    char t[40];
+    snprintf(t, sizeof t, "%.*e", (int)sig - 1, hz);
+    double v = strtod(t, NULL);
+    unsigned k = 0;
+    while (k < 3 && v >= 1000) {
+        v /= 1000;
+        k++;
+    }
+    int whole = v >= 100 ? 3 : v >= 10 ? 2 : 1;
+    int dec = (int)sig > whole ? (int)sig - whole : 0;
+    int n = snprintf(buf, 24, "%.*f", dec, v);
+    if (dec) {
+        while (n > 0 && buf[n - 1] == '0')
+            n--;
+        if (n > 0 && buf[n - 1] == '.')
+            n--;
+    }
+    snprintf(buf + n, 8, " %sHz", prefix[k]);
+    return buf;
+}
+
 const char *cp_commas(char *buf, uint64_t n)
 {
     char tmp[32];

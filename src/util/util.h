@@ -58,6 +58,11 @@ static inline uint32_t cp_hash32(uint32_t x)
  * (at least 32 bytes); returns buf. */
 const char *cp_commas(char *buf, uint64_t n);
 
+/* A frequency as an engineer reads it: sig significant digits (1..9) with
+ * an SI prefix, zeros after the point dropped ("13.74 MHz", "1 kHz",
+ * "200 Hz"), into buf (at least 32 bytes); returns buf. */
+const char *cp_hz(char *buf, double hz, unsigned sig);
+
 /* Parses an unsigned number: decimal, 0x hex, with an optional K/M/G suffix
  * (powers of 1024) when allow_suffix. Returns 0 or -1. */
 int cp_parse_u64(const char *s, int allow_suffix, uint64_t *out);

@@ -36,7 +36,7 @@ test_expect_success 'text report, golden' '
 	samples:   s.txt (probe-pcsr)
 	image:     m0.elf
 	map:       m0.map
-	total:     1,508 samples, 1000 Hz, 1.500 s
+	total:     1,508 samples, 1 kHz, 1.500 s
 	outside:   28 samples (1.9%) in no function, 20 of them halted
 	misses:    not counted: no --trace given
 	by library: 83 % libc.a, 10 % (objects), 5 % libgcc.a, 1 % (halted)

@@ -36,6 +36,7 @@ fi
 
 test_expect_success 'the page is self-contained' '
     mk_page &&
+    grep -q "<th>rate</th><td>1 kHz</td>" page.html &&
     ! grep -E -i "(src|href)=\"(https?:)?//" page.html &&
     ! grep -i "<script" page.html &&
     grep -q "Content-Security-Policy\" content=\"default-src .none.;" page.html

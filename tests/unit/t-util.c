@@ -151,6 +151,22 @@ static void commas(void)
     T_STREQ(cp_commas(b, 1234567), "1,234,567");
 }
 
+static void hz(void)
+{
+    char b[32];
+    T_STREQ(cp_hz(b, 13735500.0, 4), "13.74 MHz");
+    T_STREQ(cp_hz(b, 13735500.0, 3), "13.7 MHz");
+    T_STREQ(cp_hz(b, 13735500.0, 8), "13.7355 MHz");
+    T_STREQ(cp_hz(b, 1000.0, 6), "1 kHz");
+    T_STREQ(cp_hz(b, 200.0, 6), "200 Hz");
+    T_STREQ(cp_hz(b, 125e6, 6), "125 MHz");
+    T_STREQ(cp_hz(b, 999999.7, 3), "1 MHz");
+    T_STREQ(cp_hz(b, 18670649.74, 2), "19 MHz");
+    T_STREQ(cp_hz(b, 12.5, 6), "12.5 Hz");
+    T_STREQ(cp_hz(b, 1.5e9, 2), "1.5 GHz");
+    T_STREQ(cp_hz(b, 0.0, 3), "0 Hz");
+}
+
 static int write_ok(FILE *f, void *arg, cp_err *err)
 {
     (void)err;
@@ -210,6 +226,7 @@ static const t_case cases[] = {
     {"cache_spec", cache_spec},
     {"presets", presets},
     {"commas", commas},
+    {"hz", hz},
     {"whole_files", whole_files},
     {NULL, NULL},
 };
