@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli/tgtopt.h"
 #include "emu/emu.h"
 #include "image/image.h"
 #include "trace/qemurun.h"
@@ -440,6 +441,10 @@ int trace_qemu_run(cli_ctx *ctx, const trace_qemu_opts *o)
     img *im = img_open(o->elf, o->map, &err);
     if (!im || img_map_check(im, &err) < 0) {
         cli_error("%s", err.msg);
+        img_free(im);
+        return CLI_FAIL;
+    }
+    if (o->t && cli_tgt_check_traced(ctx, o->t, im) != CLI_OK) {
         img_free(im);
         return CLI_FAIL;
     }

@@ -302,9 +302,11 @@ static int needs_mainline(const char *arch)
     return 0;
 }
 
-int cli_tgt_check_image(cli_ctx *ctx, const tgt *t, const img *im)
+/* Whether im can be the image running on t (cli_tgt_check_image): 0, or
+ * with why in buf 1 (its memories do not fit t's) or 2 (t's core cannot
+ * run its code). */
+static int image_fits(const tgt *t, const img *im, char *why, size_t cap)
 {
-    (void)ctx;
     char mems[400];
     mem_list(t, mems, sizeof mems);
     for (size_t i = 0; i < img_nsegments(im); i++) {
@@ -313,25 +315,112 @@ int cli_tgt_check_image(cli_ctx *ctx, const tgt *t, const img *im)
         for (int k = 0; k < 2; k++) {
             if (!len[k] || holding(t, at[k], len[k]))
                 continue;
-            cli_error("'%s' is not an image for %s: its segment at 0x%08x "
-                      "(0x%x bytes) lies outside %s's memories (%s): give "
-                      "the target it was built for", img_path(im), t->name,
-                      at[k], len[k], t->name, mems);
-            return CLI_FAIL;
+            snprintf(why, cap, "its segment at 0x%08x (0x%x bytes) lies "
+                     "outside %s's memories (%s)", at[k], len[k], t->name,
+                     mems);
+            return 1;
         }
     }
     uint32_t entry = img_entry(im) & ~1u;
     if (entry && !holding(t, entry, 2)) {
-        cli_error("'%s' is not an image for %s: its entry point 0x%08x lies "
-                  "outside %s's memories (%s): give the target it was built "
-                  "for", img_path(im), t->name, entry, t->name, mems);
-        return CLI_FAIL;
+        snprintf(why, cap, "its entry point 0x%08x lies outside %s's "
+                 "memories (%s)", entry, t->name, mems);
+        return 1;
     }
     if (!tgt_stub_thumb2(t) && needs_mainline(img_cpu_arch(im))) {
-        cli_error("'%s' is not an image for %s: it is built for Arm%s, "
-                  "which the %s (a baseline core) cannot run", img_path(im),
-                  t->name, img_cpu_arch(im), t->cpu);
-        return CLI_FAIL;
+        snprintf(why, cap, "it is built for Arm%s, which the %s (a baseline "
+                 "core) cannot run", img_cpu_arch(im), t->cpu);
+        return 2;
     }
-    return CLI_OK;
+    return 0;
+}
+
+int cli_tgt_check_image(cli_ctx *ctx, const tgt *t, const img *im)
+{
+    (void)ctx;
+    char why[600];
+    int bad = image_fits(t, im, why, sizeof why);
+    if (!bad)
+        return CLI_OK;
+    if (bad == 2)
+        cli_error("'%s' is not an image for %s: %s", img_path(im), t->name,
+                  why);
+    else
+        cli_error("'%s' is not an image for %s: %s: give the target it was "
+                  "built for", img_path(im), t->name, why);
+    return CLI_FAIL;
+}
+
+/* 1 when some of im's code (its executable segments; every segment when
+ * none is marked so) lies in t's cached memory; else 0, with the address
+ * of its first code in *code_at. */
+static int code_cached(const tgt *t, const img *im, uint32_t *code_at)
+{
+    int any_x = 0, first = 1;
+    for (size_t i = 0; i < img_nsegments(im); i++)
+        any_x |= (img_segment_at(im, i)->flags & 1) != 0; /* PF_X */
+    *code_at = 0;
+    for (size_t i = 0; i < img_nsegments(im); i++) {
+        const img_segment *s = img_segment_at(im, i);
+        if (!s->memsz || (any_x && !(s->flags & 1)))
+            continue;
+        if (first)
+            *code_at = s->vaddr;
+        first = 0;
+        for (unsigned k = 0; k < t->nmems; k++) {
+            const tgt_mem *m = &t->mems[k];
+            if (cached_kind(m->kind) && m->size &&
+                s->vaddr < (uint64_t)m->base + m->size &&
+                m->base < (uint64_t)s->vaddr + s->memsz)
+                return 1;
+        }
+    }
+    return 0;
+}
+
+int cli_tgt_check_traced(cli_ctx *ctx, const tgt *t, const img *im)
+{
+    if (cli_tgt_check_image(ctx, t, im) != CLI_OK)
+        return CLI_FAIL;
+    uint32_t at;
+    if (code_cached(t, im, &at))
+        return CLI_OK;
+    /* The targets it fits, code in their cached memory. */
+    char fits[200] = "";
+    size_t k = 0, nfit = 0;
+    for (unsigned i = 0; tgt_at(i) && nfit < 4; i++) {
+        const tgt *o = tgt_at(i);
+        char why[600];
+        uint32_t a;
+        if (!strcmp(o->name, t->name) || image_fits(o, im, why, sizeof why) ||
+            !code_cached(o, im, &a))
+            continue;
+        int w = snprintf(fits + k, sizeof fits - k, "%s%s", nfit ? ", " : "",
+                         o->name);
+        if (w > 0 && (size_t)w < sizeof fits - k)
+            k += (size_t)w;
+        nfit++;
+    }
+    const tgt_mem *m = tgt_mem_at(t, at), *w = tgt_cached_window(t);
+    char where[96], which[512];
+    if (m)
+        snprintf(where, sizeof where, "in %s memory '%s'",
+                 tgt_mem_kind_name(m->kind), m->name);
+    else
+        snprintf(where, sizeof where, "outside every memory of %s", t->name);
+    if (nfit)
+        snprintf(which, sizeof which, "give the target of the memory map it "
+                 "was built for (%s %s), and take %s's cache with sim --as "
+                 "%s", nfit == 1 ? "this one fits:" : "these fit:", fits,
+                 t->name, t->name);
+    else
+        snprintf(which, sizeof which, "give the target of the memory map it "
+                 "was built for (a target file of the board, "
+                 "docs/formats/target.md), and take %s's cache with sim --as "
+                 "%s", t->name, t->name);
+    cli_error("'%s' is not an image for %s: none of its code lies in %s's "
+              "cached memory ('%s' at 0x%08x); it is at 0x%08x, %s, so its "
+              "trace would hold no cached fetch: %s", img_path(im), t->name,
+              t->name, w ? w->name : "?", w ? w->base : 0, at, where, which);
+    return CLI_FAIL;
 }

@@ -84,5 +84,11 @@ int cli_tgt_verdict(cli_ctx *ctx, const cli_tgt *o, cli_tally *c,
  * a baseline core (Cortex-M0/M0+/M23). CLI_OK, or CLI_FAIL after an error
  * naming the ELF, the first address that does not fit and the memories. */
 int cli_tgt_check_image(cli_ctx *ctx, const tgt *t, const img *im);
+/* For a trace of im said to run on t: cli_tgt_check_image, and some of
+ * its code in t's cached memory (an image whose code all lies elsewhere,
+ * e.g. one built for QEMU's mps2-an500 with its code at 0, i.MX RT1062's
+ * ITCM, was built for another memory map). CLI_OK, or CLI_FAIL after an
+ * error naming the targets the image fits. */
+int cli_tgt_check_traced(cli_ctx *ctx, const tgt *t, const img *im);
 
 #endif

@@ -163,7 +163,7 @@ if have qemu-system-arm; then
         timeout 60 qemu-system-arm -M mps2-an500 -nographic -monitor none -serial none \
             -semihosting-config enable=on,target=native -kernel $FX/tr-mps2.elf \
             -d exec,nochain -singlestep -D q.log &&
-        $CODEPLACE trace --from-qemu q.log --elf $FX/tr-mps2.elf --target imxrt1062 \
+        $CODEPLACE trace --from-qemu q.log --elf $FX/tr-mps2.elf --target mps2-an500 \
             --mark codeplace_mark -n 20 -o q.trace --per-iteration >qemu &&
         $CODEPLACE trace -q $FX/tr-mps2.elf --target imxrt1062 --mark codeplace_mark \
             -n 20 --count-each --per-iteration >board &&
@@ -172,6 +172,23 @@ if have qemu-system-arm; then
         $CODEPLACE trace --info q.trace >info &&
         grep -q "^source:       qemu$" info &&
         grep -q "^iterations:   20 complete" info
+    '
+    # QEMU ran the image on mps2-an500 (code at 0); on the i.MX RT1062 0 is
+    # ITCM and its cached flash is at 0x60000000: a trace of it said to be
+    # the RT1062'"'"'s would hold no cached fetch. Refused before QEMU runs.
+    test_expect_success 'QEMU import and run: an image of another memory map than the target is refused' '
+        test_exit 1 $CODEPLACE trace --from-qemu q.log --elf $FX/tr-mps2.elf \
+            --target imxrt1062 --mark codeplace_mark -n 20 -o x.trace 2>err &&
+        grep -q "^codeplace: error: .*tr-mps2.elf. is not an image for imxrt1062: none of its code lies in imxrt1062.s cached memory (.flash. at 0x60000000); it is at 0x00000000, in itcm memory .itcm., so its trace would hold no cached fetch: give the target of the memory map it was built for (these fit: [a-z0-9, -]*mps2-an500[a-z0-9, -]*), and take imxrt1062.s cache with sim --as imxrt1062$" err &&
+        ! test -e x.trace &&
+        test_exit 1 $CODEPLACE trace --qemu mps2-an500 $FX/tr-mps2.elf --target imxrt1062 \
+            --mark codeplace_mark -n 20 -o x.trace 2>err &&
+        grep -q "is not an image for imxrt1062: none of its code lies in" err &&
+        ! test -e x.trace &&
+        test_exit 1 $CODEPLACE trace --from-qemu q.log --elf $FX/tr-mps2.elf \
+            --target rp2040 --mark codeplace_mark -n 20 -o x.trace 2>err &&
+        grep -q "is not an image for rp2040: it is built for Armv7E-M, which the cortex-m0plus (a baseline core) cannot run" err &&
+        ! test -e x.trace
     '
     test_expect_success 'QEMU import: a log line that is not a trace line is an error' '
         printf "Trace 0: 0x1 [00000000/00000000/0/1] x\nTrace 0: garbage\n" >bad.log &&
@@ -212,15 +229,16 @@ if [ -f "$FW/demo-rp2040.elf" ] && have qemu-system-arm; then
         $CODEPLACE trace --info f.trace | grep -q "^iterations:   2 complete"
     '
     # qemu_vs_board QEMU-MACHINE BOARD-ELF TARGET: QEMU's exec log of the
-    # reference build, imported while QEMU runs, against the trace of the
-    # same object code on the virtual board.
+    # reference build, imported while QEMU runs (with the machine's target:
+    # the reference build is linked for its memory map), against the trace
+    # of the same object code on the virtual board (TARGET).
     qemu_vs_board() {
         mkfifo q.fifo &&
         timeout 120 qemu-system-arm -M $1 -nographic -monitor none -serial none \
             -semihosting-config enable=on,target=native -kernel $FW/demo-$1.elf \
             -d exec,nochain -singlestep -D q.fifo >/dev/null 2>&1 &
         qpid=$!
-        $CODEPLACE trace --from-qemu q.fifo --elf $FW/demo-$1.elf --target $3 \
+        $CODEPLACE trace --from-qemu q.fifo --elf $FW/demo-$1.elf --target $1 \
             --mark codeplace_mark -n 3 -o q.trace --per-iteration >qemu
         rc=$?; kill $qpid 2>/dev/null; wait $qpid; test $rc = 0 &&
         $CODEPLACE trace -q $FW/$2 --target $3 $HARNESS -n 3 -o u.trace \

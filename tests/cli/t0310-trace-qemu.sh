@@ -87,7 +87,7 @@ test_expect_success 'trace --qemu on the irq fixture: contexts from the vector t
 
 test_expect_success 'sim --by-context: the contexts add up to sim'"'"'s warm misses' '
     timeout 60 $CODEPLACE trace -q --qemu mps2-an505 $FX/irq-an505.elf \
-        --target rp2040 --mark codeplace_mark -n 39 -o r.trace >out &&
+        --target mps2-an505 --mark codeplace_mark -n 39 -o r.trace >out &&
     grep -q "^contexts:     273 switches$" out &&
     for g in 128,2,8 256,1,8 256,4,8,fifo; do
         $CODEPLACE sim -q r.trace --cache $g --json >sim.json &&

@@ -79,7 +79,7 @@ if have qemu-system-arm; then
             -d exec,nochain -singlestep -D q.log &&
         head -n 200 q.log >cut.log &&
         test_exit 1 $CODEPLACE trace --from-qemu cut.log --elf $FX/tr-mps2.elf \
-            --target imxrt1062 --mark codeplace_mark -n 5 -o q.trace >out 2>err &&
+            --target mps2-an500 --mark codeplace_mark -n 5 -o q.trace >out 2>err &&
         grep -q "cut.log: the log ends before the first complete iteration (--mark codeplace_mark)" err &&
         $CODEPLACE trace --info q.trace >info 2>err &&
         grep -q "^ended:        stopped$" info &&
