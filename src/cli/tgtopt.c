@@ -378,6 +378,29 @@ static int code_cached(const tgt *t, const img *im, uint32_t *code_at)
     return 0;
 }
 
+/* The names of up to 4 targets of the search path other than t that im
+ * fits, with code in their cached memory ("mps2-an385, mps2-an500") into
+ * buf; returns how many. */
+static size_t fitting_targets(const tgt *t, const img *im, char *buf,
+                              size_t cap)
+{
+    size_t k = 0, n = 0;
+    buf[0] = 0;
+    for (unsigned i = 0; tgt_at(i) && n < 4; i++) {
+        const tgt *o = tgt_at(i);
+        char why[600];
+        uint32_t a;
+        if (!strcmp(o->name, t->name) || image_fits(o, im, why, sizeof why) ||
+            !code_cached(o, im, &a))
+            continue;
+        int w = snprintf(buf + k, cap - k, "%s%s", n ? ", " : "", o->name);
+        if (w > 0 && (size_t)w < cap - k)
+            k += (size_t)w;
+        n++;
+    }
+    return n;
+}
+
 int cli_tgt_check_traced(cli_ctx *ctx, const tgt *t, const img *im)
 {
     if (cli_tgt_check_image(ctx, t, im) != CLI_OK)
@@ -385,22 +408,8 @@ int cli_tgt_check_traced(cli_ctx *ctx, const tgt *t, const img *im)
     uint32_t at;
     if (code_cached(t, im, &at))
         return CLI_OK;
-    /* The targets it fits, code in their cached memory. */
-    char fits[200] = "";
-    size_t k = 0, nfit = 0;
-    for (unsigned i = 0; tgt_at(i) && nfit < 4; i++) {
-        const tgt *o = tgt_at(i);
-        char why[600];
-        uint32_t a;
-        if (!strcmp(o->name, t->name) || image_fits(o, im, why, sizeof why) ||
-            !code_cached(o, im, &a))
-            continue;
-        int w = snprintf(fits + k, sizeof fits - k, "%s%s", nfit ? ", " : "",
-                         o->name);
-        if (w > 0 && (size_t)w < sizeof fits - k)
-            k += (size_t)w;
-        nfit++;
-    }
+    char fits[200];
+    size_t nfit = fitting_targets(t, im, fits, sizeof fits);
     const tgt_mem *m = tgt_mem_at(t, at), *w = tgt_cached_window(t);
     char where[96], which[512];
     if (m)
