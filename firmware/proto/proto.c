@@ -1,9 +1,10 @@
 /*
  * The protocol workload's entry points. One codeplace_iteration() has the
  * sender build iteration seq's batch (gen.c) and the receiver take it
- * (handlers.c); the CRC-32 of the batch as the receiver left it (opened
- * payloads in the clear), of the replies, of the log ring and of the
- * topic table is folded into codeplace_result as in the demo:
+ * (handlers.c); the CRC-32s of the batch as sent, of the frames the
+ * receiver took (opened payloads in the clear), of the replies, of the log
+ * ring and of the topic table are folded into codeplace_result as in the
+ * demo:
  * result = (result ^ crc) * 16777619 + frames handled, from 0x811c9dc5.
  */
 #include "codeplace.h"
@@ -38,7 +39,7 @@ void codeplace_iteration(void)
     plog(PL_INFO, "batch %lu: %u bytes, %u frames sent, %u handled", (unsigned long)seq,
          (unsigned)len, frames, handled);
     crc = crc32_update(0, wire, len);
-    crc ^= rx.tx_crc;
+    crc ^= rx.tx_crc ^ rx.rx_crc;
     crc = crc * 31u + plog_digest();
     crc ^= topics_digest(&rx.topics);
     codeplace_result = (codeplace_result ^ crc) * 16777619u + handled;
