@@ -15,7 +15,10 @@
 #                              mps2-an500
 #   proto-BOARD.elf/.map       the protocol workload (firmware/proto/, C99 on
 #                              picolibc: frames, ChaCha20-Poly1305, HMAC,
-#                              printf-style logging) for rp2040 and imxrt1062
+#                              printf-style logging) for rp2040 and
+#                              imxrt1062, with the QEMU references
+#                              mps2-an385 (the rp2040 object code) and
+#                              mps2-an500 (the imxrt1062 one)
 #   host/proto-host            the same sources built for this machine
 #   host/proto-vectors         its cryptography against the RFC test vectors
 #
@@ -148,7 +151,14 @@ PR_SRC    := $(sort $(wildcard firmware/proto/*.c))
 PR_HDR    := $(wildcard firmware/proto/*.h firmware/common/*.h)
 PR_OBJ_m0 := $(PR_SRC:firmware/%.c=$(FW_OUT)/pobj/m0/%.o) $(FW_OUT)/obj/m0/common/startup.o
 PR_OBJ_m7 := $(PR_SRC:firmware/%.c=$(FW_OUT)/pobj/m7/%.o) $(FW_OUT)/obj/m7/common/startup.o
-PR_BOARDS := rp2040 imxrt1062
+PR_BOARDS := rp2040 imxrt1062 mps2-an385 mps2-an500
+# the QEMU references, the rp2040 object code on a Cortex-M3 and the
+# imxrt1062 one on a Cortex-M7, printing their results through picolibc's
+# semihosting (firmware/ref/semihost.c)
+PR_EXTRA_mps2-an385 := $(FW_OUT)/obj/m0/ref/semihost.o
+PR_EXTRA_mps2-an500 := $(FW_OUT)/obj/m7/ref/semihost.o
+PR_REF_mps2-an385   := --oslib=semihost
+PR_REF_mps2-an500   := --oslib=semihost
 HOST_CC   ?= cc
 PR_HOST_CFLAGS := -std=c99 -O2 -g -Wall -Wextra -Werror -Wmissing-prototypes -Wshadow \
 	-Ifirmware/common -Ifirmware/proto
@@ -165,12 +175,13 @@ $(FW_OUT)/pobj/m7/proto/%.o: firmware/proto/%.c $(PR_HDR) mk/firmware.mk
 
 # pr_link(board, placement dir, output prefix)
 pr_link = $(FW_CC) $(FW_CPU_$(FW_CPUOF_$(1))) $(call FW_LDFLAGS,$(2)) \
-	-T firmware/ld/$(1).ld -Wl,-Map=$(3).map -o $(3).elf $(PR_OBJ_$(FW_CPUOF_$(1))) -lm
+	-T firmware/ld/$(1).ld -Wl,-Map=$(3).map -o $(3).elf $(PR_OBJ_$(FW_CPUOF_$(1))) \
+	$(PR_EXTRA_$(1)) -lm $(PR_REF_$(1))
 
-.SECONDARY: $(PR_OBJ_m0) $(PR_OBJ_m7)
+.SECONDARY: $(PR_OBJ_m0) $(PR_OBJ_m7) $(PR_EXTRA_mps2-an385) $(PR_EXTRA_mps2-an500)
 
 define PR_BOARD_RULE
-$(FW_OUT)/proto-$(1).elf: $$(PR_OBJ_$$(FW_CPUOF_$(1))) $$(FW_LD)
+$(FW_OUT)/proto-$(1).elf: $$(PR_OBJ_$$(FW_CPUOF_$(1))) $$(PR_EXTRA_$(1)) $$(FW_LD)
 	$$(call pr_link,$(1),firmware/ld/default,$(FW_OUT)/proto-$(1))
 endef
 $(foreach b,$(PR_BOARDS),$(eval $(call PR_BOARD_RULE,$(b))))
@@ -224,7 +235,7 @@ FW_LINK_heavy := hv_link
 FW_LINK_proto := pr_link
 FW_RELINK_DEPS_demo  = $(FW_OBJ_$(FW_CPUOF_$(TARGET))) $(FW_EXTRA_$(TARGET))
 FW_RELINK_DEPS_heavy = $(HV_OBJ_$(FW_CPUOF_$(TARGET))) $(HV_EXTRA_$(TARGET))
-FW_RELINK_DEPS_proto = $(PR_OBJ_$(FW_CPUOF_$(TARGET)))
+FW_RELINK_DEPS_proto = $(PR_OBJ_$(FW_CPUOF_$(TARGET))) $(PR_EXTRA_$(TARGET))
 WS_TARGET := $(patsubst ws-%,%,$(filter ws-%,$(TARGET)))
 relink_usage = @test -n "$(PLACE)" -a -n "$(OUT)" || { echo "usage: make -f mk/firmware.mk relink [WORKLOAD=demo|heavy|proto] TARGET=board PLACE=dir OUT=prefix" >&2; exit 2; }
 relink_unknown = { echo "relink: unknown TARGET '$(TARGET)' (one of: $(FW_BOARDS) $(WS_BOARDS:%=ws-%))" >&2; exit 2; }

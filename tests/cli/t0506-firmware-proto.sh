@@ -3,17 +3,20 @@
 # protocol over a COBS link, ChaCha20-Poly1305, AES-CTR + CMAC, HMAC and
 # HKDF over SHA-256, CBOR, JSON, printf-style logging into a ring): the
 # builds, the cryptography against the RFC test vectors on the host, the
-# host build of the same sources against firmware/expected-proto.txt, the
-# virtual board agreeing with it on both boards in harness and free-run
-# mode, the code per iteration (30+ KiB) and a relink.
+# host build of the same sources and the QEMU references against
+# firmware/expected-proto.txt, the virtual board agreeing with them on
+# both boards in harness and free-run mode, the code per iteration
+# (30+ KiB) and a relink.
 . "$(dirname "$0")/lib.sh"
 FW=$CP_ROOT/build/fw
 EXPECTED=$CP_ROOT/firmware/expected-proto.txt
+QREF=$CP_ROOT/firmware/qemu-ref.sh
+export QEMU_TIMEOUT=60
 # unicorn keeps part of its code cache until exit (RAM code is written)
 export LSAN_OPTIONS="suppressions=$CP_ROOT/tests/cli/lsan-unicorn.supp"
 HARNESS="--init codeplace_init --iter codeplace_iteration --result codeplace_result"
 
-for b in rp2040 imxrt1062; do
+for b in rp2040 imxrt1062 mps2-an385 mps2-an500; do
     test_expect_success "proto-$b: ELF and map are built" "
         test -s $FW/proto-$b.elf && test -s $FW/proto-$b.map &&
         grep -q '^Memory Configuration' $FW/proto-$b.map
@@ -67,19 +70,40 @@ test_expect_success 'host: the cryptography gives the RFC and FIPS test vectors'
     test_cmp expect out
 '
 
-test_expect_success 'expected-proto.txt: every line is host ITERATIONS 0xRESULT' '
+test_expect_success 'expected-proto.txt: every line is BUILD ITERATIONS 0xRESULT, the builds agree' '
     grep -v -E "^(#|$)" $EXPECTED >lines &&
-    test $(wc -l <lines) -eq 3 &&
-    ! grep -v -E "^host (1|10|100) 0x[0-9a-f]{8}$" lines
+    test $(wc -l <lines) -eq 9 &&
+    ! grep -v -E "^(host|mps2-an385|mps2-an500) (1|10|300) 0x[0-9a-f]{8}$" lines &&
+    test $(cut -d" " -f2,3 lines | sort -u | wc -l) -eq 3
 '
 
 test_expect_success 'host build: results equal expected-proto.txt' "
-    for n in 1 10 100; do
+    for n in 1 10 300; do
         $FW/host/proto-host \$n || return 1
     done | sed -n 's/^codeplace_result after \\([0-9]*\\) iterations: \\(0x[0-9a-f]*\\)\$/host \\1 \\2/p' >out &&
     grep '^host ' $EXPECTED >expect &&
     test_cmp expect out
 "
+
+test_expect_success 'QEMU mps2-an385 (the rp2040 object code): results equal expected-proto.txt' "
+    $QREF mps2-an385 $FW/proto-mps2-an385.elf >out &&
+    grep '^mps2-an385 ' $EXPECTED >expect &&
+    test_cmp expect out
+"
+
+test_expect_success 'QEMU mps2-an500 (the imxrt1062 object code): results equal expected-proto.txt' "
+    $QREF mps2-an500 $FW/proto-mps2-an500.elf >out &&
+    grep '^mps2-an500 ' $EXPECTED >expect &&
+    test_cmp expect out
+"
+
+test_expect_success 'proto-rp2040 and proto-mps2-an385 run the same object code' '
+    for f in codeplace_iteration chacha20_block vfprintf strtod; do
+        arm-none-eabi-nm -S $FW/proto-rp2040.elf | awk -v f=$f "\$4 == f { print \$2 }" >a &&
+        arm-none-eabi-nm -S $FW/proto-mps2-an385.elf | awk -v f=$f "\$4 == f { print \$2 }" >b &&
+        test -s a && test_cmp a b || return 1
+    done
+'
 
 test_expect_success 'host build: the log shows every message type handled and every fault refused' '
     $FW/host/proto-host -l 2 | tr -d "\000" >log &&
