@@ -86,7 +86,7 @@ static float half_to_float(uint16_t h)
                 v *= 0.5f;
         }
     } else
-        v = mant ? 0.0f : 65504.0f * 2.0f;              /* NaN as 0, inf as 2^17 */
+        v = mant ? 0.0f : 131008.0f;          /* NaN as 0, infinity as 2 x the largest half */
     return (h & 0x8000u) ? -v : v;
 }
 

@@ -1,13 +1,16 @@
 /*
  * The protocol workload (docs/firmware.md, "The protocol workload"): a
  * device-side broker endpoint. Each iteration a sender (gen.c) builds a
- * batch of binary frames from the iteration number, seals most of them
- * with ChaCha20-Poly1305, and the receiver decodes them (codec.c), opens
- * them, dispatches them through a table of handlers (handlers.c, msgs.c),
- * keeps per-topic state (topics.c), answers with HMAC-SHA256
- * authenticated frames and logs through vsnprintf into a ring buffer
- * (plog.c). C99 on picolibc; the same sources build for a host for the
- * cross-check (firmware/ref/proto-host.c).
+ * batch of binary frames (codec.c, cbor.c) from the iteration number,
+ * seals most of them with ChaCha20-Poly1305 (chacha.c, poly1305.c,
+ * aead.c) or AES-128-CTR + CMAC (aes.c) under keys from HKDF-SHA-256
+ * (sha256.c, keys.c), and sends each in a COBS link packet with a CRC-16
+ * (link.c, crc.c). The receiver unwraps, decodes and opens them,
+ * dispatches them through a table of handlers (handlers.c, msgs.c,
+ * diag.c, jcheck.c), keeps per-topic state (topics.c), answers with
+ * HMAC-SHA-256 authenticated frames and logs through vsnprintf into a
+ * ring buffer (plog.c). C99 on picolibc; the same sources build for a
+ * host for the cross-check (firmware/ref/proto-host.c).
  *
  * Portable by construction: no `long` arithmetic beyond 32 bits, no plain
  * `char` arithmetic, no two random draws in one expression (the order of
