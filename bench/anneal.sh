@@ -1,11 +1,13 @@
 #!/bin/sh
 # Annealing moves per CPU second of `plan --strategy colour` (budget 0) on
 # the RP2040 demo (16-iteration trace) and, with HEAVY=1, on the heavy
-# workload (8 iterations): the CPU seconds of N moves less those of one
-# move (the loading, the colouring and the final evaluations), divided
-# into N. Each move re-simulates the cache sets it changes (src/plan/incr.c).
+# workload (8 iterations), with PROTO=1 on the protocol workload (8
+# iterations; checked on, never tuned on): the CPU seconds of N moves less
+# those of one move (the loading, the colouring and the final
+# evaluations), divided into N. Each move re-simulates the cache sets it changes (src/plan/incr.c).
 #
 #   sh bench/anneal.sh          # or: N=50000 HEAVY=1 sh bench/anneal.sh
+#                               # or: PROTO=1 sh bench/anneal.sh
 set -eu
 cd "$(dirname "$0")/.."
 CP=${CP:-build/codeplace}
@@ -30,10 +32,18 @@ if [ ! -f "$W/run.trace" ] || [ "$ELF" -nt "$W/run.trace" ]; then
 fi
 echo "load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)"
 rate "demo" "$ELF" "$MAP" "$W/run.trace"
-[ "${HEAVY:-0}" = 1 ] || exit 0
-HE=build/fw/heavy-rp2040.elf HM=build/fw/heavy-rp2040.map
-if [ ! -f "$W/heavy.trace" ] || [ "$HE" -nt "$W/heavy.trace" ]; then
-    $CP trace "$HE" --target rp2040 --init codeplace_init \
-        --iter codeplace_iteration -n 8 -q -o "$W/heavy.trace" >/dev/null
+# trace NAME ELF: build/bench-plan/NAME.trace, 8 iterations, when stale
+trace() {
+    if [ ! -f "$W/$1.trace" ] || [ "$2" -nt "$W/$1.trace" ]; then
+        $CP trace "$2" --target rp2040 --init codeplace_init \
+            --iter codeplace_iteration -n 8 -q -o "$W/$1.trace" >/dev/null
+    fi
+}
+if [ "${HEAVY:-0}" = 1 ]; then
+    trace heavy build/fw/heavy-rp2040.elf
+    rate "heavy" build/fw/heavy-rp2040.elf build/fw/heavy-rp2040.map "$W/heavy.trace"
 fi
-rate "heavy" "$HE" "$HM" "$W/heavy.trace"
+if [ "${PROTO:-0}" = 1 ]; then
+    trace proto build/fw/proto-rp2040.elf
+    rate "proto" build/fw/proto-rp2040.elf build/fw/proto-rp2040.map "$W/proto.trace"
+fi

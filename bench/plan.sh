@@ -10,12 +10,15 @@
 # every machine. MOVES sets the moves per search (default: plan's
 # default), PAD the hot block's --pad-limit (default: plan's default);
 # HEAVY=1 also plans the heavy workload (build/fw/heavy-rp2040.elf, 8
-# iterations). THREADS sets --threads (annealing chains per search, each
+# iterations), PROTO=1 the protocol workload (build/fw/proto-rp2040.elf, 8
+# iterations; checked on after a planner change is decided, never tuned
+# on). THREADS sets --threads (annealing chains per search, each
 # in its own thread; default: plan's default, one chain);
 # the searches' lines give their moves and the moves per wall-clock second.
 #
 #   sh bench/plan.sh            # or: MOVES=50000 TIME=0 HEAVY=1 sh bench/plan.sh
 #                               # or: THREADS=1 HEAVY=1 sh bench/plan.sh
+#                               # or: PROTO=1 sh bench/plan.sh
 set -eu
 cd "$(dirname "$0")/.."
 CP=${CP:-build/codeplace}
@@ -77,22 +80,32 @@ t=$(cpu "$W/combined.json" $P --strategy combined --budget 16K)
 b=$(json "$W/combined.json" "$M")
 echo "16 KiB, combined ($(rate "$W/combined.json") in its three searches): $b misses per iteration, $(python3 -c "print(round($b / $d, 3))") x density ($t s CPU$(tcut "$W/combined.json"))"
 
-[ "${HEAVY:-0}" = 1 ] || exit 0
-HE=build/fw/heavy-rp2040.elf HM=build/fw/heavy-rp2040.map
-if [ ! -f "$W/heavy.trace" ] || [ "$HE" -nt "$W/heavy.trace" ]; then
-    $CP trace "$HE" --target rp2040 --init codeplace_init \
-        --iter codeplace_iteration -n 8 -q -o "$W/heavy.trace" >/dev/null
+# rows NAME P ELF MAP: a second workload on the RP2040 (8 iterations): its
+# stock, fully associative and ideal misses, then budget 0 colour and the
+# two 16 KiB rows; files $W/NAME.trace and $W/P*.json
+rows() {
+    name=$1 p=$2 HE=$3 HM=$4
+    if [ ! -f "$W/$name.trace" ] || [ "$HE" -nt "$W/$name.trace" ]; then
+        $CP trace "$HE" --target rp2040 --init codeplace_init \
+            --iter codeplace_iteration -n 8 -q -o "$W/$name.trace" >/dev/null
+    fi
+    $CP sim "$W/$name.trace" --elf "$HE" --map "$HM" --json -q -o "$W/${p}stock.json"
+    fa=$(json "$W/${p}stock.json" "d['warm']['sum']['fully_associative'] / d['warm']['iterations']")
+    echo "$name workload, 8 iterations: stock $(json "$W/${p}stock.json" "d['warm']['misses_mean']"), fully associative LRU $fa, ideal bound $(json "$W/${p}stock.json" "d['warm']['sum']['ideal'] / d['warm']['iterations']")"
+    P="$CP plan $HE --map $HM --trace $W/$name.trace --target rp2040 --time $TIME --json -q $OPT"
+    t=$(cpu "$W/${p}colour.json" $P --strategy colour)
+    c=$(json "$W/${p}colour.json" "$M")
+    echo "$name, budget 0, colour ($(rate "$W/${p}colour.json")): $c misses per iteration, $(python3 -c "print(round($c / $fa, 3))") x fully associative ($t s CPU$(tcut "$W/${p}colour.json"))"
+    t=$(cpu "$W/${p}density.json" $P --strategy density --budget 16K)
+    d=$(json "$W/${p}density.json" "$M")
+    echo "$name, 16 KiB, density: $d misses per iteration ($t s CPU)"
+    t=$(cpu "$W/${p}combined.json" $P --strategy combined --budget 16K)
+    b=$(json "$W/${p}combined.json" "$M")
+    echo "$name, 16 KiB, combined ($(rate "$W/${p}combined.json")): $b misses per iteration, $(python3 -c "print(round($b / $d, 3))") x density ($t s CPU$(tcut "$W/${p}combined.json"))"
+}
+if [ "${HEAVY:-0}" = 1 ]; then
+    rows heavy h build/fw/heavy-rp2040.elf build/fw/heavy-rp2040.map
 fi
-$CP sim "$W/heavy.trace" --elf "$HE" --map "$HM" --json -q -o "$W/hstock.json"
-fa=$(json "$W/hstock.json" "d['warm']['sum']['fully_associative'] / d['warm']['iterations']")
-echo "heavy workload, 8 iterations: stock $(json "$W/hstock.json" "d['warm']['misses_mean']"), fully associative LRU $fa, ideal bound $(json "$W/hstock.json" "d['warm']['sum']['ideal'] / d['warm']['iterations']")"
-P="$CP plan $HE --map $HM --trace $W/heavy.trace --target rp2040 --time $TIME --json -q $OPT"
-t=$(cpu "$W/hcolour.json" $P --strategy colour)
-c=$(json "$W/hcolour.json" "$M")
-echo "heavy, budget 0, colour ($(rate "$W/hcolour.json")): $c misses per iteration, $(python3 -c "print(round($c / $fa, 3))") x fully associative ($t s CPU$(tcut "$W/hcolour.json"))"
-t=$(cpu "$W/hdensity.json" $P --strategy density --budget 16K)
-d=$(json "$W/hdensity.json" "$M")
-echo "heavy, 16 KiB, density: $d misses per iteration ($t s CPU)"
-t=$(cpu "$W/hcombined.json" $P --strategy combined --budget 16K)
-b=$(json "$W/hcombined.json" "$M")
-echo "heavy, 16 KiB, combined ($(rate "$W/hcombined.json")): $b misses per iteration, $(python3 -c "print(round($b / $d, 3))") x density ($t s CPU$(tcut "$W/hcombined.json"))"
+if [ "${PROTO:-0}" = 1 ]; then
+    rows proto p build/fw/proto-rp2040.elf build/fw/proto-rp2040.map
+fi

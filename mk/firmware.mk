@@ -13,6 +13,14 @@
 #                              imxrt1062, with QEMU references mps2-an385
 #                              (Cortex-M3 running the rp2040 object code) and
 #                              mps2-an500
+#   proto-BOARD.elf/.map       the protocol workload (firmware/proto/, C99 on
+#                              picolibc: frames, ChaCha20-Poly1305, HMAC,
+#                              printf-style logging) for rp2040 and
+#                              imxrt1062, with the QEMU references
+#                              mps2-an385 (the rp2040 object code) and
+#                              mps2-an500 (the imxrt1062 one)
+#   host/proto-host            the same sources built for this machine
+#   host/proto-vectors         its cryptography against the RFC test vectors
 #
 #   ws-mps2-an385.elf/.map     whole-system echo firmware (firmware/ws/):
 #   ws-mps2-an500.elf/.map     kernel, LAN9118 driver, ARP/IPv4/ICMP/UDP
@@ -24,6 +32,7 @@
 #        (TARGET=ws-mps2-an385 or ws-mps2-an500 for the echo firmware)
 #        (or firmware/relink.sh rp2040 plan-dir build/fw/placed/demo-rp2040)
 #   make -f mk/firmware.mk relink WORKLOAD=heavy TARGET=rp2040 PLACE=plan-dir OUT=...
+#   make -f mk/firmware.mk relink WORKLOAD=proto TARGET=rp2040 PLACE=plan-dir OUT=...
 FW_OUT   := build/fw
 FW_CC    := arm-none-eabi-gcc
 FW_CFLAGS := -std=c99 -Os -g -Wall -Wextra -Werror \
@@ -131,6 +140,61 @@ $(FW_OUT)/heavy-$(1).elf: $$(HV_OBJ_$$(FW_CPUOF_$(1))) $$(HV_EXTRA_$(1)) $$(FW_L
 endef
 $(foreach b,$(HV_BOARDS),$(eval $(call HV_BOARD_RULE,$(b))))
 
+# The protocol workload (docs/firmware.md, "The protocol workload"): C99
+# on picolibc like the demo, with the demo's startup object. The
+# same sources also build for the host (HOST_CC), as an independent check
+# of the board's codeplace_result against another compiler and C library.
+PR_CFLAGS := -std=c99 -Os -g -Wall -Wextra -Werror -Wmissing-prototypes -Wshadow \
+	-ffunction-sections -fdata-sections --specs=picolibc.specs \
+	-Ifirmware/common -Ifirmware/proto
+PR_SRC    := $(sort $(wildcard firmware/proto/*.c))
+PR_HDR    := $(wildcard firmware/proto/*.h firmware/common/*.h)
+PR_OBJ_m0 := $(PR_SRC:firmware/%.c=$(FW_OUT)/pobj/m0/%.o) $(FW_OUT)/obj/m0/common/startup.o
+PR_OBJ_m7 := $(PR_SRC:firmware/%.c=$(FW_OUT)/pobj/m7/%.o) $(FW_OUT)/obj/m7/common/startup.o
+PR_BOARDS := rp2040 imxrt1062 mps2-an385 mps2-an500
+# the QEMU references, the rp2040 object code on a Cortex-M3 and the
+# imxrt1062 one on a Cortex-M7, printing their results through picolibc's
+# semihosting (firmware/ref/semihost.c)
+PR_EXTRA_mps2-an385 := $(FW_OUT)/obj/m0/ref/semihost.o
+PR_EXTRA_mps2-an500 := $(FW_OUT)/obj/m7/ref/semihost.o
+PR_REF_mps2-an385   := --oslib=semihost
+PR_REF_mps2-an500   := --oslib=semihost
+HOST_CC   ?= cc
+PR_HOST_CFLAGS := -std=c99 -O2 -g -Wall -Wextra -Werror -Wmissing-prototypes -Wshadow \
+	-Ifirmware/common -Ifirmware/proto
+PR_HOST   := $(FW_OUT)/host/proto-host $(FW_OUT)/host/proto-vectors
+firmware: $(PR_BOARDS:%=$(FW_OUT)/proto-%.elf) $(PR_HOST)
+
+$(FW_OUT)/pobj/m0/proto/%.o: firmware/proto/%.c $(PR_HDR) mk/firmware.mk
+	@mkdir -p $(dir $@)
+	$(FW_CC) $(FW_CPU_m0) $(PR_CFLAGS) -c -o $@ $<
+
+$(FW_OUT)/pobj/m7/proto/%.o: firmware/proto/%.c $(PR_HDR) mk/firmware.mk
+	@mkdir -p $(dir $@)
+	$(FW_CC) $(FW_CPU_m7) $(PR_CFLAGS) -c -o $@ $<
+
+# pr_link(board, placement dir, output prefix)
+pr_link = $(FW_CC) $(FW_CPU_$(FW_CPUOF_$(1))) $(call FW_LDFLAGS,$(2)) \
+	-T firmware/ld/$(1).ld -Wl,-Map=$(3).map -o $(3).elf $(PR_OBJ_$(FW_CPUOF_$(1))) \
+	$(PR_EXTRA_$(1)) -lm $(PR_REF_$(1))
+
+.SECONDARY: $(PR_OBJ_m0) $(PR_OBJ_m7) $(PR_EXTRA_mps2-an385) $(PR_EXTRA_mps2-an500)
+
+define PR_BOARD_RULE
+$(FW_OUT)/proto-$(1).elf: $$(PR_OBJ_$$(FW_CPUOF_$(1))) $$(PR_EXTRA_$(1)) $$(FW_LD)
+	$$(call pr_link,$(1),firmware/ld/default,$(FW_OUT)/proto-$(1))
+endef
+$(foreach b,$(PR_BOARDS),$(eval $(call PR_BOARD_RULE,$(b))))
+
+$(FW_OUT)/host/proto-host: firmware/ref/proto-host.c $(PR_SRC) $(PR_HDR) mk/firmware.mk
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(PR_HOST_CFLAGS) -o $@ firmware/ref/proto-host.c $(PR_SRC) -lm
+
+$(FW_OUT)/host/proto-vectors: firmware/ref/proto-vectors.c $(PR_SRC) $(PR_HDR) mk/firmware.mk
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(PR_HOST_CFLAGS) -o $@ firmware/ref/proto-vectors.c \
+		$(filter-out firmware/proto/proto.c,$(PR_SRC)) -lm
+
 # Whole-system echo firmware: one set of objects per board (the LAN9118
 # is at another address on each, firmware/ws/board.h).
 WS_SRC    := $(sort $(wildcard firmware/ws/*.c))
@@ -163,15 +227,17 @@ $(foreach b,$(WS_BOARDS),$(eval $(call WS_BOARD_RULE,$(b))))
 
 # Relink one board with a plan's codeplace_flash.ld / codeplace_ram.ld:
 # PLACE's files come before firmware/ld/default/ in the search path.
-# WORKLOAD is demo (default) or heavy.
+# WORKLOAD is demo (default), heavy or proto.
 TARGET ?= rp2040
 WORKLOAD ?= demo
 FW_LINK_demo  := fw_link
 FW_LINK_heavy := hv_link
+FW_LINK_proto := pr_link
 FW_RELINK_DEPS_demo  = $(FW_OBJ_$(FW_CPUOF_$(TARGET))) $(FW_EXTRA_$(TARGET))
 FW_RELINK_DEPS_heavy = $(HV_OBJ_$(FW_CPUOF_$(TARGET))) $(HV_EXTRA_$(TARGET))
+FW_RELINK_DEPS_proto = $(PR_OBJ_$(FW_CPUOF_$(TARGET))) $(PR_EXTRA_$(TARGET))
 WS_TARGET := $(patsubst ws-%,%,$(filter ws-%,$(TARGET)))
-relink_usage = @test -n "$(PLACE)" -a -n "$(OUT)" || { echo "usage: make -f mk/firmware.mk relink [WORKLOAD=demo|heavy] TARGET=board PLACE=dir OUT=prefix" >&2; exit 2; }
+relink_usage = @test -n "$(PLACE)" -a -n "$(OUT)" || { echo "usage: make -f mk/firmware.mk relink [WORKLOAD=demo|heavy|proto] TARGET=board PLACE=dir OUT=prefix" >&2; exit 2; }
 relink_unknown = { echo "relink: unknown TARGET '$(TARGET)' (one of: $(FW_BOARDS) $(WS_BOARDS:%=ws-%))" >&2; exit 2; }
 relink_place = @test -d "$(PLACE)" || { echo "relink: no directory '$(PLACE)'" >&2; exit 2; }
 ifneq ($(WS_TARGET),)
@@ -185,7 +251,7 @@ relink: $(WS_OBJ_$(WS_TARGET))
 else
 relink: $(FW_RELINK_DEPS_$(WORKLOAD))
 	$(relink_usage)
-	@test -n "$(FW_LINK_$(WORKLOAD))" || { echo "relink: unknown WORKLOAD '$(WORKLOAD)' (demo or heavy)" >&2; exit 2; }
+	@test -n "$(FW_LINK_$(WORKLOAD))" || { echo "relink: unknown WORKLOAD '$(WORKLOAD)' (demo, heavy or proto)" >&2; exit 2; }
 	@test -n "$(FW_CPUOF_$(TARGET))" || $(relink_unknown)
 	$(relink_place)
 	@mkdir -p $(dir $(OUT))
