@@ -1,6 +1,6 @@
-/* codeplace plan: plan and write the artefacts (cmd-plan.c parses the
- * command line, cmd-plan-render.c reports). */
-#include "cmd-plan.h"
+/* codeplace plan: plan and write the artefacts (plan.c parses the
+ * command line, plan-render.c reports). */
+#include "cmd/plan.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cmd-plan-samples.h"
+#include "cmd/plan-samples.h"
 #include "target/target.h"
 #include "util/sig.h"
 #include "util/wfile.h"

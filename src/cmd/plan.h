@@ -1,6 +1,6 @@
-/* codeplace plan: what the command's parts share. cmd-plan.c parses the
- * command line, cmd-plan-run.c plans and writes the artefacts,
- * cmd-plan-render.c prints the report. */
+/* codeplace plan: what the command's parts share. plan.c parses the
+ * command line, plan-run.c plans and writes the artefacts,
+ * plan-render.c prints the report. */
 #ifndef CP_CMD_PLAN_H
 #define CP_CMD_PLAN_H
 

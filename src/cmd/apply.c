@@ -6,7 +6,7 @@
 
 #include "cli/cli.h"
 #include "cli/planopt.h"
-#include "commands.h"
+#include "cmd/commands.h"
 #include "image/image.h"
 #include "plan/apply.h"
 #include "plan/emit.h"

@@ -11,7 +11,7 @@
 #include "target/target.h"
 #include "trace/trace.h"
 
-/* trace --qemu MACHINE ELF (src/cmd-trace-qemu.c). */
+/* trace --qemu MACHINE ELF (src/cmd/trace-qemu.c). */
 typedef struct trace_qemu_opts {
     const char *machine, *elf, *map, *mark;
     const tgt *t;          /* --target, or NULL: the machine's code memory */
@@ -32,7 +32,7 @@ int trace_info(cli_ctx *ctx, const char *path, int per_iter, int partial);
 int trace_dump_records(cli_ctx *ctx, const char *path, int partial);
 
 /* trace ELF: what the command line asks of a recording on the virtual
- * board (src/cmd-trace.c). */
+ * board (src/cmd/trace.c). */
 typedef struct run_opts {
     const char *elf, *map, *init, *iter, *mark, *entry, *result;
     const tgt *t;
@@ -45,7 +45,7 @@ typedef struct run_opts {
     unsigned nperiph;
 } run_opts;
 
-/* Its report (src/cmd-trace-report.c): the trace's figures, what the
+/* Its report (src/cmd/trace-report.c): the trace's figures, what the
  * harness functions returned, the unmodelled peripherals read. */
 void trace_report_run(cli_ctx *ctx, const run_opts *ro, emu *e,
                       const emu_stats *st, const trc_totals *tot,

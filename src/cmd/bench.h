@@ -1,4 +1,4 @@
-/* What the bench subcommands (src/cmd-bench-*.c) share: stopping on Ctrl-C,
+/* What the bench subcommands (src/cmd/bench-*.c) share: stopping on Ctrl-C,
  * SIGTERM or SIGHUP while keeping what was measured, and their argument helpers. */
 #ifndef CP_CMD_BENCH_H
 #define CP_CMD_BENCH_H

@@ -8,7 +8,7 @@
 
 #include "util/stats.h"
 #include "cli/cli.h"
-#include "commands.h"
+#include "cmd/commands.h"
 #include "util/jw.h"
 
 /* A number with an optional SI prefix and unit: "125M", "125MHz", "3.1ms",

@@ -8,7 +8,7 @@
 #include "cache/cache.h"
 #include "cli/cli.h"
 #include "cli/tgtopt.h"
-#include "commands.h"
+#include "cmd/commands.h"
 #include "image/image.h"
 #include "report/profile.h"
 #include "report/report.h"

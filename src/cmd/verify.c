@@ -4,7 +4,7 @@
 
 #include "cli/cli.h"
 #include "cli/tgtopt.h"
-#include "commands.h"
+#include "cmd/commands.h"
 #include "image/image.h"
 #include "util/jw.h"
 #include "verify/verify.h"

@@ -5,8 +5,8 @@
 
 #include "bench/net.h"
 #include "bench/sweepfile.h"
-#include "cmd-bench.h"
-#include "commands.h"
+#include "cmd/bench.h"
+#include "cmd/commands.h"
 
 enum { E_LISTEN, E_DURATION, E_NOPT };
 

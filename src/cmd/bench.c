@@ -1,12 +1,12 @@
 /* codeplace bench: network benchmarks run from the host. A group of nested
- * commands, one file each (src/cmd-bench-NAME.c); src/cli dispatches them
+ * commands, one file each (src/cmd/bench-NAME.c); src/cli dispatches them
  * and generates `codeplace help bench` from this table. */
-#include "cmd-bench.h"
+#include "cmd/bench.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "commands.h"
+#include "cmd/commands.h"
 #include "util/sig.h"
 
 static void on_alarm(int sig)

@@ -1,6 +1,6 @@
 /* codeplace trace ELF: the report of a recording on the virtual board
- * (cmd-trace.c records). */
-#include "cmd-trace.h"
+ * (trace.c records). */
+#include "cmd/trace.h"
 
 #include <stdio.h>
 #include <string.h>

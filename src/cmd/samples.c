@@ -9,7 +9,7 @@
 
 #include "cli/cli.h"
 #include "cli/tgtopt.h"
-#include "commands.h"
+#include "cmd/commands.h"
 #include "image/image.h"
 #include "samples/samples.h"
 #include "target/target.h"

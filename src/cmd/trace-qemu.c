@@ -4,7 +4,7 @@
  * what was recorded and who stopped QEMU. The machines, the process, the
  * readiness wait, the traffic and the summary read back from the trace are
  * trace/qemurun.c's. */
-#include "cmd-trace.h"
+#include "cmd/trace.h"
 
 #include <errno.h>
 #include <pthread.h>

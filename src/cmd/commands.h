@@ -1,5 +1,5 @@
-/* The commands, one per src/cmd-<name>.c (nested ones in
- * src/cmd-<group>-<name>.c). Each file defines its cli_cmd (name, function,
+/* The commands, one per src/cmd/<name>.c (nested ones in
+ * src/cmd/<group>-<name>.c). Each file defines its cli_cmd (name, function,
  * summary, usage, option table); src/main.c lists the top level, and each
  * group (bench, calc) lists its subcommands. */
 #ifndef CP_COMMANDS_H

@@ -10,8 +10,8 @@
 
 #include "cli/cli.h"
 #include "cli/tgtopt.h"
-#include "cmd-trace.h"
-#include "commands.h"
+#include "cmd/trace.h"
+#include "cmd/commands.h"
 #include "emu/emu.h"
 #include "image/image.h"
 #include "target/target.h"

@@ -14,7 +14,7 @@
 #include "cli/cli.h"
 #include "cli/probeopt.h"
 #include "cli/tgtopt.h"
-#include "commands.h"
+#include "cmd/commands.h"
 #include "probe/counters.h"
 #include "probe/probe.h"
 #include "target/target.h"

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "commands.h"
+#include "cmd/commands.h"
 #include "image/image.h"
 #include "report/diff.h"
 #include "util/jw.h"

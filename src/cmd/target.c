@@ -6,7 +6,7 @@
 
 #include "cli/cli.h"
 #include "cli/tgtopt.h"
-#include "commands.h"
+#include "cmd/commands.h"
 #include "target/target.h"
 #include "util/jw.h"
 

@@ -7,8 +7,8 @@
 #include "bench/ping.h"
 #include "util/stats.h"
 #include "bench/sweepfile.h"
-#include "cmd-bench.h"
-#include "commands.h"
+#include "cmd/bench.h"
+#include "cmd/commands.h"
 
 enum { L_ICMP, L_COUNT, L_INTERVAL, L_SIZE, L_TIMEOUT, L_BINS, L_NOPT };
 

@@ -1,5 +1,5 @@
-/* codeplace plan: the report, text or JSON (cmd-plan-run.c plans). */
-#include "cmd-plan.h"
+/* codeplace plan: the report, text or JSON (plan-run.c plans). */
+#include "cmd/plan.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cmd-trace.h"
+#include "cmd/trace.h"
 #include "trace/trace.h"
 #include "util/jw.h"
 

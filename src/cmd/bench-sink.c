@@ -3,8 +3,8 @@
 
 #include "bench/net.h"
 #include "bench/sink.h"
-#include "cmd-bench.h"
-#include "commands.h"
+#include "cmd/bench.h"
+#include "cmd/commands.h"
 
 enum { K_LISTEN, K_INTERVAL, K_DURATION, K_IDLE, K_CONNS, K_PERCONN, K_NOPT };
 

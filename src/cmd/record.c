@@ -8,7 +8,7 @@
 #include "cli/cli.h"
 #include "cli/probeopt.h"
 #include "cli/tgtopt.h"
-#include "commands.h"
+#include "cmd/commands.h"
 #include "image/image.h"
 #include "probe/probe.h"
 #include "target/target.h"

@@ -1,6 +1,6 @@
 /* codeplace plan --samples: plans from PC samples, alone (a ranking) or
  * next to a trace (evaluated on it). */
-#include "cmd-plan-samples.h"
+#include "cmd/plan-samples.h"
 
 #include <errno.h>
 #include <stdio.h>

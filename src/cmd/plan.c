@@ -1,7 +1,7 @@
 /* codeplace plan: choose where the hot code goes, write it in every form.
- * This file: the options and the command line; cmd-plan-run.c plans,
- * cmd-plan-render.c reports. */
-#include "cmd-plan.h"
+ * This file: the options and the command line; plan-run.c plans,
+ * plan-render.c reports. */
+#include "cmd/plan.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 
 #include "cli/planopt.h"
-#include "commands.h"
+#include "cmd/commands.h"
 #include "target/target.h"
 #include "util/sig.h"
 

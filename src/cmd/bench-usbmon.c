@@ -5,8 +5,8 @@
 
 #include "util/stats.h"
 #include "bench/usbmon.h"
-#include "cmd-bench.h"
-#include "commands.h"
+#include "cmd/bench.h"
+#include "cmd/commands.h"
 
 enum { M_LIVE, M_DURATION, M_BUS, M_DEVICE, M_PORT, M_MODE, M_NOPT };
 

@@ -9,7 +9,7 @@
 #include "cache/context.h"
 #include "cli/cli.h"
 #include "cli/tgtopt.h"
-#include "commands.h"
+#include "cmd/commands.h"
 #include "image/image.h"
 #include "report/heat.h"
 #include "target/target.h"

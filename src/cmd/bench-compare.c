@@ -6,8 +6,8 @@
 
 #include "bench/ctrfile.h"
 #include "bench/sweepfile.h"
-#include "cmd-bench.h"
-#include "commands.h"
+#include "cmd/bench.h"
+#include "cmd/commands.h"
 #include "report/svg.h"
 #include "util/stats.h"
 #include "util/wfile.h"

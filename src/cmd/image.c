@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "commands.h"
+#include "cmd/commands.h"
 #include "image/image.h"
 #include "util/jw.h"
 

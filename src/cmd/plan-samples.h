@@ -1,5 +1,5 @@
 /* codeplace plan --samples: the command side of planning from PC samples
- * (src/plan/fromsamples.c), called from cmd-plan.c. */
+ * (src/plan/fromsamples.c), called from src/cmd/plan-run.c. */
 #ifndef CP_CMD_PLAN_SAMPLES_H
 #define CP_CMD_PLAN_SAMPLES_H
 
