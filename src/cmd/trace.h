@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "emu/emu.h"
+#include "image/image.h"
 #include "target/target.h"
 #include "trace/trace.h"
 
@@ -44,6 +45,14 @@ typedef struct run_opts {
     emu_range periph[16];
     unsigned nperiph;
 } run_opts;
+
+/* The recording (src/cmd/trace-run.c). */
+int trace_board_run(cli_ctx *ctx, const run_opts *ro);
+
+/* A symbol's address for option opt: a function (Thumb bit cleared) or
+ * any ELF symbol; -1 after an error. */
+int trace_sym_addr(const img *im, const char *opt, const char *name,
+                   uint32_t *addr);
 
 /* Its report (src/cmd/trace-report.c): the trace's figures, what the
  * harness functions returned, the unmodelled peripherals read. */
