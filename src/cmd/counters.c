@@ -217,186 +217,221 @@ static void text_window(FILE *o, const char *name, const probe_ctr_result *r)
             r->saturated ? "  SATURATED" : "");
 }
 
-static int cmd_counters_fn(cli_ctx *ctx, int argc, char **argv)
-{
-    char *pos[argc];
-    const char *arg, *load = NULL;
-    cli_tgt to = {0};
-    const char *ping = NULL, *label = NULL;
-    uint32_t count = 300, interval = 20;
-    int icmp = 0, have_count = 0, have_interval = 0;
+/* The command line, parsed. */
+typedef struct ctr_args {
+    cli_tgt to;
+    cli_probe_args pa;
+    const char *load, *ping, *label;
+    uint32_t count, interval;
+    int icmp, have_count, have_interval;
+    double window;
+    uint64_t events, base;
+    int no_idle, have_window, have_base;
     char pingcmd[1400];
-    double window = 1.0;
-    uint64_t events = 0, base = 0;
-    int no_idle = 0, have_window = 0, have_base = 0, rc;
-    cli_probe_args pa = {0};
+} ctr_args;
+
+/* The figures of the two windows. */
+typedef struct ctr_figures {
+    probe_ctr_result run, idle;
+    double answered, sent, median_us; /* --ping's echoes */
+    uint64_t events;
+} ctr_figures;
+
+static int ctr_opt(cli_ctx *ctx, int o, const char *arg, ctr_args *a)
+{
+    switch (o) {
+    case O_GDB:
+    case O_OPENOCD:
+    case O_CORE:
+    case O_TIMEOUT:
+        if (cli_probe_take(ctx, &a->pa, opts[o].name, arg) < 0)
+            return CLI_USAGE;
+        break;
+    case O_TARGET: a->to.name = arg; break;
+    case O_CACHE: a->to.cache = arg; break;
+    case O_AS: a->to.as = arg; break;
+    case O_LOAD: a->load = arg; break;
+    case O_NO_IDLE: a->no_idle = 1; break;
+    case O_PING: a->ping = arg; break;
+    case O_ICMP: a->icmp = 1; break;
+    case O_LABEL: a->label = arg; break;
+    case O_COUNT:
+        if (cli_arg_u32(ctx, "count", arg, 0, &a->count) < 0)
+            return CLI_USAGE;
+        if (a->count < 1 || a->count > 65535)
+            return cli_usage_error(ctx, "--count: give 1..65535");
+        a->have_count = 1;
+        break;
+    case O_INTERVAL:
+        if (cli_arg_u32(ctx, "interval", arg, 0, &a->interval) < 0)
+            return CLI_USAGE;
+        if (a->interval < 1 || a->interval > 60000)
+            return cli_usage_error(ctx, "--interval: give 1..60000 ms");
+        a->have_interval = 1;
+        break;
+    case O_WINDOW:
+        if (cli_arg_double(ctx, "window", arg, &a->window) < 0)
+            return CLI_USAGE;
+        if (a->window <= 0 || a->window > 86400)
+            return cli_usage_error(ctx, "--window: give seconds > 0");
+        a->have_window = 1;
+        break;
+    case O_EVENTS:
+        if (cli_arg_u64(ctx, "events", arg, 1, &a->events) < 0)
+            return CLI_USAGE;
+        if (!a->events)
+            return cli_usage_error(ctx, "--events: give N > 0");
+        break;
+    case O_CTR_BASE:
+        if (cp_parse_u64(arg, 0, &a->base) < 0 || a->base > 0xffffffe0ULL)
+            return cli_usage_error(ctx, "--ctr-base: '%s' is not an "
+                                   "address", arg);
+        a->have_base = 1;
+        break;
+    }
+    return CLI_OK;
+}
+
+/* --ping: the load is this program's own bench latency. */
+static int ping_load(cli_ctx *ctx, ctr_args *a)
+{
+    char self[1024];
+    ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (sl <= 0)
+        snprintf(self, sizeof self, "codeplace");
+    else
+        self[sl] = 0;
+    if (strpbrk(a->ping, "'\\ ;&|$`\"") || strchr(self, '\''))
+        return cli_usage_error(ctx, "--ping: '%s' is not HOST[:PORT]",
+                               a->ping);
+    snprintf(a->pingcmd, sizeof a->pingcmd, "'%s' bench latency '%s' "
+             "--count %u --interval %u%s --json -q", self, a->ping, a->count,
+             a->interval, a->icmp ? " --icmp" : "");
+    a->load = a->pingcmd;
+    return CLI_OK;
+}
+
+static int parse(cli_ctx *ctx, int argc, char **argv, char **pos,
+                 ctr_args *a)
+{
+    const char *arg;
+    int rc;
     cli_parser p;
     cli_parser_init(&p, ctx, argc, argv, pos);
-    while ((rc = cli_next(&p, &arg)) >= 0) {
-        switch (rc) {
-        case O_GDB:
-        case O_OPENOCD:
-        case O_CORE:
-        case O_TIMEOUT:
-            if (cli_probe_take(ctx, &pa, opts[rc].name, arg) < 0)
-                return CLI_USAGE;
-            break;
-        case O_TARGET: to.name = arg; break;
-        case O_CACHE: to.cache = arg; break;
-        case O_AS: to.as = arg; break;
-        case O_LOAD: load = arg; break;
-        case O_NO_IDLE: no_idle = 1; break;
-        case O_PING: ping = arg; break;
-        case O_ICMP: icmp = 1; break;
-        case O_LABEL: label = arg; break;
-        case O_COUNT:
-            if (cli_arg_u32(ctx, "count", arg, 0, &count) < 0)
-                return CLI_USAGE;
-            if (count < 1 || count > 65535)
-                return cli_usage_error(ctx, "--count: give 1..65535");
-            have_count = 1;
-            break;
-        case O_INTERVAL:
-            if (cli_arg_u32(ctx, "interval", arg, 0, &interval) < 0)
-                return CLI_USAGE;
-            if (interval < 1 || interval > 60000)
-                return cli_usage_error(ctx, "--interval: give 1..60000 ms");
-            have_interval = 1;
-            break;
-        case O_WINDOW:
-            if (cli_arg_double(ctx, "window", arg, &window) < 0)
-                return CLI_USAGE;
-            if (window <= 0 || window > 86400)
-                return cli_usage_error(ctx, "--window: give seconds > 0");
-            have_window = 1;
-            break;
-        case O_EVENTS:
-            if (cli_arg_u64(ctx, "events", arg, 1, &events) < 0)
-                return CLI_USAGE;
-            if (!events)
-                return cli_usage_error(ctx, "--events: give N > 0");
-            break;
-        case O_CTR_BASE:
-            if (cp_parse_u64(arg, 0, &base) < 0 || base > 0xffffffe0ULL)
-                return cli_usage_error(ctx, "--ctr-base: '%s' is not an "
-                                       "address", arg);
-            have_base = 1;
-            break;
-        }
-    }
+    while ((rc = cli_next(&p, &arg)) >= 0)
+        if (ctr_opt(ctx, rc, arg, a) != CLI_OK)
+            return CLI_USAGE;
     if (rc != CLI_END)
         return cli_parse_exit(rc);
     if (p.npos)
         return cli_usage_error(ctx, "counters: unexpected argument '%s'",
                                pos[0]);
-    if (cli_probe_check(ctx, &pa) < 0)
+    if (cli_probe_check(ctx, &a->pa) < 0)
         return CLI_USAGE;
-    if (load && have_window)
+    if (a->load && a->have_window)
         return cli_usage_error(ctx, "counters: --load sets the window; drop "
                                "--window");
-    if (ping && (load || have_window || events))
+    if (a->ping && (a->load || a->have_window || a->events))
         return cli_usage_error(ctx, "counters: --ping is the load and counts "
                                "the echoes: drop --load, --window, --events");
-    if (!ping && (have_count || have_interval || icmp))
+    if (!a->ping && (a->have_count || a->have_interval || a->icmp))
         return cli_usage_error(ctx, "counters: --count, --interval and --icmp "
                                "go with --ping");
-    if (ping) {
-        /* The load is this program's own bench latency. */
-        char self[1024];
-        ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
-        if (sl <= 0)
-            snprintf(self, sizeof self, "codeplace");
-        else
-            self[sl] = 0;
-        if (strpbrk(ping, "'\\ ;&|$`\"") || strchr(self, '\''))
-            return cli_usage_error(ctx, "--ping: '%s' is not HOST[:PORT]",
-                                   ping);
-        snprintf(pingcmd, sizeof pingcmd, "'%s' bench latency '%s' --count %u "
-                 "--interval %u%s --json -q", self, ping, count, interval,
-                 icmp ? " --icmp" : "");
-        load = pingcmd;
-    }
-    probe_ctr_regs regs = {0};
-    if ((rc = cli_tgt_resolve(ctx, &to, NULL, NULL, 0)) != CLI_OK)
+    return a->ping ? ping_load(ctx, a) : CLI_OK;
+}
+
+/* Where the counters are: the target's, or --ctr-base's. */
+static int counter_regs(cli_ctx *ctx, ctr_args *a, probe_ctr_regs *regs)
+{
+    int rc;
+    if ((rc = cli_tgt_resolve(ctx, &a->to, NULL, NULL, 0)) != CLI_OK)
         return rc;
-    if (to.base) {
-        const tgt *t = &to.t;
+    if (a->to.base) {
+        const tgt *t = &a->to.t;
         if (!t->ctr_base)
             return cli_usage_error(ctx, "counters: %s has no cache counters "
                                    "(the Cortex-M7 has none; use the "
                                    "on-target profiler)", t->name);
-        regs.base = t->ctr_base;
-        regs.hit = t->ctr_hit;
-        regs.acc = t->ctr_acc;
-        regs.flush = t->ctr_flush;
-        regs.flush_kind = t->ctr_flush_by == TGT_FLUSH_REG ? PROBE_FLUSH_REG
-                          : t->ctr_flush_by == TGT_FLUSH_SETWAY
-                              ? PROBE_FLUSH_RP2350
-                              : PROBE_FLUSH_NONE;
-    } else if (!have_base) {
+        regs->base = t->ctr_base;
+        regs->hit = t->ctr_hit;
+        regs->acc = t->ctr_acc;
+        regs->flush = t->ctr_flush;
+        regs->flush_kind = t->ctr_flush_by == TGT_FLUSH_REG ? PROBE_FLUSH_REG
+                           : t->ctr_flush_by == TGT_FLUSH_SETWAY
+                               ? PROBE_FLUSH_RP2350
+                               : PROBE_FLUSH_NONE;
+    } else if (!a->have_base) {
         return cli_usage_error(ctx, "counters: give --target rp2040|rp2350 "
                                "(or --ctr-base ADDR)");
     }
-    if (have_base) {
-        regs.base = (uint32_t)base;
-        regs.flush = 0x04;
-        regs.hit = 0x0c;
-        regs.acc = 0x10;
-        regs.flush_kind = PROBE_FLUSH_REG;
+    if (a->have_base) {
+        regs->base = (uint32_t)a->base;
+        regs->flush = 0x04;
+        regs->hit = 0x0c;
+        regs->acc = 0x10;
+        regs->flush_kind = PROBE_FLUSH_REG;
     }
+    return CLI_OK;
+}
+
+/* --ping's echoes, from bench latency's JSON: the events. */
+static int ping_figures(const ctr_args *a, const waiter *w, ctr_figures *f)
+{
+    if (w->cmd_status || nb_extract_figure(w->out, "answered",
+                                           &f->answered) < 0 ||
+        nb_extract_figure(w->out, "sent", &f->sent) < 0) {
+        cli_error("the echoes to %s failed (bench latency exited %d)",
+                  a->ping, w->cmd_status);
+        return -1;
+    }
+    nb_extract_figure(w->out, "median_us", &f->median_us);
+    if (f->answered < 1) {
+        cli_error("%s answered none of the %.0f echoes: no misses per echo",
+                  a->ping, f->sent);
+        return -1;
+    }
+    if (f->answered < f->sent)
+        cli_warn("%s answered %.0f of %.0f echoes; misses are per echo "
+                 "answered", a->ping, f->answered, f->sent);
+    f->events = (uint64_t)f->answered;
+    return 0;
+}
+
+/* The run window (while the load runs), then the idle one. */
+static int measure(cli_ctx *ctx, const ctr_args *a, probe *pr,
+                   const probe_ctr_regs *regs, waiter *w, ctr_figures *f)
+{
     cp_err err;
-    probe *pr = cli_probe_open(ctx, &pa);
-    if (!pr)
-        return CLI_FAIL;
-    int status = CLI_FAIL;
-    waiter w = {.window = window, .cmd = load, .capture = ping != NULL};
-    double answered = 0, sent = 0, median_us = NAN;
-    probe_ctr_result run, idle;
-    cli_info(ctx, "run window%s%s", load ? " while running: " : "",
-             load ? load : "");
-    cp_sig_catch(); /* Ctrl-C, SIGTERM, SIGHUP: end the window, no figures */
-    if (probe_ctr_window(pr, &regs, wait_window, &w, &run, &err) < 0) {
+    cli_info(ctx, "run window%s%s", a->load ? " while running: " : "",
+             a->load ? a->load : "");
+    if (probe_ctr_window(pr, regs, wait_window, w, &f->run, &err) < 0) {
         cli_error("%s", err.msg);
-        goto done;
+        return -1;
     }
     if (cp_sig_stop) {
         cli_error("interrupted by %s during the run window: no figures",
                   cp_sig_name(cp_sig_last()));
-        goto done;
+        return -1;
     }
-    if (ping) {
-        if (w.cmd_status || nb_extract_figure(w.out, "answered", &answered) < 0 ||
-            nb_extract_figure(w.out, "sent", &sent) < 0) {
-            cli_error("the echoes to %s failed (bench latency exited %d)", ping,
-                      w.cmd_status);
-            goto done;
-        }
-        nb_extract_figure(w.out, "median_us", &median_us);
-        if (answered < 1) {
-            cli_error("%s answered none of the %.0f echoes: no misses per echo",
-                      ping, sent);
-            goto done;
-        }
-        if (answered < sent)
-            cli_warn("%s answered %.0f of %.0f echoes; misses are per echo "
-                     "answered", ping, answered, sent);
-        events = (uint64_t)answered;
-    } else if (load && w.cmd_status)
-        cli_warn("the load command exited with status %d", w.cmd_status);
-    if (!no_idle) {
-        w.cmd = NULL;
-        cli_info(ctx, "idle window (%.3f s)", w.window);
-        if (probe_ctr_window(pr, &regs, wait_window, &w, &idle, &err) < 0) {
+    if (a->ping) {
+        if (ping_figures(a, w, f) < 0)
+            return -1;
+    } else if (a->load && w->cmd_status)
+        cli_warn("the load command exited with status %d", w->cmd_status);
+    if (!a->no_idle) {
+        w->cmd = NULL;
+        cli_info(ctx, "idle window (%.3f s)", w->window);
+        if (probe_ctr_window(pr, regs, wait_window, w, &f->idle, &err) < 0) {
             cli_error("%s", err.msg);
-            goto done;
+            return -1;
         }
         if (cp_sig_stop) {
             cli_error("interrupted by %s during the idle window: no figures",
                       cp_sig_name(cp_sig_last()));
-            goto done;
+            return -1;
         }
     }
-    if (run.accesses == 0 && !run.saturated) {
+    if (f->run.accesses == 0 && !f->run.saturated) {
         /* 0 misses of 0 accesses is no cache figure: the counters did not
          * count. CTR_ACC counts every XIP access, hit or not, noncacheable
          * ones included (RP2040 datasheet 2.6, XIP_CTRL register CTR_ACC),
@@ -405,90 +440,121 @@ static int cmd_counters_fn(cli_ctx *ctx, int argc, char **argv)
                   "counters at 0x%08x did not count (is the code running "
                   "from the cached flash window, is the cache enabled, and "
                   "is the target or --ctr-base right?); no miss figures",
-                  run.seconds, regs.base);
-        goto done;
+                  f->run.seconds, regs->base);
+        return -1;
     }
-    if (cli_out_open(ctx) < 0)
-        goto done;
-    int sat = run.saturated || (!no_idle && idle.saturated);
-    long long delta = (long long)run.misses - (no_idle ? 0 : (long long)idle.misses);
-    FILE *o = ctx->out;
-    if (ctx->json) {
-        jw j;
-        jw_init(&j, o, 1);
+    return 0;
+}
+
+static void report_json(FILE *o, const ctr_args *a, uint32_t base,
+                        const ctr_figures *f, int sat, long long delta)
+{
+    jw j;
+    jw_init(&j, o, 1);
+    jw_obj_begin(&j);
+    jw_key(&j, "kind");
+    jw_str(&j, "codeplace counters 1");
+    jw_key(&j, "label");
+    jw_str(&j, a->label);
+    jw_key(&j, "base");
+    jw_uint(&j, base);
+    json_window(&j, "run", &f->run);
+    if (!a->no_idle)
+        json_window(&j, "idle", &f->idle);
+    jw_key(&j, "misses_over_idle");
+    if (sat)
+        jw_null(&j);
+    else
+        jw_int(&j, delta);
+    jw_key(&j, "events");
+    jw_uint(&j, f->events);
+    jw_key(&j, "misses_per_event");
+    if (f->events && !sat)
+        jw_double(&j, (double)delta / (double)f->events);
+    else
+        jw_null(&j);
+    if (a->ping) {
+        jw_key(&j, "ping");
         jw_obj_begin(&j);
-        jw_key(&j, "kind");
-        jw_str(&j, "codeplace counters 1");
-        jw_key(&j, "label");
-        jw_str(&j, label);
-        jw_key(&j, "base");
-        jw_uint(&j, regs.base);
-        json_window(&j, "run", &run);
-        if (!no_idle)
-            json_window(&j, "idle", &idle);
-        jw_key(&j, "misses_over_idle");
+        jw_key(&j, "peer");
+        jw_str(&j, a->ping);
+        jw_key(&j, "protocol");
+        jw_str(&j, a->icmp ? "icmp" : "udp");
+        jw_key(&j, "interval_ms");
+        jw_uint(&j, a->interval);
+        jw_key(&j, "sent");
+        jw_uint(&j, (uint64_t)f->sent);
+        jw_key(&j, "answered");
+        jw_uint(&j, (uint64_t)f->answered);
+        jw_key(&j, "median_us");
+        if (isnan(f->median_us))
+            jw_null(&j);
+        else
+            jw_double(&j, f->median_us);
+        jw_obj_end(&j);
+        jw_key(&j, "misses_per_echo");
         if (sat)
             jw_null(&j);
         else
-            jw_int(&j, delta);
-        jw_key(&j, "events");
-        jw_uint(&j, events);
-        jw_key(&j, "misses_per_event");
-        if (events && !sat)
-            jw_double(&j, (double)delta / (double)events);
-        else
-            jw_null(&j);
-        if (ping) {
-            jw_key(&j, "ping");
-            jw_obj_begin(&j);
-            jw_key(&j, "peer");
-            jw_str(&j, ping);
-            jw_key(&j, "protocol");
-            jw_str(&j, icmp ? "icmp" : "udp");
-            jw_key(&j, "interval_ms");
-            jw_uint(&j, interval);
-            jw_key(&j, "sent");
-            jw_uint(&j, (uint64_t)sent);
-            jw_key(&j, "answered");
-            jw_uint(&j, (uint64_t)answered);
-            jw_key(&j, "median_us");
-            if (isnan(median_us))
-                jw_null(&j);
-            else
-                jw_double(&j, median_us);
-            jw_obj_end(&j);
-            jw_key(&j, "misses_per_echo");
-            if (sat)
-                jw_null(&j);
-            else
-                jw_double(&j, (double)delta / answered);
-            jw_key(&j, "echo_rate_hz");
-            jw_double(&j, run.seconds > 0 ? answered / run.seconds : 0);
-        }
-        jw_obj_end(&j);
-        jw_finish(&j);
-    } else {
-        fprintf(o, "%-6s %8s %14s %14s %14s %12s\n", "window", "seconds",
-                "hits", "accesses", "misses", "misses/s");
-        text_window(o, "run", &run);
-        if (!no_idle)
-            text_window(o, "idle", &idle);
-        if (!no_idle && !sat)
-            fprintf(o, "run - idle: %lld misses\n", delta);
-        if (ping)
-            fprintf(o, "echoes: %.0f of %.0f answered by %s in %.3f s "
-                    "(%.1f/s), median round trip %.0f us\n", answered, sent,
-                    ping, run.seconds, run.seconds > 0 ? answered / run.seconds
-                                                      : 0.0, median_us);
-        if (events && !sat)
-            fprintf(o, "misses per %s: %.1f (%llu %s)\n",
-                    ping ? "echo" : "event", (double)delta / (double)events,
-                    (unsigned long long)events, ping ? "echoes" : "events");
+            jw_double(&j, (double)delta / f->answered);
+        jw_key(&j, "echo_rate_hz");
+        jw_double(&j, f->run.seconds > 0 ? f->answered / f->run.seconds : 0);
     }
+    jw_obj_end(&j);
+    jw_finish(&j);
+}
+
+static void report_text(FILE *o, const ctr_args *a, const ctr_figures *f,
+                        int sat, long long delta)
+{
+    fprintf(o, "%-6s %8s %14s %14s %14s %12s\n", "window", "seconds",
+            "hits", "accesses", "misses", "misses/s");
+    text_window(o, "run", &f->run);
+    if (!a->no_idle)
+        text_window(o, "idle", &f->idle);
+    if (!a->no_idle && !sat)
+        fprintf(o, "run - idle: %lld misses\n", delta);
+    if (a->ping)
+        fprintf(o, "echoes: %.0f of %.0f answered by %s in %.3f s "
+                "(%.1f/s), median round trip %.0f us\n", f->answered,
+                f->sent, a->ping, f->run.seconds, f->run.seconds > 0
+                ? f->answered / f->run.seconds : 0.0, f->median_us);
+    if (f->events && !sat)
+        fprintf(o, "misses per %s: %.1f (%llu %s)\n",
+                a->ping ? "echo" : "event", (double)delta / (double)f->events,
+                (unsigned long long)f->events, a->ping ? "echoes" : "events");
+}
+
+static int cmd_counters_fn(cli_ctx *ctx, int argc, char **argv)
+{
+    char *pos[argc];
+    ctr_args a = {.count = 300, .interval = 20, .window = 1.0};
+    int rc = parse(ctx, argc, argv, pos, &a);
+    if (rc != CLI_OK)
+        return rc;
+    probe_ctr_regs regs = {0};
+    if ((rc = counter_regs(ctx, &a, &regs)) != CLI_OK)
+        return rc;
+    probe *pr = cli_probe_open(ctx, &a.pa);
+    if (!pr)
+        return CLI_FAIL;
+    int status = CLI_FAIL;
+    waiter w = {.window = a.window, .cmd = a.load, .capture = a.ping != NULL};
+    ctr_figures f = {.median_us = NAN, .events = a.events};
+    cp_sig_catch(); /* Ctrl-C, SIGTERM, SIGHUP: end the window, no figures */
+    if (measure(ctx, &a, pr, &regs, &w, &f) < 0 || cli_out_open(ctx) < 0)
+        goto done;
+    int sat = f.run.saturated || (!a.no_idle && f.idle.saturated);
+    long long delta = (long long)f.run.misses -
+                      (a.no_idle ? 0 : (long long)f.idle.misses);
+    if (ctx->json)
+        report_json(ctx->out, &a, regs.base, &f, sat, delta);
+    else
+        report_text(ctx->out, &a, &f, sat, delta);
     if (sat)
         cli_warn("a 32-bit counter saturated at 0xFFFFFFFF: the counts are "
                  "lower bounds; use a shorter --window");
-    else if (!no_idle && delta < 0)
+    else if (!a.no_idle && delta < 0)
         cli_warn("the idle window missed more than the run window: what the "
                  "load costs is below the noise of the idle work");
     status = CLI_OK;
