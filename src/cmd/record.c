@@ -319,80 +319,208 @@ static void summary(cli_ctx *ctx, const probe_sample_stats *st,
     }
 }
 
-static int cmd_record_fn(cli_ctx *ctx, int argc, char **argv)
+/* The command line, parsed. */
+typedef struct rec_args {
+    const char *elf;
+    cli_tgt to;
+    int halt, pcsr;
+    double rate, duration;
+    uint32_t top;
+    uint64_t max_samples;
+    cli_probe_args pa;
+} rec_args;
+
+static int rec_opt(cli_ctx *ctx, int o, const char *arg, rec_args *a)
 {
-    char *pos[argc];
-    const char *arg, *elf = NULL;
-    cli_tgt to = {0};
-    int halt = 0, pcsr = 0, rc;
-    double rate = 0, duration = 0;
-    uint32_t top = 10;
-    uint64_t max_samples = 0;
-    cli_probe_args pa = {0};
+    switch (o) {
+    case O_GDB:
+    case O_OPENOCD:
+    case O_CORE:
+    case O_TIMEOUT:
+        if (cli_probe_take(ctx, &a->pa, opts[o].name, arg) < 0)
+            return CLI_USAGE;
+        break;
+    case O_ELF: a->elf = arg; break;
+    case O_TARGET: a->to.name = arg; break;
+    case O_CACHE: a->to.cache = arg; break;
+    case O_AS: a->to.as = arg; break;
+    case O_HALT: a->halt = 1; break;
+    case O_PCSR: a->pcsr = 1; break;
+    case O_RATE:
+        if (cli_arg_double(ctx, "rate", arg, &a->rate) < 0)
+            return CLI_USAGE;
+        if (a->rate <= 0 || a->rate > 1e6)
+            return cli_usage_error(ctx, "--rate: give 1 to 1000000 Hz");
+        break;
+    case O_DURATION:
+        if (cli_arg_double(ctx, "duration", arg, &a->duration) < 0)
+            return CLI_USAGE;
+        if (a->duration <= 0)
+            return cli_usage_error(ctx, "--duration: give seconds > 0");
+        break;
+    case O_SAMPLES:
+        if (cli_arg_u64(ctx, "samples", arg, 1, &a->max_samples) < 0)
+            return CLI_USAGE;
+        if (a->max_samples == 0)
+            return cli_usage_error(ctx, "--samples: give N > 0 (without "
+                                   "--samples, record stops at "
+                                   "--duration or Ctrl-C)");
+        break;
+    case O_TOP:
+        if (cli_arg_u32(ctx, "top", arg, 0, &a->top) < 0)
+            return CLI_USAGE;
+        break;
+    }
+    return CLI_OK;
+}
+
+static int parse(cli_ctx *ctx, int argc, char **argv, char **pos,
+                 rec_args *a)
+{
+    const char *arg;
+    int rc;
     cli_parser p;
     cli_parser_init(&p, ctx, argc, argv, pos);
-    while ((rc = cli_next(&p, &arg)) >= 0) {
-        switch (rc) {
-        case O_GDB:
-        case O_OPENOCD:
-        case O_CORE:
-        case O_TIMEOUT:
-            if (cli_probe_take(ctx, &pa, opts[rc].name, arg) < 0)
-                return CLI_USAGE;
-            break;
-        case O_ELF: elf = arg; break;
-        case O_TARGET: to.name = arg; break;
-        case O_CACHE: to.cache = arg; break;
-        case O_AS: to.as = arg; break;
-        case O_HALT: halt = 1; break;
-        case O_PCSR: pcsr = 1; break;
-        case O_RATE:
-            if (cli_arg_double(ctx, "rate", arg, &rate) < 0)
-                return CLI_USAGE;
-            if (rate <= 0 || rate > 1e6)
-                return cli_usage_error(ctx, "--rate: give 1 to 1000000 Hz");
-            break;
-        case O_DURATION:
-            if (cli_arg_double(ctx, "duration", arg, &duration) < 0)
-                return CLI_USAGE;
-            if (duration <= 0)
-                return cli_usage_error(ctx, "--duration: give seconds > 0");
-            break;
-        case O_SAMPLES:
-            if (cli_arg_u64(ctx, "samples", arg, 1, &max_samples) < 0)
-                return CLI_USAGE;
-            if (max_samples == 0)
-                return cli_usage_error(ctx, "--samples: give N > 0 (without "
-                                       "--samples, record stops at "
-                                       "--duration or Ctrl-C)");
-            break;
-        case O_TOP:
-            if (cli_arg_u32(ctx, "top", arg, 0, &top) < 0)
-                return CLI_USAGE;
-            break;
-        }
-    }
+    while ((rc = cli_next(&p, &arg)) >= 0)
+        if (rec_opt(ctx, rc, arg, a) != CLI_OK)
+            return CLI_USAGE;
     if (rc != CLI_END)
         return cli_parse_exit(rc);
     if (p.npos)
         return cli_usage_error(ctx, "record: unexpected argument '%s'", pos[0]);
-    if (cli_probe_check(ctx, &pa) < 0)
+    if (cli_probe_check(ctx, &a->pa) < 0)
         return CLI_USAGE;
     if (!ctx->out_path || !strcmp(ctx->out_path, "-"))
         return cli_usage_error(ctx, "record: give the samples file with -o "
                                "FILE");
-    if (halt && pcsr)
+    if (a->halt && a->pcsr)
         return cli_usage_error(ctx, "record: --halt and --pcsr exclude each "
                                "other");
-    if ((rc = cli_tgt_resolve(ctx, &to, NULL, NULL, 0)) != CLI_OK)
+    return cli_tgt_resolve(ctx, &a->to, NULL, NULL, 0);
+}
+
+/* How to sample: DWT_PCSR when the probe reads while the core runs and
+ * the register samples, else by halting; why in why. -1 after an error. */
+static int choose_mode(cli_ctx *ctx, const rec_args *a, probe *pr,
+                       uint32_t pcsr_addr, probe_mode *mode, char *why,
+                       size_t cap)
+{
+    cp_err err;
+    if (*mode == PROBE_MODE_PCSR && !probe_reads_while_running(pr)) {
+        snprintf(why, cap, "the GDB stub cannot read memory while "
+                 "the target runs (no non-stop mode)");
+        cli_info(ctx, "note: the GDB stub at %s cannot read memory while the "
+                 "target runs; sampling by halting", probe_addr(pr));
+        *mode = PROBE_MODE_HALT;
+    }
+    if (*mode != PROBE_MODE_PCSR)
+        return 0;
+    int changed;
+    cp_err e2;
+    if (probe_dwt_enable(pr, &changed, &e2) < 0)
+        cli_warn("cannot check DEMCR.TRCENA (DWT enable): %s", e2.msg);
+    else if (changed)
+        cli_info(ctx, "enabled the DWT (DEMCR.TRCENA was 0)");
+    probe_pcsr_verdict vd;
+    if (probe_pcsr_test(pr, pcsr_addr, 16, &vd, &err) < 0) {
+        cli_error("%s", err.msg);
+        return -1;
+    }
+    if (vd == PROBE_PCSR_HALTED || (vd != PROBE_PCSR_OK && a->pcsr)) {
+        cli_error("%s%s", err.msg, vd == PROBE_PCSR_HALTED ? ""
+                  : "; sample with --halt");
+        return -1;
+    }
+    if (vd != PROBE_PCSR_OK) {
+        snprintf(why, cap, "%s", err.msg);
+        cli_info(ctx, "note: %s; sampling by halting", err.msg);
+        *mode = PROBE_MODE_HALT;
+    }
+    return 0;
+}
+
+/* The recording into the samples file -o. -1 after an error. */
+static int sample(cli_ctx *ctx, const rec_args *a, probe *pr,
+                  probe_mode mode, uint32_t pcsr_addr, const char *tname,
+                  const img *im, probe_sample_stats *st)
+{
+    cp_err err;
+    probe_samples_hdr h = {
+        .source = mode == PROBE_MODE_PCSR ? "probe-pcsr" : "probe-halt",
+        .target = tname,
+        .elf_hash = im ? img_hash(im) : "",
+        .rate_hz = a->rate,
+    };
+    probe_samples *out = probe_samples_create(ctx->out_path, &h, &err);
+    if (!out) {
+        cli_error("%s", err.msg);
+        return -1;
+    }
+    cp_sig_catch(); /* SIGINT, SIGTERM, SIGHUP stop the recording */
+    probe_sampler cfg = {
+        .mode = mode, .pcsr_addr = pcsr_addr, .rate_hz = a->rate,
+        .duration_s = a->duration, .max_samples = a->max_samples,
+        .stop = &cp_sig_stop, .progress = progress,
+        .progress_arg = ctx, .progress_s = 1.0,
+    };
+    cli_info(ctx, "recording from %s (%s)%s", probe_addr(pr),
+             mode == PROBE_MODE_PCSR ? "DWT_PCSR" : "halting",
+             a->duration > 0 || a->max_samples ? "" : "; Ctrl-C stops");
+    int r = probe_sample_run(pr, &cfg, out, st, &err);
+    cp_sig_restore();
+    if (ctx->verbose >= 0 && st->elapsed_s >= 1.0)
+        fputc('\n', stderr);
+    if (probe_samples_finish(out, st->elapsed_s, r < 0 ? NULL : &err) < 0 ||
+        r < 0) {
+        cli_error("%s", err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* What the recording says, and the exit status. */
+static int verdict(cli_ctx *ctx, const rec_args *a, const img *im,
+                   const probe_sample_stats *st, probe_mode mode,
+                   const char *why)
+{
+    if (st->stopped_by == 2)
+        cli_error("%s; kept the %llu samples measured before it in '%s'",
+                  st->error.msg, (unsigned long long)st->samples,
+                  ctx->out_path);
+    if (mode == PROBE_MODE_PCSR && st->samples && st->distinct <= 1)
+        cli_warn("DWT_PCSR hardly changed: the core may sleep or be stuck");
+    if (mode == PROBE_MODE_HALT)
+        warn_rate(st, a->rate);
+    shares sh;
+    shares_read(&sh, ctx->out_path, im);
+    summary(ctx, st, mode, why, ctx->out_path, &sh, a->elf, a->top);
+    int status = st->stopped_by == 2 ? CLI_FAIL : CLI_OK;
+    if (sh.unknown > UNKNOWN_WARN)
+        cli_warn("%.1f%% of the samples are in no function of %s: is it the "
+                 "image the board runs? (code in ROM or loaded to RAM from "
+                 "elsewhere counts here too)%s", 100 * sh.unknown, a->elf,
+                 sh.unknown > UNKNOWN_FAIL ? "; the function shares mean "
+                 "nothing" : "");
+    if (sh.unknown > UNKNOWN_FAIL)
+        status = CLI_FAIL;
+    free(sh.fs);
+    return status;
+}
+
+static int cmd_record_fn(cli_ctx *ctx, int argc, char **argv)
+{
+    char *pos[argc];
+    rec_args a = {.top = 10};
+    int rc = parse(ctx, argc, argv, pos, &a);
+    if (rc != CLI_OK)
         return rc;
-    const tgt *t = to.base ? &to.t : NULL;
+    const tgt *t = a.to.base ? &a.to.t : NULL;
     char tname[32] = "";
     if (t)
         tgt_header_name(t, tname, sizeof tname);
     cp_err err;
     img *im = NULL;
-    if (elf && !(im = img_open(elf, NULL, &err))) {
+    if (a.elf && !(im = img_open(a.elf, NULL, &err))) {
         cli_error("%s", err.msg);
         return CLI_FAIL;
     }
@@ -404,102 +532,23 @@ static int cmd_record_fn(cli_ctx *ctx, int argc, char **argv)
      * ARMv6-M Architecture Reference Manual, DDI 0419C, C1.7.2; the
      * Cortex-M0+ has it with its DWT, Cortex-M0+ TRM 7.1.3); halting only
      * when asked or when the register turns out not to sample. */
-    probe_mode mode = halt ? PROBE_MODE_HALT : PROBE_MODE_PCSR;
+    probe_mode mode = a.halt ? PROBE_MODE_HALT : PROBE_MODE_PCSR;
     char why[sizeof err.msg];
-    snprintf(why, sizeof why, "%s", halt ? "--halt" : "DWT_PCSR changes "
+    snprintf(why, sizeof why, "%s", a.halt ? "--halt" : "DWT_PCSR changes "
              "while the core runs");
     uint32_t pcsr_addr = t && t->dwt_pcsr ? t->dwt_pcsr : 0xe000101cu;
-    if (pa.gdb && mode == PROBE_MODE_PCSR)
-        pa.po.nonstop = pcsr ? 1 : 2;
-    probe *pr = cli_probe_open(ctx, &pa);
+    if (a.pa.gdb && mode == PROBE_MODE_PCSR)
+        a.pa.po.nonstop = a.pcsr ? 1 : 2;
+    probe *pr = cli_probe_open(ctx, &a.pa);
     if (!pr) {
         img_free(im);
         return CLI_FAIL;
     }
-    if (mode == PROBE_MODE_PCSR && !probe_reads_while_running(pr)) {
-        snprintf(why, sizeof why, "the GDB stub cannot read memory while "
-                 "the target runs (no non-stop mode)");
-        cli_info(ctx, "note: the GDB stub at %s cannot read memory while the "
-                 "target runs; sampling by halting", probe_addr(pr));
-        mode = PROBE_MODE_HALT;
-    }
     int status = CLI_FAIL;
-    probe_samples *out = NULL;
-    if (mode == PROBE_MODE_PCSR) {
-        int changed;
-        cp_err e2;
-        if (probe_dwt_enable(pr, &changed, &e2) < 0)
-            cli_warn("cannot check DEMCR.TRCENA (DWT enable): %s", e2.msg);
-        else if (changed)
-            cli_info(ctx, "enabled the DWT (DEMCR.TRCENA was 0)");
-    }
-    if (mode == PROBE_MODE_PCSR) {
-        probe_pcsr_verdict vd;
-        if (probe_pcsr_test(pr, pcsr_addr, 16, &vd, &err) < 0) {
-            cli_error("%s", err.msg);
-            goto done;
-        }
-        if (vd == PROBE_PCSR_HALTED || (vd != PROBE_PCSR_OK && pcsr)) {
-            cli_error("%s%s", err.msg, vd == PROBE_PCSR_HALTED ? ""
-                      : "; sample with --halt");
-            goto done;
-        }
-        if (vd != PROBE_PCSR_OK) {
-            snprintf(why, sizeof why, "%s", err.msg);
-            cli_info(ctx, "note: %s; sampling by halting", err.msg);
-            mode = PROBE_MODE_HALT;
-        }
-    }
-    probe_samples_hdr h = {
-        .source = mode == PROBE_MODE_PCSR ? "probe-pcsr" : "probe-halt",
-        .target = tname,
-        .elf_hash = im ? img_hash(im) : "",
-        .rate_hz = rate,
-    };
-    if (!(out = probe_samples_create(ctx->out_path, &h, &err))) {
-        cli_error("%s", err.msg);
-        goto done;
-    }
-    cp_sig_catch(); /* SIGINT, SIGTERM, SIGHUP stop the recording */
-    probe_sampler cfg = {
-        .mode = mode, .pcsr_addr = pcsr_addr, .rate_hz = rate,
-        .duration_s = duration, .max_samples = max_samples, .stop = &cp_sig_stop, .progress = progress,
-        .progress_arg = ctx, .progress_s = 1.0,
-    };
-    cli_info(ctx, "recording from %s (%s)%s", probe_addr(pr),
-             mode == PROBE_MODE_PCSR ? "DWT_PCSR" : "halting",
-             duration > 0 || max_samples ? "" : "; Ctrl-C stops");
     probe_sample_stats st;
-    int r = probe_sample_run(pr, &cfg, out, &st, &err);
-    cp_sig_restore();
-    if (ctx->verbose >= 0 && st.elapsed_s >= 1.0)
-        fputc('\n', stderr);
-    if (probe_samples_finish(out, st.elapsed_s, r < 0 ? NULL : &err) < 0 ||
-        r < 0) {
-        cli_error("%s", err.msg);
-        goto done;
-    }
-    if (st.stopped_by == 2)
-        cli_error("%s; kept the %llu samples measured before it in '%s'",
-                  st.error.msg, (unsigned long long)st.samples, ctx->out_path);
-    if (mode == PROBE_MODE_PCSR && st.samples && st.distinct <= 1)
-        cli_warn("DWT_PCSR hardly changed: the core may sleep or be stuck");
-    if (mode == PROBE_MODE_HALT)
-        warn_rate(&st, rate);
-    shares sh;
-    shares_read(&sh, ctx->out_path, im);
-    summary(ctx, &st, mode, why, ctx->out_path, &sh, elf, top);
-    status = st.stopped_by == 2 ? CLI_FAIL : CLI_OK;
-    if (sh.unknown > UNKNOWN_WARN)
-        cli_warn("%.1f%% of the samples are in no function of %s: is it the "
-                 "image the board runs? (code in ROM or loaded to RAM from "
-                 "elsewhere counts here too)%s", 100 * sh.unknown, elf,
-                 sh.unknown > UNKNOWN_FAIL ? "; the function shares mean "
-                 "nothing" : "");
-    if (sh.unknown > UNKNOWN_FAIL)
-        status = CLI_FAIL;
-    free(sh.fs);
-done:
+    if (choose_mode(ctx, &a, pr, pcsr_addr, &mode, why, sizeof why) == 0 &&
+        sample(ctx, &a, pr, mode, pcsr_addr, tname, im, &st) == 0)
+        status = verdict(ctx, &a, im, &st, mode, why);
     probe_close(pr);
     img_free(im);
     return status;
