@@ -283,90 +283,106 @@ static int render(cli_ctx *ctx, rep_profile *prof, const rep_view *v,
     return CLI_OK;
 }
 
-static int cmd_report_fn(cli_ctx *ctx, int argc, char **argv)
+/* The command line, parsed. */
+typedef struct rep_args {
+    const char *elf, *map, *trace, *svg, *html, *by;
+    cli_tgt to;
+    int folded, speedscope, top_set;
+    uint64_t top;
+    rep_view v;
+    rep_table table;
+} rep_args;
+
+static int rep_opt(cli_ctx *ctx, int o, const char *arg, rep_args *a)
 {
-    char *pos[argc];
-    const char *arg, *elf = NULL, *map = NULL, *trace = NULL;
-    cli_tgt to = {0};
-    const char *svg = NULL, *html = NULL, *by = "func";
-    int folded = 0, speedscope = 0, top_set = 0, rc;
-    uint64_t top = 20;
-    rep_view v = {.sort = REP_SORT_SAMPLES};
+    switch (o) {
+    case O_ELF: a->elf = arg; break;
+    case O_MAP: a->map = arg; break;
+    case O_TRACE: a->trace = arg; break;
+    case O_TARGET: a->to.name = arg; break;
+    case O_CACHE: a->to.cache = arg; break;
+    case O_AS: a->to.as = arg; break;
+    case O_UNCACHED: a->to.allow_uncached = 1; break;
+    case O_TOP:
+        if (cli_arg_u64(ctx, "--top", arg, 0, &a->top) < 0)
+            return CLI_USAGE;
+        a->top_set = 1;
+        break;
+    case O_SORT:
+        if (rep_sort_parse(arg, &a->v.sort) < 0)
+            return cli_usage_error(ctx, "--sort: '%s' is not samples, "
+                                   "density, size, name, addr, misses or "
+                                   "miss-density", arg);
+        break;
+    case O_LIB: a->v.lib_glob = arg; break;
+    case O_FUNC: a->v.func_glob = arg; break;
+    case O_ALL: a->v.all = 1; break;
+    case O_BY: a->by = arg; break;
+    case O_FOLDED: a->folded = 1; break;
+    case O_SPEEDSCOPE: a->speedscope = 1; break;
+    case O_SVG: a->svg = arg; break;
+    case O_HTML: a->html = arg; break;
+    }
+    return CLI_OK;
+}
+
+static int parse(cli_ctx *ctx, int argc, char **argv, char **pos,
+                 rep_args *a)
+{
+    const char *arg;
+    int rc;
     cli_parser p;
     cli_parser_init(&p, ctx, argc, argv, pos);
-    while ((rc = cli_next(&p, &arg)) >= 0) {
-        switch (rc) {
-        case O_ELF: elf = arg; break;
-        case O_MAP: map = arg; break;
-        case O_TRACE: trace = arg; break;
-        case O_TARGET: to.name = arg; break;
-        case O_CACHE: to.cache = arg; break;
-        case O_AS: to.as = arg; break;
-        case O_UNCACHED: to.allow_uncached = 1; break;
-        case O_TOP:
-            if (cli_arg_u64(ctx, "--top", arg, 0, &top) < 0)
-                return CLI_USAGE;
-            top_set = 1;
-            break;
-        case O_SORT:
-            if (rep_sort_parse(arg, &v.sort) < 0)
-                return cli_usage_error(ctx, "--sort: '%s' is not samples, "
-                                       "density, size, name, addr, misses or "
-                                       "miss-density", arg);
-            break;
-        case O_LIB: v.lib_glob = arg; break;
-        case O_FUNC: v.func_glob = arg; break;
-        case O_ALL: v.all = 1; break;
-        case O_BY: by = arg; break;
-        case O_FOLDED: folded = 1; break;
-        case O_SPEEDSCOPE: speedscope = 1; break;
-        case O_SVG: svg = arg; break;
-        case O_HTML: html = arg; break;
-        }
-    }
+    while ((rc = cli_next(&p, &arg)) >= 0)
+        if (rep_opt(ctx, rc, arg, a) != CLI_OK)
+            return CLI_USAGE;
     if (rc != CLI_END)
         return cli_parse_exit(rc);
-    if (cli_elf_arg(ctx, pos, &p.npos, elf, 0, &elf) < 0)
+    if (cli_elf_arg(ctx, pos, &p.npos, a->elf, 0, &a->elf) < 0)
         return CLI_USAGE;
-    if (!elf)
+    if (!a->elf)
         return cli_usage_error(ctx, "report: give the ELF the samples come "
                                "from");
     if (p.npos != 1)
         return cli_usage_error(ctx, "report: give one samples file");
-    if (ctx->json + ctx->csv + folded + speedscope > 1)
+    if (ctx->json + ctx->csv + a->folded + a->speedscope > 1)
         return cli_usage_error(ctx, "report: choose one of --json, --csv, "
                                "--folded, --speedscope");
-    if ((v.sort == REP_SORT_MISSES || v.sort == REP_SORT_MISS_DENSITY) &&
-        !trace)
+    if ((a->v.sort == REP_SORT_MISSES || a->v.sort == REP_SORT_MISS_DENSITY) &&
+        !a->trace)
         return cli_usage_error(ctx, "--sort %s needs the misses: give "
-                               "--trace", v.sort == REP_SORT_MISSES
+                               "--trace", a->v.sort == REP_SORT_MISSES
                                               ? "misses" : "miss-density");
-    rep_table table;
-    if (!strcmp(by, "func"))
-        table = REP_TABLE_FUNCS;
-    else if (!strcmp(by, "lib"))
-        table = REP_TABLE_LIBS;
-    else if (!strcmp(by, "section"))
-        table = REP_TABLE_SECS;
+    if (!strcmp(a->by, "func"))
+        a->table = REP_TABLE_FUNCS;
+    else if (!strcmp(a->by, "lib"))
+        a->table = REP_TABLE_LIBS;
+    else if (!strcmp(a->by, "section"))
+        a->table = REP_TABLE_SECS;
     else
-        return cli_usage_error(ctx, "--by: '%s' is not func, lib or section", by);
-    const tgt *tg = NULL;
+        return cli_usage_error(ctx, "--by: '%s' is not func, lib or section",
+                               a->by);
     /* A named target is checked before any file is read. */
-    if (to.name && !is_target_file(to.name) && !tgt_find(to.name))
+    if (a->to.name && !is_target_file(a->to.name) && !tgt_find(a->to.name))
         return cli_usage_error(ctx, "--target: no target '%s' (see "
-                               "'codeplace target')", to.name);
-    if (!top_set && (ctx->json || ctx->csv || folded || speedscope))
-        top = 0;
-    v.top = (size_t)top;
+                               "'codeplace target')", a->to.name);
+    if (!a->top_set && (ctx->json || ctx->csv || a->folded || a->speedscope))
+        a->top = 0;
+    a->v.top = (size_t)a->top;
+    return CLI_OK;
+}
 
+/* The samples and the image, with what they say about each other. */
+static int open_inputs(const rep_args *a, const char *path, smp **sp,
+                       smp_kind *kind, img **imp)
+{
     cp_err err;
-    smp_kind kind;
-    smp *s = smp_load(pos[0], &kind, &err);
+    smp *s = smp_load(path, kind, &err);
     if (!s) {
         cli_error("%s", err.msg);
         return CLI_FAIL;
     }
-    img *im = img_open(elf, map, &err);
+    img *im = img_open(a->elf, a->map, &err);
     if (!im || img_map_check(im, &err) < 0) {
         cli_error("%s", err.msg);
         img_free(im);
@@ -377,63 +393,87 @@ static int cmd_report_fn(cli_ctx *ctx, int argc, char **argv)
         cli_warn("%s", img_warning(im, i));
     if (s->elf[0] && strcmp(s->elf, img_hash(im)))
         cli_warn("%s was sampled from image %s, but %s is %s: functions may "
-                 "not match", pos[0], s->elf, elf, img_hash(im));
+                 "not match", path, s->elf, a->elf, img_hash(im));
+    *sp = s;
+    *imp = im;
+    return CLI_OK;
+}
+
+/* The profile's view: where its figures come from. */
+static void view_sources(rep_args *a, const char *path, const smp *s,
+                         smp_kind kind, const tgt *tg)
+{
+    rep_view *v = &a->v;
+    v->samples_path = path;
+    v->image_path = a->elf;
+    v->map_path = a->map;
+    v->trace_path = a->trace;
+    v->source = s->source[0] ? s->source : smp_kind_name(kind);
+    v->target = tg ? tg->name : NULL;
+    v->rate_hz = s->rate_hz;
+    v->duration_s = s->duration_s;
+    v->dropped = s->dropped;
+    v->misses_note = "no --trace given";
+}
+
+/* The profile of the samples, and the misses of --trace. */
+static int profile(cli_ctx *ctx, rep_args *a, const char *path, smp *s,
+                   smp_kind kind, img *im)
+{
+    cp_err err;
+    int rc;
     /* The target: --target, else the trace's, else the samples'. */
-    if ((rc = cli_tgt_resolve(ctx, &to, trace, s->target, 0)) != CLI_OK) {
-        img_free(im);
-        smp_free(s);
+    if ((rc = cli_tgt_resolve(ctx, &a->to, a->trace, s->target, 0)) != CLI_OK)
         return rc;
-    }
-    if (to.base)
-        tg = &to.t;
-    if (trace && !tg) {
+    const tgt *tg = a->to.base ? &a->to.t : NULL;
+    if (a->trace && !tg) {
         cli_error("%s: the trace names no target; give --target for the "
-                  "cache geometry", trace);
-        img_free(im);
-        smp_free(s);
+                  "cache geometry", a->trace);
         return CLI_USAGE;
     }
     rep_profile *prof = rep_prof_build(im, s, tg, &err);
     if (!prof) {
         cli_error("%s", err.msg);
-        img_free(im);
-        smp_free(s);
         return CLI_FAIL;
     }
-    v.samples_path = pos[0];
-    v.image_path = elf;
-    v.map_path = map;
-    v.trace_path = trace;
-    v.source = s->source[0] ? s->source : smp_kind_name(kind);
-    v.target = tg ? tg->name : NULL;
-    v.rate_hz = s->rate_hz;
-    v.duration_s = s->duration_s;
-    v.dropped = s->dropped;
+    view_sources(a, path, s, kind, tg);
     char cache_desc[512];
-    v.misses_note = "no --trace given";
-    if (trace) {
-        int trc = attach_trace(ctx, prof, im, elf, &to, trace, cache_desc,
-                               sizeof cache_desc);
+    if (a->trace) {
+        int trc = attach_trace(ctx, prof, im, a->elf, &a->to, a->trace,
+                               cache_desc, sizeof cache_desc);
         if (trc != CLI_OK) {
             rep_prof_free(prof);
-            img_free(im);
-            smp_free(s);
             return trc;
         }
-        v.cache_desc = cache_desc;
-        v.misses_note = NULL;
+        a->v.cache_desc = cache_desc;
+        a->v.misses_note = NULL;
     }
     if (prof->halted)
         cli_info(ctx, "%llu samples were taken while the core was halted "
                  "(0xffffffff); they have a row of their own",
                  (unsigned long long)prof->halted);
-
-    int status = v.lib_glob && check_lib_glob(prof, v.lib_glob) < 0
+    int status = a->v.lib_glob && check_lib_glob(prof, a->v.lib_glob) < 0
                      ? CLI_FAIL
-                     : render(ctx, prof, &v, table, folded, speedscope, svg,
-                              html);
+                     : render(ctx, prof, &a->v, a->table, a->folded,
+                              a->speedscope, a->svg, a->html);
     rep_prof_free(prof);
+    return status;
+}
+
+static int cmd_report_fn(cli_ctx *ctx, int argc, char **argv)
+{
+    char *pos[argc];
+    rep_args a = {.by = "func", .top = 20, .v = {.sort = REP_SORT_SAMPLES}};
+    int rc = parse(ctx, argc, argv, pos, &a);
+    if (rc != CLI_OK)
+        return rc;
+    smp_kind kind;
+    smp *s;
+    img *im;
+    if ((rc = open_inputs(&a, pos[0], &s, &kind, &im)) != CLI_OK)
+        return rc;
+    rc = profile(ctx, &a, pos[0], s, kind, im);
     img_free(im);
     smp_free(s);
-    return status;
+    return rc;
 }
