@@ -311,6 +311,8 @@ static int ping_load(cli_ctx *ctx, ctr_args *a)
     return CLI_OK;
 }
 
+/* CLI_OK, the status of a usage error, or cli_next's CLI_HELPED or
+ * CLI_ERR. */
 static int parse(cli_ctx *ctx, int argc, char **argv, char **pos,
                  ctr_args *a)
 {
@@ -322,7 +324,7 @@ static int parse(cli_ctx *ctx, int argc, char **argv, char **pos,
         if (ctr_opt(ctx, rc, arg, a) != CLI_OK)
             return CLI_USAGE;
     if (rc != CLI_END)
-        return cli_parse_exit(rc);
+        return rc; /* CLI_HELPED or CLI_ERR */
     if (p.npos)
         return cli_usage_error(ctx, "counters: unexpected argument '%s'",
                                pos[0]);
@@ -531,7 +533,7 @@ static int cmd_counters_fn(cli_ctx *ctx, int argc, char **argv)
     ctr_args a = {.count = 300, .interval = 20, .window = 1.0};
     int rc = parse(ctx, argc, argv, pos, &a);
     if (rc != CLI_OK)
-        return rc;
+        return rc < 0 ? cli_parse_exit(rc) : rc;
     probe_ctr_regs regs = {0};
     if ((rc = counter_regs(ctx, &a, &regs)) != CLI_OK)
         return rc;

@@ -374,6 +374,8 @@ static int rec_opt(cli_ctx *ctx, int o, const char *arg, rec_args *a)
     return CLI_OK;
 }
 
+/* CLI_OK, the status of a usage error, or cli_next's CLI_HELPED or
+ * CLI_ERR. */
 static int parse(cli_ctx *ctx, int argc, char **argv, char **pos,
                  rec_args *a)
 {
@@ -385,7 +387,7 @@ static int parse(cli_ctx *ctx, int argc, char **argv, char **pos,
         if (rec_opt(ctx, rc, arg, a) != CLI_OK)
             return CLI_USAGE;
     if (rc != CLI_END)
-        return cli_parse_exit(rc);
+        return rc; /* CLI_HELPED or CLI_ERR */
     if (p.npos)
         return cli_usage_error(ctx, "record: unexpected argument '%s'", pos[0]);
     if (cli_probe_check(ctx, &a->pa) < 0)
@@ -513,7 +515,7 @@ static int cmd_record_fn(cli_ctx *ctx, int argc, char **argv)
     rec_args a = {.top = 10};
     int rc = parse(ctx, argc, argv, pos, &a);
     if (rc != CLI_OK)
-        return rc;
+        return rc < 0 ? cli_parse_exit(rc) : rc;
     const tgt *t = a.to.base ? &a.to.t : NULL;
     char tname[32] = "";
     if (t)

@@ -326,6 +326,8 @@ static int rep_opt(cli_ctx *ctx, int o, const char *arg, rep_args *a)
     return CLI_OK;
 }
 
+/* CLI_OK, the status of a usage error, or cli_next's CLI_HELPED or
+ * CLI_ERR. */
 static int parse(cli_ctx *ctx, int argc, char **argv, char **pos,
                  rep_args *a)
 {
@@ -337,7 +339,7 @@ static int parse(cli_ctx *ctx, int argc, char **argv, char **pos,
         if (rep_opt(ctx, rc, arg, a) != CLI_OK)
             return CLI_USAGE;
     if (rc != CLI_END)
-        return cli_parse_exit(rc);
+        return rc; /* CLI_HELPED or CLI_ERR */
     if (cli_elf_arg(ctx, pos, &p.npos, a->elf, 0, &a->elf) < 0)
         return CLI_USAGE;
     if (!a->elf)
@@ -466,7 +468,7 @@ static int cmd_report_fn(cli_ctx *ctx, int argc, char **argv)
     rep_args a = {.by = "func", .top = 20, .v = {.sort = REP_SORT_SAMPLES}};
     int rc = parse(ctx, argc, argv, pos, &a);
     if (rc != CLI_OK)
-        return rc;
+        return rc < 0 ? cli_parse_exit(rc) : rc;
     smp_kind kind;
     smp *s;
     img *im;

@@ -217,6 +217,8 @@ static int parse_by(cli_ctx *ctx, const char *arg, int *by)
     return CLI_OK;
 }
 
+/* CLI_OK, the status of a usage error, or cli_next's CLI_HELPED or
+ * CLI_ERR. */
 static int parse(cli_ctx *ctx, int argc, char **argv, char **pos,
                  sim_args *a)
 {
@@ -262,7 +264,7 @@ static int parse(cli_ctx *ctx, int argc, char **argv, char **pos,
         }
     }
     if (rc != CLI_END)
-        return cli_parse_exit(rc);
+        return rc; /* CLI_HELPED or CLI_ERR */
     if (cli_elf_arg(ctx, pos, &p.npos, a->c.elf, 0, &a->c.elf) < 0)
         return CLI_USAGE;
     if (p.npos != 1)
@@ -419,7 +421,7 @@ static int cmd_sim_fn(cli_ctx *ctx, int argc, char **argv)
     sim_args a = {.c.top = 20, .seed = 1, .dreads = -1};
     int rc = parse(ctx, argc, argv, pos, &a);
     if (rc != CLI_OK)
-        return rc;
+        return rc < 0 ? cli_parse_exit(rc) : rc;
     simctx *c = &a.c;
     if ((rc = cli_tgt_resolve(ctx, &a.to, c->trace, NULL, 1)) != CLI_OK)
         return rc;
