@@ -29,25 +29,17 @@ static void q_on_sigint(int sig)
     q_interrupted = 1;
 }
 
-/* The exception handlers of the ELF's vector table: entries 2.. whose
- * value is the (Thumb) start of a function of the image. */
+/* The exception handlers of the ELF's vector table, for the recorder to
+ * tell exception contexts apart. */
 static void read_vectors(const img *im, trc_qemu_cfg *c, cli_ctx *ctx)
 {
     uint32_t vt;
     cp_err err;
-    if (emu_find_vectors(im, &vt, &err)) {
+    if (trc_qemu_vectors(im, c, &vt, &err)) {
         cli_warn("%s: %s; exception contexts are not told apart",
                  img_path(im), err.msg);
         return;
     }
-    emu_vec v[TRC_QEMU_MAX_VEC];
-    size_t n = emu_vector_handlers(im, vt, 2, 16 + TRC_QEMU_MAX_VEC, v,
-                                   TRC_QEMU_MAX_VEC);
-    for (size_t i = 0; i < n; i++) {
-        c->vec[i].exc = v[i].exc;
-        c->vec[i].handler = v[i].handler;
-    }
-    c->nvec = (unsigned)n;
     cli_debug(ctx, "vector table at 0x%08x: %u handlers", vt, c->nvec);
 }
 
@@ -144,41 +136,11 @@ static double q_elapsed(const qrun *r)
 static void set_windows(const trace_qemu_opts *o, const trc_qemu_machine *m,
                         qrun *r)
 {
-    trc_qemu_cfg *c = &r->c;
     const tgt *t = o->t ? o->t : tgt_find(m->name);
-    if (!t) {
-        c->target = m->name;
-        c->cpu = m->cpu;
-        c->cached[0].base = m->code_base;
-        c->cached[0].size = m->code_size;
-        c->ncached = 1;
-        return;
-    }
-    tgt_header_name(t, r->tname, sizeof r->tname);
-    c->target = r->tname;
-    c->cpu = t->cpu;
-    for (unsigned i = 0; i < t->nmems; i++) {
-        const tgt_mem *mm = &t->mems[i];
-        trc_qemu_win *w = NULL;
-        if (mm->kind == TGT_MEM_FLASH && c->ncached < TRC_QEMU_MAX_WIN)
-            w = &c->cached[c->ncached++];
-        else if (mm->kind == TGT_MEM_FLASH_NOALLOC &&
-                 c->nnoalloc < TRC_QEMU_MAX_WIN)
-            w = &c->noalloc[c->nnoalloc++];
-        if (w) {
-            w->base = mm->base;
-            w->size = mm->size;
-        }
-    }
-    /* A marker in RAM is one a plan moved there; anywhere else outside
-     * the cached window the image was linked for another memory map. */
-    const tgt_mem *mk = tgt_mem_at(t, c->mark);
-    int in_ram = mk && (mk->kind == TGT_MEM_SRAM ||
-                        mk->kind == TGT_MEM_ITCM || mk->kind == TGT_MEM_DTCM);
-    if (!tgt_is_cached(t, c->mark) && !in_ram)
+    if (trc_qemu_windows(&r->c, m, t, r->tname, sizeof r->tname))
         cli_warn("target %s: the marker 0x%08x is outside its cached "
                  "window; on %s the code runs from 0x%08x", t->name,
-                 c->mark, m->name, m->code_base);
+                 r->c.mark, m->name, m->code_base);
 }
 
 /* The user network: a free host port forwarded to the guest's, the
@@ -323,40 +285,23 @@ static void start_udp(cli_ctx *ctx, const trace_qemu_opts *o, qrun *r)
     }
 }
 
-/* Until QEMU ends, --timeout, Ctrl-C, the guest stops answering or the
- * --run command ends. */
+/* Until QEMU ends, --timeout, Ctrl-C, the guest stops answering for 10 s
+ * or the --run command ends. */
 static void supervise(const trace_qemu_opts *o, qrun *r)
 {
+    if (r->why)
+        return;
     cp_err err;
-    while (!r->why) {
-        double left = 0.2;
-        if (o->timeout > 0) {
-            left = o->timeout - q_elapsed(r);
-            if (left <= 0) {
-                r->why = "time limit";
-                break;
-            }
-            if (left > 0.2)
-                left = 0.2;
-        }
-        int w = trc_qemu_wait(r->qpid, left, &q_interrupted, &r->how,
-                              &r->qst, &err);
-        if (w < 0) {
-            cli_error("%s", err.msg);
-            r->why = "stopped";
-        } else if (w == 0) {
-            r->ended = 1;
-            break;
-        } else if (q_interrupted) {
-            r->why = "interrupted";
-        } else if (r->tr.running && trc_qemu_traffic_quiet_s(&r->tr) > 10) {
-            r->why = "no answers";
-        } else if (r->cpid > 0 && waitpid(r->cpid, &r->cst, WNOHANG) ==
-                   r->cpid) {
-            r->cpid = -1;
-            r->why = "command ended";
-        }
-    }
+    trc_qemu_watch w = {
+        .qpid = r->qpid, .cpid = r->cpid, .tr = &r->tr, .t0 = r->t0,
+        .timeout_s = o->timeout > 0 ? o->timeout : 0, .quiet_s = 10,
+        .stop = &q_interrupted,
+    };
+    if (trc_qemu_supervise(&w, &r->why, &r->how, &r->qst, &err) < 0)
+        cli_error("%s", err.msg);
+    r->ended = !r->why;
+    r->cpid = w.cpid;
+    r->cst = w.cst;
 }
 
 /* Who stopped QEMU, in words. */
@@ -493,8 +438,7 @@ int trace_qemu_run(cli_ctx *ctx, const trace_qemu_opts *o)
     sigaction(SIGINT, &old, NULL);
     trc_qemu_traffic_stop(&r->tr);
     if (r->cpid > 0) {
-        kill(-r->cpid, SIGTERM);
-        waitpid(r->cpid, NULL, 0);
+        trc_qemu_end_cmd(r->cpid);
         r->cpid = 0; /* it ran until codeplace stopped it */
     }
     remove(r->endfile);
