@@ -260,10 +260,11 @@ static void insn_limit_error(const run_opts *ro, const emu_stats *st,
                   (unsigned long long)st->iterations, kept);
 }
 
-/* How the run ended, in words, and the exit status (status: so far). */
+/* How the run ended, in words, and the exit status. */
 static int run_verdict(cli_ctx *ctx, const run_opts *ro, const emu_stats *st,
-                       int rc, uint32_t boot_until, int status)
+                       int rc, uint32_t boot_until)
 {
+    int status = CLI_FAIL;
     const char *kept = ro->count_each ? "" : "; the trace so far is kept and "
                                              "valid";
     switch (st->end) {
@@ -393,13 +394,14 @@ int trace_board_run(cli_ctx *ctx, const run_opts *ro)
                                               sizeof result_line) : NULL;
     trace_report_run(ctx, ro, e, st, ro->count_each ? NULL : &tot, bytes,
                      secs, rl);
-    if (uart_out(ctx, ro, e))
-        status = CLI_FAIL;
+    int uart_failed = uart_out(ctx, ro, e) != 0;
     if (secs > 0 && st->insns >= 1000000)
         cli_info(ctx, "%.1f M instructions/s (%llu instructions in %.3f s)",
                  (double)st->insns / secs / 1e6,
                  (unsigned long long)st->insns, secs);
-    status = run_verdict(ctx, ro, st, rc, a.boot_until, status);
+    status = run_verdict(ctx, ro, st, rc, a.boot_until);
+    if (uart_failed) /* the run's figures stand; --uart's file is missing */
+        status = CLI_FAIL;
 out:
     if (w)
         trc_abandon(w);
