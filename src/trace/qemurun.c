@@ -729,6 +729,9 @@ int trc_qemu_run_cmd(const char *cmd, unsigned port, pid_t *pid, cp_err *err)
         execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
         _exit(127);
     }
+    /* The group exists when this returns, so that trc_qemu_end_cmd's
+     * signal to it cannot come before the child's own setpgid. */
+    setpgid(p, p);
     *pid = p;
     return 0;
 }
