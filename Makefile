@@ -17,9 +17,10 @@ LIBS    := -lunicorn -lelf -lpcap -lpthread -lm -lstdc++
 
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
-# Every library module lives in a folder under src/; commands are src/cmd-*.c.
-LIB_SRC := $(filter-out src/qplugin/plugin.c,$(sort $(wildcard src/*/*.c)))
-CMD_SRC := $(sort $(wildcard src/cmd-*.c)) src/main.c
+# Every library module lives in a folder under src/; the commands are
+# src/cmd/*.c, their table src/main.c.
+LIB_SRC := $(filter-out src/qplugin/plugin.c src/cmd/%,$(sort $(wildcard src/*/*.c)))
+CMD_SRC := $(sort $(wildcard src/cmd/*.c)) src/main.c
 LIB_OBJ := $(LIB_SRC:src/%.c=build/obj/%.o)
 CMD_OBJ := $(CMD_SRC:src/%.c=build/obj/%.o)
 LIB_SOBJ := $(LIB_SRC:src/%.c=build/san/%.o)

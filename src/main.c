@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "commands.h"
+#include "cmd/commands.h"
 
 #ifndef CODEPLACE_VERSION
 #define CODEPLACE_VERSION "0.1.0"

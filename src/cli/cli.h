@@ -1,6 +1,6 @@
 /* cli: the command table's types, the option parser that every command
  * shares, help generated from the tables, and the reporting helpers.
- * This is the only layer (with src/cmd-*.c) that prints or picks exit codes. */
+ * This is the only layer (with the commands, src/cmd/) that prints or picks exit codes. */
 #ifndef CP_CLI_H
 #define CP_CLI_H
 

@@ -338,6 +338,57 @@ const char *trc_qemu_machine_names(void)
     return "mps2-an385, mps2-an386, mps2-an500, mps2-an505, microbit";
 }
 
+int trc_qemu_windows(trc_qemu_cfg *c, const trc_qemu_machine *m,
+                     const tgt *t, char *tname, size_t cap)
+{
+    if (!t) {
+        c->target = m->name;
+        c->cpu = m->cpu;
+        c->cached[0].base = m->code_base;
+        c->cached[0].size = m->code_size;
+        c->ncached = 1;
+        return 0;
+    }
+    tgt_header_name(t, tname, cap);
+    c->target = tname;
+    c->cpu = t->cpu;
+    for (unsigned i = 0; i < t->nmems; i++) {
+        const tgt_mem *mm = &t->mems[i];
+        trc_qemu_win *w = NULL;
+        if (mm->kind == TGT_MEM_FLASH && c->ncached < TRC_QEMU_MAX_WIN)
+            w = &c->cached[c->ncached++];
+        else if (mm->kind == TGT_MEM_FLASH_NOALLOC &&
+                 c->nnoalloc < TRC_QEMU_MAX_WIN)
+            w = &c->noalloc[c->nnoalloc++];
+        if (w) {
+            w->base = mm->base;
+            w->size = mm->size;
+        }
+    }
+    /* A marker in RAM is one a plan moved there; anywhere else outside
+     * the cached window the image was linked for another memory map. */
+    const tgt_mem *mk = tgt_mem_at(t, c->mark);
+    int in_ram = mk && (mk->kind == TGT_MEM_SRAM ||
+                        mk->kind == TGT_MEM_ITCM || mk->kind == TGT_MEM_DTCM);
+    return !tgt_is_cached(t, c->mark) && !in_ram;
+}
+
+int trc_qemu_vectors(const img *im, trc_qemu_cfg *c, uint32_t *vt,
+                     cp_err *err)
+{
+    if (emu_find_vectors(im, vt, err))
+        return -1;
+    emu_vec v[TRC_QEMU_MAX_VEC];
+    size_t n = emu_vector_handlers(im, *vt, 2, 16 + TRC_QEMU_MAX_VEC, v,
+                                   TRC_QEMU_MAX_VEC);
+    for (size_t i = 0; i < n; i++) {
+        c->vec[i].exc = v[i].exc;
+        c->vec[i].handler = v[i].handler;
+    }
+    c->nvec = (unsigned)n;
+    return 0;
+}
+
 /* ---- the guest's address ---- */
 
 const char *trc_qemu_ipstr(uint32_t ip, char *buf)
@@ -678,8 +729,54 @@ int trc_qemu_run_cmd(const char *cmd, unsigned port, pid_t *pid, cp_err *err)
         execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
         _exit(127);
     }
+    /* The group exists when this returns, so that trc_qemu_end_cmd's
+     * signal to it cannot come before the child's own setpgid. */
+    setpgid(p, p);
     *pid = p;
     return 0;
+}
+
+int trc_qemu_supervise(trc_qemu_watch *w, const char **why,
+                       trc_qemu_end *how, int *status, cp_err *err)
+{
+    *why = NULL;
+    for (;;) {
+        double left = 0.2;
+        if (w->timeout_s > 0) {
+            left = w->timeout_s - (cp_now_s() - w->t0);
+            if (left <= 0) {
+                *why = "time limit";
+                return 0;
+            }
+            if (left > 0.2)
+                left = 0.2;
+        }
+        int r = trc_qemu_wait(w->qpid, left, w->stop, how, status, err);
+        if (r < 0) {
+            *why = "stopped";
+            return -1;
+        }
+        if (r == 0)
+            return 0;
+        if (*w->stop)
+            *why = "interrupted";
+        else if (w->tr && w->tr->running &&
+                 trc_qemu_traffic_quiet_s(w->tr) > w->quiet_s)
+            *why = "no answers";
+        else if (w->cpid > 0 && waitpid(w->cpid, &w->cst, WNOHANG) ==
+                 w->cpid) {
+            w->cpid = -1;
+            *why = "command ended";
+        }
+        if (*why)
+            return 0;
+    }
+}
+
+void trc_qemu_end_cmd(pid_t pid)
+{
+    kill(-pid, SIGTERM);
+    waitpid(pid, NULL, 0);
 }
 
 void trc_qemu_leave_reason(const char *path, const char *why)

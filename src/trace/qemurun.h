@@ -10,6 +10,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "emu/emu.h"
+#include "image/image.h"
+#include "target/target.h"
 #include "util/util.h"
 
 #define TRC_QEMU_MAX_WIN 8
@@ -62,6 +65,21 @@ typedef struct trc_qemu_machine {
 const trc_qemu_machine *trc_qemu_find_machine(const char *name);
 /* The machines' names, comma separated, for a message. */
 const char *trc_qemu_machine_names(void);
+
+/* The recorder's windows and the trace header's target and CPU: from t
+ * (its flash is the cached window, its no-allocate flash the uncached
+ * one; its header name goes to tname, cap bytes), or without a target
+ * from the machine's code memory. Returns 1 when t does not hold the
+ * marker c->mark in its cached window nor in RAM (an image linked for
+ * another memory map), else 0. */
+int trc_qemu_windows(trc_qemu_cfg *c, const trc_qemu_machine *m,
+                     const tgt *t, char *tname, size_t cap);
+
+/* The exception handlers of the image's vector table (entries 2.. whose
+ * value is the Thumb start of a function) into c->vec; its address in
+ * *vt. -1 with err when the image has no vector table. */
+int trc_qemu_vectors(const img *im, trc_qemu_cfg *c, uint32_t *vt,
+                     cp_err *err);
 
 /* ---- the guest's address on QEMU's user network ---- */
 
@@ -190,6 +208,31 @@ int trc_qemu_run_cmd(const char *cmd, unsigned port, pid_t *pid,
 /* The end reason why, left in path for the plugin's trailer when QEMU is
  * stopped. */
 void trc_qemu_leave_reason(const char *path, const char *why);
+
+/* Watching a run: QEMU, the traffic or the --run command beside it. */
+typedef struct trc_qemu_watch {
+    pid_t qpid;                   /* QEMU */
+    pid_t cpid;                   /* the --run command, or <= 0; -1 once
+                                     it ended (its wait status in cst) */
+    int cst;
+    trc_qemu_traffic *tr;         /* the echo traffic (tr->running) */
+    double t0;                    /* cp_now_s() at QEMU's start */
+    double timeout_s;             /* --timeout from t0; 0: none */
+    double quiet_s;               /* the traffic's answers may pause this
+                                     long */
+    volatile sig_atomic_t *stop;  /* Ctrl-C */
+} trc_qemu_watch;
+
+/* Waits until QEMU ends by itself (returns 0 with *why NULL, *how and
+ * *status as trc_qemu_wait's) or there is a reason to stop it: *why is
+ * then "time limit", "interrupted", "no answers" (the traffic got no
+ * answer for quiet_s) or "command ended" (the --run command). -1 with
+ * err and *why "stopped" when QEMU cannot be waited for. */
+int trc_qemu_supervise(trc_qemu_watch *w, const char **why,
+                       trc_qemu_end *how, int *status, cp_err *err);
+
+/* Ends the --run command's process group (SIGTERM) and reaps it. */
+void trc_qemu_end_cmd(pid_t pid);
 
 /* What a recording holds, read back from the trace (a partial one too). */
 typedef struct trc_qemu_sum {

@@ -146,6 +146,15 @@ test_expect_success 'an image outside the target'"'"'s memories runs from RAM, w
     $CODEPLACE trace --info run.trace --records | grep "^fetch 0x6" | grep -q " u$"
 '
 
+test_expect_success '--uart to a file that cannot be written: an error and exit 1, the trace kept' '
+    test_exit 1 $CODEPLACE trace -q $FX/tr-m0.elf --target rp2040 $HARNESS -n 2 \
+        --uart $PWD/no/such/dir/uart.txt -o run.trace >out 2>err &&
+    grep -q "^codeplace: error: --uart: cannot write .*/no/such/dir/uart.txt" err &&
+    grep -q "^ended:        done$" out &&
+    $CODEPLACE trace --info run.trace >info &&
+    grep -q "^iterations:   2 complete" info
+'
+
 test_expect_success 'usage errors' '
     test_exit 2 $CODEPLACE trace $FX/tr-m0.elf -o x.trace 2>err &&
     grep -q "give the target" err &&
