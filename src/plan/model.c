@@ -587,81 +587,87 @@ int plan_model_add_trace(plan_model *m, const char *path, unsigned max_iters,
     return plan_model_add_workload(m, path, 1, max_iters, NULL, err);
 }
 
+/* plan_model_add_workload's pass over one trace. */
+typedef struct wl_read {
+    plan_model *m;
+    const char *path;
+    double weight;
+    unsigned max_iters, seen;
+    plan_read *rd;
+    const tgt_mem *flash; /* the window a non-allocating alias reads */
+} wl_read;
+
+static int wl_header(void *arg, const trc_header *h, cp_err *err)
+{
+    wl_read *w = arg;
+    plan_model *m = w->m;
+    if (h->elf_hash[0] && strcmp(h->elf_hash, img_hash(m->im)))
+        return cp_seterr(err, "'%s' is a trace of another image (%s, not %s "
+                         "of '%s')", w->path, h->elf_hash, img_hash(m->im),
+                         img_path(m->im));
+    return plan_model_new_workload(m, w->path, w->weight, err);
+}
+
+/* One record: an iteration mark opens an iteration (past max_iters it
+ * ends the pass), a fetch or a read through the cache is an access. */
+static int wl_rec(void *arg, const trc_rec *rec, cp_err *err)
+{
+    wl_read *w = arg;
+    plan_model *m = w->m;
+    if (rec->kind == TRC_MARK && w->max_iters && w->seen >= w->max_iters)
+        return 1;
+    if (w->rd) {
+        w->rd->records++;
+        if (w->rd->on_rec)
+            w->rd->on_rec(w->rd->arg, rec);
+    }
+    int rc = 0;
+    if (rec->kind == TRC_MARK) {
+        w->seen++;
+        rc = plan_model_begin_iteration(m);
+    } else if (rec->kind == TRC_FETCH ||
+               (rec->kind == TRC_DREAD && !m->t->icache_only)) {
+        uint32_t ni = rec->kind == TRC_FETCH ? rec->ninsn : 0;
+        const tgt_mem *mem = tgt_mem_at(m->t, rec->addr);
+        if (mem && mem->kind == TGT_MEM_FLASH_NOALLOC && w->flash) {
+            /* Looked up in the lines of the cached window, never filled
+             * (as codeplace sim replays it). */
+            uint32_t a = rec->kind == TRC_FETCH ? rec->addr & ~1u : rec->addr;
+            rc = plan_model_add_nofill(m, a - mem->base + w->flash->base,
+                                       rec->len ? rec->len : 1, ni);
+        } else {
+            int unc = (rec->flags & TRC_F_UNCACHED) ||
+                      !tgt_is_cached(m->t, rec->addr);
+            rc = plan_model_add_access(m, rec->addr, rec->len, ni, unc);
+        }
+    }
+    return rc < 0 ? cp_seterr(err, "'%s': out of memory", w->path) : 0;
+}
+
 int plan_model_add_workload(plan_model *m, const char *path, double weight,
                             unsigned max_iters, plan_read *rd, cp_err *err)
 {
     if (m->nwork >= PLAN_MAX_WORK)
         return cp_seterr(err, "'%s': at most %d traces per plan", path,
                          PLAN_MAX_WORK);
-    trc_reader *r = trc_open_ex(path, TRC_OPEN_PARTIAL, err);
-    if (!r)
-        return -1;
-    const trc_header *h = trc_get_header(r);
-    if (h->elf_hash[0] && strcmp(h->elf_hash, img_hash(m->im))) {
-        cp_seterr(err, "'%s' is a trace of another image (%s, not %s of "
-                  "'%s')", path, h->elf_hash, img_hash(m->im), img_path(m->im));
-        trc_close(r);
-        return -1;
-    }
-    if (plan_model_new_workload(m, path, weight, err) < 0) {
-        trc_close(r);
-        return -1;
-    }
-    /* The window a non-allocating alias reads. */
-    const tgt_mem *flash = tgt_cached_window(m->t);
-    trc_rec rec;
-    int rc;
-    unsigned seen = 0;
+    wl_read w = {m, path, weight, max_iters, 0, rd, tgt_cached_window(m->t)};
+    trc_pass_fn fn = {wl_header, wl_rec, &w};
+    trc_pass p;
     /* Complete iterations only: an interrupted recording's unfinished last
      * iteration is dropped (plan_model_dropped). */
-    while ((rc = trc_next_complete(r, &rec, err)) == 1) {
-        if (rec.kind == TRC_MARK && max_iters && seen >= max_iters)
-            break;
-        if (rd) {
-            rd->records++;
-            if (rd->on_rec)
-                rd->on_rec(rd->arg, &rec);
-        }
-        if (rec.kind == TRC_MARK) {
-            seen++;
-            if (plan_model_begin_iteration(m) < 0)
-                goto oom;
-        } else if (rec.kind == TRC_FETCH ||
-                   (rec.kind == TRC_DREAD && !m->t->icache_only)) {
-            uint32_t ni = rec.kind == TRC_FETCH ? rec.ninsn : 0;
-            const tgt_mem *mem = tgt_mem_at(m->t, rec.addr);
-            if (mem && mem->kind == TGT_MEM_FLASH_NOALLOC && flash) {
-                /* Looked up in the lines of the cached window, never
-                 * filled (as codeplace sim replays it). */
-                uint32_t a = rec.kind == TRC_FETCH ? rec.addr & ~1u : rec.addr;
-                if (plan_model_add_nofill(m, a - mem->base + flash->base,
-                                          rec.len ? rec.len : 1, ni) < 0)
-                    goto oom;
-                continue;
-            }
-            int unc = (rec.flags & TRC_F_UNCACHED) ||
-                      !tgt_is_cached(m->t, rec.addr);
-            if (plan_model_add_access(m, rec.addr, rec.len, ni, unc) < 0)
-                goto oom;
-        }
-    }
-    uint64_t dropped = rc == 0 ? trc_dropped(r, NULL) : 0;
-    m->dropped += (unsigned)dropped;
+    int rc = trc_read_pass(path, &fn, &p, err);
+    m->dropped += (unsigned)p.dropped;
     if (rd)
-        rd->cut = rc == 0 && trc_truncated(r);
-    trc_close(r);
+        rd->cut = p.cut;
     if (rc < 0)
         return -1;
     if (m->work_open) {
         m->work_open = 0;
         return cp_seterr(err, "'%s': no complete iterations (%s)", path,
-                         dropped ? "the only one was unfinished"
-                                 : "no iteration marks");
+                         p.dropped ? "the only one was unfinished"
+                                   : "no iteration marks");
     }
     return 0;
-oom:
-    trc_close(r);
-    return cp_seterr(err, "'%s': out of memory", path);
 }
 
 size_t plan_model_exclude(plan_model *m, const char *pattern, int ram_only)
