@@ -27,6 +27,18 @@ static int add_unit(plan_model *m, size_t *cap, const plan_unit *u)
 }
 
 /* Units from the map's input sections, or from functions without a map. */
+int plan_model_is_pico(const img *im, uint32_t *hot_start)
+{
+    uint32_t v;
+    if (img_symbol(im, "__logical_binary_start", &v, NULL, NULL) < 0 ||
+        !img_section_by_name(im, ".boot2"))
+        return 0;
+    *hot_start = 0;
+    if (img_symbol(im, "__codeplace_hot_start", &v, NULL, NULL) == 0)
+        *hot_start = v; /* linked with the derived script */
+    return 1;
+}
+
 static int build_units(plan_model *m, cp_err *err)
 {
     const img *im = m->im;
@@ -270,8 +282,8 @@ static int find_calls(plan_model *m)
     return 0;
 }
 
-plan_model *plan_model_new(const img *im, const tgt *t, const tgt_cache *c,
-                           cp_err *err)
+plan_model *plan_model_make(const img *im, const tgt *t,
+                            const tgt_cache *c, cp_err *err)
 {
     plan_model *m = calloc(1, sizeof *m);
     if (!m || !(m->pool = cp_pool_new())) {
@@ -296,28 +308,17 @@ plan_model *plan_model_new(const img *im, const tgt *t, const tgt_cache *c,
         plan_model_free(m);
         return NULL;
     }
-    if (plan_model_pico_link(m) < 0) {
-        cp_seterr(err, "out of memory");
-        plan_model_free(m);
-        return NULL;
-    }
+    return m;
+}
+
+int plan_model_find_calls(plan_model *m)
+{
     int calls = find_calls(m);
     if (calls >= 0 && m->nstock_calls &&
         !(m->stock_call_ins = calloc(m->nstock_calls,
                                      sizeof *m->stock_call_ins)))
         calls = -1;
-    if (calls < 0 || plan_ldstub_setup(m) < 0) {
-        cp_seterr(err, "out of memory");
-        plan_model_free(m);
-        return NULL;
-    }
-    m->stub_nt = m->ntargets; /* the targets ld's stub order is worked out for */
-    if (plan_model_after_setup(m) < 0) {
-        cp_seterr(err, "out of memory");
-        plan_model_free(m);
-        return NULL;
-    }
-    return m;
+    return calls < 0 ? -1 : 0;
 }
 
 void plan_model_free(plan_model *m)
@@ -461,6 +462,39 @@ static int push(plan_model *m, uint32_t unit, uint32_t off, uint32_t len)
     m->acc[m->nacc++] = (plan_acc){unit, off, len};
     m->iter_start[m->niters] = m->nacc;
     return 0;
+}
+
+/* Instructions of a workload's iterations: all, and its first's. */
+static void credit(const plan_model *m, double (*w)[2], uint32_t ninsn)
+{
+    unsigned k = m->nwork - 1;
+    w[k][0] += ninsn;
+    if (m->niters - 1 == m->work[k].first)
+        w[k][1] += ninsn;
+}
+
+void plan_stock_fast_count(plan_model *m, uint32_t addr, uint32_t ninsn)
+{
+    if (!ninsn || !m->nwork || !m->niters)
+        return;
+    for (uint32_t s = 0; s < m->stock_fast_stubs; s++)
+        if (addr - m->stock_fast_addr[s] < m->veneer_bytes) {
+            credit(m, m->stock_fast_ins[s], ninsn);
+            return;
+        }
+}
+
+void plan_stock_stub_count(plan_model *m, uint32_t stub, uint32_t caller,
+                           uint32_t ninsn)
+{
+    if (!ninsn || !m->nwork || !m->niters || !m->stock_call_ins)
+        return;
+    for (size_t i = 0; i < m->nstock_calls; i++)
+        if (m->stock_calls[i].caller == caller &&
+            m->stock_calls[i].target == stub) {
+            credit(m, m->stock_call_ins[i], ninsn);
+            return;
+        }
 }
 
 int plan_model_add_nofill(plan_model *m, uint32_t addr, uint32_t len,
@@ -844,91 +878,9 @@ unsigned plan_model_dropped(const plan_model *m) { return m->dropped; }
 const img *plan_model_image(const plan_model *m) { return m->im; }
 const tgt_cache *plan_model_cache(const plan_model *m) { return &m->cache; }
 
-long plan_model_refine_stubs(plan_model *m, const img *relinked, cp_err *err)
-{
-    free(m->stub_fixed);
-    m->stub_fixed = calloc(m->ntargets ? m->ntargets : 1, sizeof *m->stub_fixed);
-    if (!m->stub_fixed)
-        return cp_seterr(err, "out of memory");
-    long found = 0;
-    for (size_t i = 0; i < img_nfuncs(relinked); i++) {
-        const img_func *v = img_func_at(relinked, i);
-        size_t n = strlen(v->name);
-        /* GNU ld (elf32-arm.c) names a long-branch stub "__TARGET_veneer" */
-        if (n <= 9 || strncmp(v->name, "__", 2) ||
-            strcmp(v->name + n - 7, "_veneer") ||
-            !tgt_is_cached(m->t, v->addr & ~1u))
-            continue;
-        char name[512];
-        if (n - 9 >= sizeof name)
-            continue;
-        memcpy(name, v->name + 2, n - 9);
-        name[n - 9] = 0;
-        for (size_t t = 0; t < m->ntargets; t++) {
-            const img_func *f = img_lookup(m->im, m->targets[t].addr);
-            if (!f || f->addr != m->targets[t].addr)
-                continue;
-            /* ld names the stub after the symbol the call refers to,
-             * which may be an alias (__aeabi_dadd of __adddf3): one stub
-             * per name when the relocations are known */
-            if (m->targets[t].sym ? !strcmp(m->targets[t].sym, name)
-                                  : img_func_named(f, name)) {
-                m->stub_fixed[t] = v->addr & ~1u;
-                found++;
-                break;
-            }
-        }
-    }
-    /* The relinked text section: where .rodata after it went. */
-    for (size_t k = 0; k < img_nsections(relinked); k++) {
-        const img_section *sec = img_section_at(relinked, k);
-        if (!strcmp(sec->name, m->text_name)) {
-            m->relinked_text_end = sec->addr + sec->size;
-            m->text_end_fixed = 1;
-        }
-    }
-    return found;
-}
-
 int plan_model_stub_order(const plan_model *m, const char **why)
 {
     if (why)
         *why = m->stub_order ? NULL : m->stub_order_why;
     return m->stub_order;
-}
-
-void plan_layout_fix_stubs(const plan_model *m, plan_layout *L)
-{
-    if (!m->stub_fixed)
-        return;
-    for (size_t t = 0; t < m->ntargets; t++)
-        if (L->stub[t] && m->stub_fixed[t])
-            L->stub[t] = m->stub_fixed[t];
-    if (m->text_end_fixed && (L->text_delta || L->after_moved)) {
-        L->text_delta = (int64_t)((m->relinked_text_end + 7) & ~7u) -
-                        (int64_t)((m->text_end + 7) & ~7u);
-        plan_layout_after(m, L, m->relinked_text_end);
-    }
-}
-
-int plan_result_refine(plan_model *m, plan_result *r, cp_err *err)
-{
-    plan_layout L;
-    if (plan_layout_alloc(m, &L) < 0)
-        return cp_seterr(err, "out of memory");
-    plan_layout_build(m, r->items, r->nitems, r->hot_base, r->block_end, &L,
-                      NULL);
-    plan_layout_fix_stubs(m, &L);
-    plan_eval_out out = {0};
-    double fa = 0;
-    int rc = plan_eval(m, &L, 0, &out, err) < 0 ||
-             plan_eval_fa(m, &L, 0, &fa, err) < 0 ? -1 : 0;
-    plan_layout_free(&L);
-    if (rc < 0)
-        return -1;
-    r->misses = out.misses;
-    r->conflict_after = out.misses - fa;
-    for (unsigned k = 0; k < r->nwork && k < m->nwork; k++)
-        r->work_misses[k] = out.work_misses[k];
-    return 0;
 }

@@ -202,6 +202,14 @@ typedef struct plan_layout {
                              UINT32_MAX: gone, its callers in fast memory) */
 } plan_layout;
 
+/* The model of an image's units with no link steps yet (plan/model.c);
+ * plan_model_new (plan/link.c) adds them. NULL with err. */
+plan_model *plan_model_make(const img *im, const tgt *t, const tgt_cache *c,
+                            cp_err *err);
+/* The direct calls between units and through the stock image's stubs,
+ * after the pico-sdk link is known. -1 when out of memory. */
+int plan_model_find_calls(plan_model *m);
+
 /* The sections after the text (plan/after.c): read from the image once
  * the text end is known (-1: out of memory); the shifts of a layout whose
  * text now ends at new_end; where a flash read at base goes. */
