@@ -17,12 +17,18 @@
  *    re-simulation walks the runs once (one lookup per line touched), and
  *    csim_eval_sets() re-simulates only some sets (sets are independent
  *    under every policy here, so the misses of the other sets stand).
+ *    A walk (csim_walk) is the line accesses of any stream under any
+ *    placement, handed over by its owner (a planner's units, stubs and
+ *    workloads): csim_eval_walk simulates it whole, the set index
+ *    (csim_setidx) move by move. The planner and `sim` run these same
+ *    functions.
  *
  * 3. The analysis (csim_analyze): per iteration accesses, hits, misses,
  *    the 3C split, the ideal bound, footprint; per function, per library
  *    and per set figures; estimated cycles.
  *
- * Example: a planner evaluating one move
+ * Example: one move, its sets re-simulated (the set index below does this
+ * for many moves)
  *
  *     cp_err err;
  *     csim_stream *s = csim_stream_new(im, t, &err);   // im may be NULL
@@ -305,24 +311,117 @@ int csim_eval_sets(const csim_stream *s, const csim_map *m,
 size_t csim_func_sets(const csim_stream *s, const csim_map *m,
                       const tgt_cache *g, size_t fn, uint32_t *sets, size_t n);
 
-/* The set index: for searches that make many moves. Holds a copy of m and
- * the stream's line accesses under it as one time-ordered list per set
- * (12 bytes per line access). A move edits only the lists of the sets the
- * function leaves and enters and re-simulates those (seed 0 for the random
- * policy), so it costs the accesses of those sets, not the whole stream.
- * Misses count iterations >= from. Undo a move by moving back. */
+/* ---- Walks: line accesses under a placement ------------------------ */
+
+/* A walk gives the accesses of a stream seen through a placement, in time
+ * order, for csim_eval_walk and the set index: each access is at a time t
+ * (times never decrease), touches lines first..last (first may carry
+ * CSIM_NOALLOC: looks up, never fills) and belongs to unit `unit` (an
+ * index below the units the index was built with; its lines then lie
+ * among that unit's) or to none (CSIM_STATIC). Workloads split the time:
+ * workload k starts at start[k] with an empty cache, counts its misses
+ * from warm[k] on, each one weighing scale[k], and ends where the next one
+ * starts. run(arg, only, emit, ctx) calls emit(ctx, ...) for every access
+ * (only == CSIM_STATIC) or for unit only's accesses alone, in time order;
+ * it returns 0, or -1 when emit did (stopping there). */
+#define CSIM_STATIC ((size_t)-1)
+#define CSIM_MAX_WORK 16
+typedef int (*csim_emit_fn)(void *ctx, uint32_t t, uint32_t first,
+                            uint32_t last, size_t unit);
+typedef struct csim_walk {
+    int (*run)(void *arg, size_t only, csim_emit_fn emit, void *ctx);
+    void *arg;
+    unsigned nwork;
+    uint32_t start[CSIM_MAX_WORK], warm[CSIM_MAX_WORK];
+    double scale[CSIM_MAX_WORK];
+    int nofill;       /* some accesses carry CSIM_NOALLOC */
+    void (*drop)(void *arg); /* when not NULL: frees arg with the index */
+} csim_walk;
+
+/* What one simulation of a walk gives. */
+typedef struct csim_walk_eval {
+    double misses;    /* sum over workloads of counted misses * scale */
+    double accesses;  /* line lookups, counted and weighted alike */
+    uint64_t work_misses[CSIM_MAX_WORK]; /* each workload's counted misses */
+} csim_walk_eval;
+
+/* Simulates walk w through the cache of geometry g (seed drives the
+ * random policy), or, with fa, through a fully associative LRU cache of
+ * the same capacity (then accesses and unit_misses stay 0). When
+ * unit_misses is not NULL, each unit below nunits gets its misses times
+ * its workload's scale added. 0, or -1 with err (out of memory). */
+int csim_eval_walk(const tgt_cache *g, uint64_t seed, int fa,
+                   const csim_walk *w, double *unit_misses, size_t nunits,
+                   csim_walk_eval *out, cp_err *err);
+
+/* ---- The set index: many moves, each re-simulating its sets --------- */
+
+/* The set index of a walk: one time-ordered list of accesses per line of
+ * each unit and per set for the rest. A move of a unit by whole lines
+ * re-simulates only the sets its lines leave and enter (sets are
+ * independent under every policy here), so it costs the accesses of those
+ * sets, not the whole stream; under LRU a set's cold part is skipped (its
+ * last distinct lines stand for it) and a move can be given up once it is
+ * sure to pass a limit. Misses are weighted by the walk's workloads
+ * (csim_walk_eval.misses). */
 typedef struct csim_setidx csim_setidx;
+
+/* Unit k's lines start at first_line[k] and span nlines[k] (its accesses
+ * must lie there and must fill: no CSIM_NOALLOC); the index keeps a copy
+ * of w (its arg must outlive the index). NULL with err on failure. */
+csim_setidx *csim_setidx_build(const tgt_cache *g, uint64_t seed,
+                               const csim_walk *w, size_t nunits,
+                               const uint32_t *first_line,
+                               const uint32_t *nlines, cp_err *err);
+void csim_setidx_free(csim_setidx *x);
+/* The weighted misses now. */
+double csim_setidx_total(const csim_setidx *x);
+/* Moves unit k to start at address addr (line aligned) and unit k2 (!= k;
+ * SIZE_MAX: none) to addr2 at once, re-simulating the sets either touches
+ * once, into *total. Given up once the total is sure to pass limit (only
+ * under LRU; HUGE_VAL: never): *total is then above limit but not the
+ * total (undo the change). A set a move of one unit alone only leaves is
+ * simulated once per state of the set: the unit's next moves from there
+ * (undone in between) take that figure. 0, or -1 with err (out of memory:
+ * the index is then unusable). */
+int csim_setidx_try(csim_setidx *x, size_t k, uint32_t addr, size_t k2,
+                    uint32_t addr2, double limit, double *total, cp_err *err);
+/* Takes unit k out (it goes where the cache does not see it), into
+ * *total. csim_setidx_undo() puts it back. */
+int csim_setidx_remove(csim_setidx *x, size_t k, double *total, cp_err *err);
+/* Undoes the last try or remove (one level). */
+void csim_setidx_undo(csim_setidx *x);
+/* Reads unit k's accesses from the walk again (they changed: the unit now
+ * spans nlines from first_line; 0 lines when it left the cache), and
+ * re-simulates the sets it left and entered. Not undone by undo. */
+int csim_setidx_reload(csim_setidx *x, size_t k, uint32_t first_line,
+                       uint32_t nlines, cp_err *err);
+/* Set s's weighted misses now. */
+double csim_setidx_set_total(const csim_setidx *x, uint32_t s);
+/* A set drawn with probability growing with the square of its misses from
+ * a uniform r in [0, 1), and a unit with a line in it chosen by salt (or
+ * SIZE_MAX when none). */
+size_t csim_setidx_pick(const csim_setidx *x, double r, uint64_t salt);
+/* The misses now counted in the sets unit k's used lines would occupy if
+ * it started at addr. */
+double csim_setidx_misses_at(const csim_setidx *x, size_t k, uint32_t addr);
+
+/* The set index of a stream under a map (every function a unit; seed 0
+ * for the random policy; misses count iterations >= from): moving a
+ * function re-reads its accesses, and, when it crosses between cached and
+ * uncached memory of a stream with stubs, the stubs' too. A function in a
+ * non-allocating alias stays where it is. Undo a move by moving back. */
 csim_setidx *csim_setidx_new(const csim_stream *s, const csim_map *m,
                              const tgt_cache *g, size_t from, cp_err *err);
-void csim_setidx_free(csim_setidx *x);
 /* Moves fn to addr (as csim_map_move) / to memory the cache does not see;
- * returns the new total misses, or -1 (out of memory). */
+ * returns the new total misses, or -1 with err. */
 int64_t csim_setidx_move(csim_setidx *x, size_t fn, uint32_t addr,
                          cp_err *err);
 int64_t csim_setidx_uncache(csim_setidx *x, size_t fn, cp_err *err);
 uint64_t csim_setidx_misses(const csim_setidx *x);
 uint64_t csim_setidx_set_misses(const csim_setidx *x, uint32_t set);
-/* The index's own map (where every function is now). */
+/* The index's own map (where every function is now); NULL for an index
+ * built from a walk. */
 const csim_map *csim_setidx_map(const csim_setidx *x);
 
 /* The line-access stream of s under m (cached and non-allocating fetches;

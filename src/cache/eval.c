@@ -358,3 +358,73 @@ int csim_expand(const csim_stream *s, const csim_map *m, const tgt_cache *g,
     q->n = k;
     return 0;
 }
+
+/* csim_eval_walk's state: the workload the walk is in and its counts. */
+typedef struct walk_sim {
+    const csim_walk *w;
+    csim_cache *c;
+    csim_fa *fa;
+    unsigned wk;
+    uint64_t acc[CSIM_MAX_WORK];
+    double *unit_misses;
+    size_t nunits;
+    csim_walk_eval *out;
+} walk_sim;
+
+static int walk_access(void *arg, uint32_t t, uint32_t first, uint32_t last,
+                       size_t unit)
+{
+    walk_sim *e = arg;
+    const csim_walk *w = e->w;
+    while (e->wk + 1 < w->nwork && t >= w->start[e->wk + 1]) {
+        e->wk++;
+        if (e->fa)
+            csim_fa_flush(e->fa);
+        else
+            csim_cache_flush(e->c);
+    }
+    int count = t >= w->warm[e->wk];
+    if (e->fa) {
+        uint32_t nf = first & CSIM_NOALLOC;
+        for (uint32_t l = first & CSIM_LINE_MASK; l <= last; l++)
+            if (!csim_fa_access(e->fa, l | nf))
+                e->out->work_misses[e->wk] += count;
+        return 0;
+    }
+    uint64_t miss = csim_cache_span(e->c, first, last);
+    if (!count)
+        return 0;
+    e->acc[e->wk] += last - (first & CSIM_LINE_MASK) + 1;
+    e->out->work_misses[e->wk] += miss;
+    if (miss && e->unit_misses && unit < e->nunits)
+        e->unit_misses[unit] += (double)miss * w->scale[e->wk];
+    return 0;
+}
+
+int csim_eval_walk(const tgt_cache *g, uint64_t seed, int fa,
+                   const csim_walk *w, double *unit_misses, size_t nunits,
+                   csim_walk_eval *out, cp_err *err)
+{
+    memset(out, 0, sizeof *out);
+    if (w->nwork < 1 || w->nwork > CSIM_MAX_WORK)
+        return cp_seterr(err, "walk: %u workloads (1 to %d)", w->nwork,
+                         CSIM_MAX_WORK);
+    walk_sim e = {.w = w, .out = out, .unit_misses = fa ? NULL : unit_misses,
+                  .nunits = nunits};
+    if (fa)
+        e.fa = csim_fa_new(g->size / g->line, err);
+    else
+        e.c = csim_cache_new(g, seed, err);
+    if (!e.fa && !e.c)
+        return -1;
+    int rc = w->run(w->arg, CSIM_STATIC, walk_access, &e);
+    csim_fa_free(e.fa);
+    csim_cache_free(e.c);
+    if (rc < 0)
+        return cp_seterr(err, "out of memory (walk)");
+    for (unsigned k = 0; k < w->nwork; k++) {
+        out->misses += (double)out->work_misses[k] * w->scale[k];
+        out->accesses += (double)e.acc[k] * w->scale[k];
+    }
+    return 0;
+}

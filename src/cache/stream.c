@@ -526,6 +526,9 @@ void csim_stream_set_dropped(csim_stream *s, uint64_t iters, int cut)
 int csim_stream_check_complete(const csim_stream *s, const char *path,
                                cp_err *err)
 {
+    if (!s->marked && s->dropped)
+        return cp_seterr(err, "%s: no complete iteration (the only one was "
+                         "unfinished)", path);
     if (!s->marked)
         return cp_seterr(err, "%s: no complete iteration (no iteration marks: "
                          "record at least one, e.g. trace -n 1)", path);

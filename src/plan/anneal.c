@@ -1,7 +1,6 @@
 /* The annealing search over the hot units' start offsets. */
 #include "plan/search.h"
 
-#include "plan/incr.h"
 #include "plan/pool.h"
 
 #include <math.h>
@@ -41,22 +40,24 @@ static void put_at(plan_search *r, size_t u, uint32_t off)
     r->off[u] = off;
 }
 
-/* Puts the incremental state and r->off where best_off[] has the units;
- * returns the new total, or -1 (out of memory). The map ends right
- * whatever the order: a unit frees only the bytes still marked its own. */
-static double go_to(plan_search *r, plan_incr *x, const size_t *hk, size_t n,
-                    const uint32_t *best_off, double cur)
+/* Puts the set index and r->off where best_off[] has the units; *cur
+ * follows. 0, or -1 (r->err says why). The map ends right whatever the
+ * order: a unit frees only the bytes still marked its own. */
+static int go_to(plan_search *r, csim_setidx *x, const size_t *hk, size_t n,
+                 const uint32_t *best_off, double *cur)
 {
     for (size_t k = 0; k < n; k++) {
         size_t u = hk[k];
         if (r->off[u] == best_off[k])
             continue;
         put_at(r, u, best_off[k]);
-        if ((cur = plan_incr_try2(x, k, r->hot_base + best_off[k], SIZE_MAX,
-                                  0, HUGE_VAL)) < 0)
+        if (csim_setidx_try(x, k, r->hot_base + best_off[k], SIZE_MAX, 0,
+                            HUGE_VAL, cur, r->err) < 0) {
+            r->err_set = 1;
             return -1;
+        }
     }
-    return cur;
+    return 0;
 }
 
 /* Hot unit hk[k] to the start colour, of all of them, that lowers the
@@ -65,8 +66,8 @@ static double go_to(plan_search *r, plan_incr *x, const size_t *hk, size_t n,
  * or with r->err_set what err says). With a pool its threads share the
  * tries (the choice is the same); without, they run in this thread.
  * Every try re-simulates only the sets it enters: the ones it leaves are
- * simulated once (plan_incr_try2's memo). */
-static int best_colour(plan_search *r, plan_incr *x, plan_pool *pool,
+ * simulated once (csim_setidx_try's memo). */
+static int best_colour(plan_search *r, csim_setidx *x, plan_pool *pool,
                        const size_t *hk, size_t k, uint32_t limit,
                        double *cur)
 {
@@ -92,9 +93,11 @@ static int best_colour(plan_search *r, plan_incr *x, plan_pool *pool,
     if (bp == NONE)
         return 0;
     put_at(r, u, bp);
-    if ((*cur = plan_incr_try2(x, k, r->hot_base + bp, SIZE_MAX, 0,
-                               HUGE_VAL)) < 0)
+    if (csim_setidx_try(x, k, r->hot_base + bp, SIZE_MAX, 0, HUGE_VAL, cur,
+                        r->err) < 0) {
+        r->err_set = 1;
         return -1;
+    }
     if (pool && plan_pool_apply(pool, k, r->hot_base + bp, *cur, r->err) < 0) {
         r->err_set = 1;
         return -1;
@@ -129,7 +132,7 @@ static plan_pool *make_pool(plan_search *r, const size_t *hk, size_t n,
  * start colour (best_colour); passes repeat, up to max_passes, while one
  * gains at least 0.01 %. Deterministic. Returns the units moved, or -1
  * (out of memory); *cur follows. */
-static long polish(plan_search *r, plan_incr *x, const size_t *hk, size_t n,
+static long polish(plan_search *r, csim_setidx *x, const size_t *hk, size_t n,
                    uint32_t limit, unsigned max_passes, double *cur,
                    double t_end, unsigned *passes, int *stopped)
 {
@@ -173,7 +176,7 @@ static long polish(plan_search *r, plan_incr *x, const size_t *hk, size_t n,
  * how many there are, *moved: how many moved, *all0 and *all1: the misses
  * on every iteration before and after. Stops at t_end (> 0) like the
  * descent. 0, or -1 (out of memory; *cur follows x). */
-static int place_late(plan_search *r, plan_incr *x, const size_t *hk,
+static int place_late(plan_search *r, csim_setidx *x, const size_t *hk,
                       size_t n, uint32_t *best_off, uint32_t limit,
                       double t_end, double *cur, size_t *nlate, size_t *moved,
                       double *all0, double *all1)
@@ -199,17 +202,17 @@ static int place_late(plan_search *r, plan_incr *x, const size_t *hk,
     if (!nl)
         goto out;
     *nlate = nl;
-    if ((*cur = go_to(r, x, hk, n, best_off, *cur)) < 0) {
+    if (go_to(r, x, hk, n, best_off, cur) < 0) {
         rc = -1;
         goto out;
     }
     plan_build(r);
-    plan_incr *y = plan_incr_new(m, &r->L, lk, nl, 0, r->err);
+    csim_setidx *y = plan_setidx_new(m, &r->L, lk, nl, 0, r->err);
     if (!y) {
         rc = -1;
         goto out;
     }
-    double all = *all0 = plan_incr_total(y), t0 = cp_now_s();
+    double all = *all0 = csim_setidx_total(y), t0 = cp_now_s();
     plan_pool *pool = make_pool(r, lk, nl, 0, all);
     size_t every = nl / 4 ? nl / 4 : 1;
     for (size_t j = 0; j < nl; j++) {
@@ -232,7 +235,7 @@ static int place_late(plan_search *r, plan_incr *x, const size_t *hk,
     }
     *all1 = all;
     plan_pool_free(pool);
-    plan_incr_free(y);
+    csim_setidx_free(y);
     for (size_t k = 0; k < n; k++)
         best_off[k] = r->off[hk[k]];
 out:
@@ -242,7 +245,7 @@ out:
 }
 
 /* Simulated annealing on the hot units' start offsets, on the exact
- * incremental re-simulation (src/plan/incr.c): a move puts one unit at
+ * incremental re-simulation (cache/'s set index): a move puts one unit at
  * another colour, shifts it by a few lines, or swaps two units; a move
  * that does not raise the misses is kept, one that raises them by d with
  * probability exp(-d / T), T falling geometrically over the moves. The best
@@ -289,7 +292,7 @@ double plan_anneal(plan_search *r, uint64_t seed, unsigned long moves,
         free(best_off);
         return plan_cost(r, 0);
     }
-    plan_incr *x = plan_incr_new(m, &r->L, hk, n, r->iters, r->err);
+    csim_setidx *x = plan_setidx_new(m, &r->L, hk, n, r->iters, r->err);
     if (!x) {
         free(hk);
         free(best_off);
@@ -310,7 +313,7 @@ double plan_anneal(plan_search *r, uint64_t seed, unsigned long moves,
     double a_end = t_end;
     if (t_end > 0 && r->o->descent_passes)
         a_end = t0 + (t_end > t0 ? t_end - t0 : 0) * PLAN_ANNEAL_PART;
-    double cur = plan_incr_total(x), start = cur, best = cur;
+    double cur = csim_setidx_total(x), start = cur, best = cur;
     for (size_t k = 0; k < n; k++)
         best_off[k] = r->off[hk[k]];
     /* The temperature follows the size of the uphill steps seen: it starts
@@ -369,7 +372,7 @@ double plan_anneal(plan_search *r, uint64_t seed, unsigned long moves,
                      "(best %.1f), %.1f s", tries, moves, cur, best,
                      cp_now_s() - t0);
         double r01 = (double)(rnd(&rs) >> 11) / 9007199254740992.0;
-        size_t k = plan_incr_pick(x, r01, rnd(&rs));
+        size_t k = csim_setidx_pick(x, r01, rnd(&rs));
         if (k == SIZE_MAX)
             k = rnd(&rs) % n;
         size_t u = hk[k];
@@ -377,7 +380,7 @@ double plan_anneal(plan_search *r, uint64_t seed, unsigned long moves,
         unsigned kind = (unsigned)(rnd(&rs) % 8);
         double v, dice = (double)(rnd(&rs) >> 11) / 9007199254740992.0;
         /* The total above which this move is refused whatever it is
-         * exactly: the evaluation may stop there (plan_incr_try2). Not
+         * exactly: the evaluation may stop there (csim_setidx_try). Not
          * while calibrating, which measures the uphill steps; a margin
          * keeps rounding from refusing a move the test below takes. */
         double lim = HUGE_VAL;
@@ -405,9 +408,9 @@ double plan_anneal(plan_search *r, uint64_t seed, unsigned long moves,
             r->off[w] = ow;
             if (!ok)
                 continue;
-            if ((v = plan_incr_try2(x, k, r->hot_base + ow, k2,
-                                    r->hot_base + old, lim)) < 0) {
-                failed = 1;
+            if (csim_setidx_try(x, k, r->hot_base + ow, k2, r->hot_base + old,
+                                lim, &v, r->err) < 0) {
+                failed = r->err_set = 1;
                 break;
             }
             /* The places do not overlap: one after the other, each unit
@@ -436,7 +439,7 @@ double plan_anneal(plan_search *r, uint64_t seed, unsigned long moves,
                     uint32_t q = plan_find_slot(r, u, (uint32_t)(rnd(&rs) % m->sets), limit);
                     if (q == NONE || q == old)
                         continue;
-                    double mc = plan_incr_misses_at(x, k, r->hot_base + q);
+                    double mc = csim_setidx_misses_at(x, k, r->hot_base + q);
                     if (mc < pc) {
                         pc = mc;
                         p = q;
@@ -446,9 +449,9 @@ double plan_anneal(plan_search *r, uint64_t seed, unsigned long moves,
             if (p == NONE || p == old)
                 continue;
             put_at(r, u, p);
-            if ((v = plan_incr_try2(x, k, r->hot_base + p, SIZE_MAX, 0,
-                                    lim)) < 0) {
-                failed = 1;
+            if (csim_setidx_try(x, k, r->hot_base + p, SIZE_MAX, 0, lim, &v,
+                                r->err) < 0) {
+                failed = r->err_set = 1;
                 break;
             }
         }
@@ -467,11 +470,11 @@ double plan_anneal(plan_search *r, uint64_t seed, unsigned long moves,
                     best_off[q] = r->off[hk[q]];
             }
         } else if (n > 1 && kind < 2) {
-            plan_incr_undo(x);
+            csim_setidx_undo(x);
             put_at(r, u, old);
             put_at(r, w, ow);
         } else {
-            plan_incr_undo(x);
+            csim_setidx_undo(x);
             put_at(r, u, old);
         }
     }
@@ -482,11 +485,11 @@ double plan_anneal(plan_search *r, uint64_t seed, unsigned long moves,
     double before = best, t_desc = cp_now_s();
     if (!failed && r->o->descent_passes &&
         !(r->o->stop && *r->o->stop)) {
-        cur = go_to(r, x, hk, n, best_off, cur);
-        if (cur >= 0)
+        int gone = go_to(r, x, hk, n, best_off, &cur);
+        if (gone == 0)
             moved = polish(r, x, hk, n, limit, r->o->descent_passes, &cur,
                            t_end, &passes, &stopped);
-        if (cur < 0 || moved < 0) {
+        if (gone < 0 || moved < 0) {
             failed = 1;
         } else {
             if (stopped)
@@ -509,7 +512,7 @@ double plan_anneal(plan_search *r, uint64_t seed, unsigned long moves,
     free(r->own);
     r->own = NULL;
     r->nown = 0;
-    plan_incr_free(x);
+    csim_setidx_free(x);
     for (size_t q = 0; q < n; q++)
         r->off[hk[q]] = best_off[q];
     free(hk);
@@ -521,7 +524,7 @@ double plan_anneal(plan_search *r, uint64_t seed, unsigned long moves,
     if (failed) {
         r->failed = 1;
         if (!r->err_set)
-            cp_seterr(r->err, "out of memory (incremental evaluation)");
+            cp_seterr(r->err, "out of memory (set index)");
         return HUGE_VAL;
     }
     double full = plan_cost(r, 0);

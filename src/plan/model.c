@@ -27,6 +27,18 @@ static int add_unit(plan_model *m, size_t *cap, const plan_unit *u)
 }
 
 /* Units from the map's input sections, or from functions without a map. */
+int plan_model_is_pico(const img *im, uint32_t *hot_start)
+{
+    uint32_t v;
+    if (img_symbol(im, "__logical_binary_start", &v, NULL, NULL) < 0 ||
+        !img_section_by_name(im, ".boot2"))
+        return 0;
+    *hot_start = 0;
+    if (img_symbol(im, "__codeplace_hot_start", &v, NULL, NULL) == 0)
+        *hot_start = v; /* linked with the derived script */
+    return 1;
+}
+
 static int build_units(plan_model *m, cp_err *err)
 {
     const img *im = m->im;
@@ -270,8 +282,8 @@ static int find_calls(plan_model *m)
     return 0;
 }
 
-plan_model *plan_model_new(const img *im, const tgt *t, const tgt_cache *c,
-                           cp_err *err)
+plan_model *plan_model_make(const img *im, const tgt *t,
+                            const tgt_cache *c, cp_err *err)
 {
     plan_model *m = calloc(1, sizeof *m);
     if (!m || !(m->pool = cp_pool_new())) {
@@ -296,28 +308,17 @@ plan_model *plan_model_new(const img *im, const tgt *t, const tgt_cache *c,
         plan_model_free(m);
         return NULL;
     }
-    if (plan_model_pico_link(m) < 0) {
-        cp_seterr(err, "out of memory");
-        plan_model_free(m);
-        return NULL;
-    }
+    return m;
+}
+
+int plan_model_find_calls(plan_model *m)
+{
     int calls = find_calls(m);
     if (calls >= 0 && m->nstock_calls &&
         !(m->stock_call_ins = calloc(m->nstock_calls,
                                      sizeof *m->stock_call_ins)))
         calls = -1;
-    if (calls < 0 || plan_ldstub_setup(m) < 0) {
-        cp_seterr(err, "out of memory");
-        plan_model_free(m);
-        return NULL;
-    }
-    m->stub_nt = m->ntargets; /* the targets ld's stub order is worked out for */
-    if (plan_model_after_setup(m) < 0) {
-        cp_seterr(err, "out of memory");
-        plan_model_free(m);
-        return NULL;
-    }
-    return m;
+    return calls < 0 ? -1 : 0;
 }
 
 void plan_model_free(plan_model *m)
@@ -463,6 +464,39 @@ static int push(plan_model *m, uint32_t unit, uint32_t off, uint32_t len)
     return 0;
 }
 
+/* Instructions of a workload's iterations: all, and its first's. */
+static void credit(const plan_model *m, double (*w)[2], uint32_t ninsn)
+{
+    unsigned k = m->nwork - 1;
+    w[k][0] += ninsn;
+    if (m->niters - 1 == m->work[k].first)
+        w[k][1] += ninsn;
+}
+
+void plan_stock_fast_count(plan_model *m, uint32_t addr, uint32_t ninsn)
+{
+    if (!ninsn || !m->nwork || !m->niters)
+        return;
+    for (uint32_t s = 0; s < m->stock_fast_stubs; s++)
+        if (addr - m->stock_fast_addr[s] < m->veneer_bytes) {
+            credit(m, m->stock_fast_ins[s], ninsn);
+            return;
+        }
+}
+
+void plan_stock_stub_count(plan_model *m, uint32_t stub, uint32_t caller,
+                           uint32_t ninsn)
+{
+    if (!ninsn || !m->nwork || !m->niters || !m->stock_call_ins)
+        return;
+    for (size_t i = 0; i < m->nstock_calls; i++)
+        if (m->stock_calls[i].caller == caller &&
+            m->stock_calls[i].target == stub) {
+            credit(m, m->stock_call_ins[i], ninsn);
+            return;
+        }
+}
+
 int plan_model_add_nofill(plan_model *m, uint32_t addr, uint32_t len,
                           uint32_t ninsn)
 {
@@ -587,81 +621,87 @@ int plan_model_add_trace(plan_model *m, const char *path, unsigned max_iters,
     return plan_model_add_workload(m, path, 1, max_iters, NULL, err);
 }
 
+/* plan_model_add_workload's pass over one trace. */
+typedef struct wl_read {
+    plan_model *m;
+    const char *path;
+    double weight;
+    unsigned max_iters, seen;
+    plan_read *rd;
+    const tgt_mem *flash; /* the window a non-allocating alias reads */
+} wl_read;
+
+static int wl_header(void *arg, const trc_header *h, cp_err *err)
+{
+    wl_read *w = arg;
+    plan_model *m = w->m;
+    if (h->elf_hash[0] && strcmp(h->elf_hash, img_hash(m->im)))
+        return cp_seterr(err, "'%s' is a trace of another image (%s, not %s "
+                         "of '%s')", w->path, h->elf_hash, img_hash(m->im),
+                         img_path(m->im));
+    return plan_model_new_workload(m, w->path, w->weight, err);
+}
+
+/* One record: an iteration mark opens an iteration (past max_iters it
+ * ends the pass), a fetch or a read through the cache is an access. */
+static int wl_rec(void *arg, const trc_rec *rec, cp_err *err)
+{
+    wl_read *w = arg;
+    plan_model *m = w->m;
+    if (rec->kind == TRC_MARK && w->max_iters && w->seen >= w->max_iters)
+        return 1;
+    if (w->rd) {
+        w->rd->records++;
+        if (w->rd->on_rec)
+            w->rd->on_rec(w->rd->arg, rec);
+    }
+    int rc = 0;
+    if (rec->kind == TRC_MARK) {
+        w->seen++;
+        rc = plan_model_begin_iteration(m);
+    } else if (rec->kind == TRC_FETCH ||
+               (rec->kind == TRC_DREAD && !m->t->icache_only)) {
+        uint32_t ni = rec->kind == TRC_FETCH ? rec->ninsn : 0;
+        const tgt_mem *mem = tgt_mem_at(m->t, rec->addr);
+        if (mem && mem->kind == TGT_MEM_FLASH_NOALLOC && w->flash) {
+            /* Looked up in the lines of the cached window, never filled
+             * (as codeplace sim replays it). */
+            uint32_t a = rec->kind == TRC_FETCH ? rec->addr & ~1u : rec->addr;
+            rc = plan_model_add_nofill(m, a - mem->base + w->flash->base,
+                                       rec->len ? rec->len : 1, ni);
+        } else {
+            int unc = (rec->flags & TRC_F_UNCACHED) ||
+                      !tgt_is_cached(m->t, rec->addr);
+            rc = plan_model_add_access(m, rec->addr, rec->len, ni, unc);
+        }
+    }
+    return rc < 0 ? cp_seterr(err, "'%s': out of memory", w->path) : 0;
+}
+
 int plan_model_add_workload(plan_model *m, const char *path, double weight,
                             unsigned max_iters, plan_read *rd, cp_err *err)
 {
     if (m->nwork >= PLAN_MAX_WORK)
         return cp_seterr(err, "'%s': at most %d traces per plan", path,
                          PLAN_MAX_WORK);
-    trc_reader *r = trc_open_ex(path, TRC_OPEN_PARTIAL, err);
-    if (!r)
-        return -1;
-    const trc_header *h = trc_get_header(r);
-    if (h->elf_hash[0] && strcmp(h->elf_hash, img_hash(m->im))) {
-        cp_seterr(err, "'%s' is a trace of another image (%s, not %s of "
-                  "'%s')", path, h->elf_hash, img_hash(m->im), img_path(m->im));
-        trc_close(r);
-        return -1;
-    }
-    if (plan_model_new_workload(m, path, weight, err) < 0) {
-        trc_close(r);
-        return -1;
-    }
-    /* The window a non-allocating alias reads. */
-    const tgt_mem *flash = tgt_cached_window(m->t);
-    trc_rec rec;
-    int rc;
-    unsigned seen = 0;
+    wl_read w = {m, path, weight, max_iters, 0, rd, tgt_cached_window(m->t)};
+    trc_pass_fn fn = {wl_header, wl_rec, &w};
+    trc_pass p;
     /* Complete iterations only: an interrupted recording's unfinished last
      * iteration is dropped (plan_model_dropped). */
-    while ((rc = trc_next_complete(r, &rec, err)) == 1) {
-        if (rec.kind == TRC_MARK && max_iters && seen >= max_iters)
-            break;
-        if (rd) {
-            rd->records++;
-            if (rd->on_rec)
-                rd->on_rec(rd->arg, &rec);
-        }
-        if (rec.kind == TRC_MARK) {
-            seen++;
-            if (plan_model_begin_iteration(m) < 0)
-                goto oom;
-        } else if (rec.kind == TRC_FETCH ||
-                   (rec.kind == TRC_DREAD && !m->t->icache_only)) {
-            uint32_t ni = rec.kind == TRC_FETCH ? rec.ninsn : 0;
-            const tgt_mem *mem = tgt_mem_at(m->t, rec.addr);
-            if (mem && mem->kind == TGT_MEM_FLASH_NOALLOC && flash) {
-                /* Looked up in the lines of the cached window, never
-                 * filled (as codeplace sim replays it). */
-                uint32_t a = rec.kind == TRC_FETCH ? rec.addr & ~1u : rec.addr;
-                if (plan_model_add_nofill(m, a - mem->base + flash->base,
-                                          rec.len ? rec.len : 1, ni) < 0)
-                    goto oom;
-                continue;
-            }
-            int unc = (rec.flags & TRC_F_UNCACHED) ||
-                      !tgt_is_cached(m->t, rec.addr);
-            if (plan_model_add_access(m, rec.addr, rec.len, ni, unc) < 0)
-                goto oom;
-        }
-    }
-    uint64_t dropped = rc == 0 ? trc_dropped(r, NULL) : 0;
-    m->dropped += (unsigned)dropped;
+    int rc = trc_read_pass(path, &fn, &p, err);
+    m->dropped += (unsigned)p.dropped;
     if (rd)
-        rd->cut = rc == 0 && trc_truncated(r);
-    trc_close(r);
+        rd->cut = p.cut;
     if (rc < 0)
         return -1;
     if (m->work_open) {
         m->work_open = 0;
         return cp_seterr(err, "'%s': no complete iterations (%s)", path,
-                         dropped ? "the only one was unfinished"
-                                 : "no iteration marks");
+                         p.dropped ? "the only one was unfinished"
+                                   : "no iteration marks");
     }
     return 0;
-oom:
-    trc_close(r);
-    return cp_seterr(err, "'%s': out of memory", path);
 }
 
 size_t plan_model_exclude(plan_model *m, const char *pattern, int ram_only)
@@ -838,91 +878,9 @@ unsigned plan_model_dropped(const plan_model *m) { return m->dropped; }
 const img *plan_model_image(const plan_model *m) { return m->im; }
 const tgt_cache *plan_model_cache(const plan_model *m) { return &m->cache; }
 
-long plan_model_refine_stubs(plan_model *m, const img *relinked, cp_err *err)
-{
-    free(m->stub_fixed);
-    m->stub_fixed = calloc(m->ntargets ? m->ntargets : 1, sizeof *m->stub_fixed);
-    if (!m->stub_fixed)
-        return cp_seterr(err, "out of memory");
-    long found = 0;
-    for (size_t i = 0; i < img_nfuncs(relinked); i++) {
-        const img_func *v = img_func_at(relinked, i);
-        size_t n = strlen(v->name);
-        /* GNU ld (elf32-arm.c) names a long-branch stub "__TARGET_veneer" */
-        if (n <= 9 || strncmp(v->name, "__", 2) ||
-            strcmp(v->name + n - 7, "_veneer") ||
-            !tgt_is_cached(m->t, v->addr & ~1u))
-            continue;
-        char name[512];
-        if (n - 9 >= sizeof name)
-            continue;
-        memcpy(name, v->name + 2, n - 9);
-        name[n - 9] = 0;
-        for (size_t t = 0; t < m->ntargets; t++) {
-            const img_func *f = img_lookup(m->im, m->targets[t].addr);
-            if (!f || f->addr != m->targets[t].addr)
-                continue;
-            /* ld names the stub after the symbol the call refers to,
-             * which may be an alias (__aeabi_dadd of __adddf3): one stub
-             * per name when the relocations are known */
-            if (m->targets[t].sym ? !strcmp(m->targets[t].sym, name)
-                                  : img_func_named(f, name)) {
-                m->stub_fixed[t] = v->addr & ~1u;
-                found++;
-                break;
-            }
-        }
-    }
-    /* The relinked text section: where .rodata after it went. */
-    for (size_t k = 0; k < img_nsections(relinked); k++) {
-        const img_section *sec = img_section_at(relinked, k);
-        if (!strcmp(sec->name, m->text_name)) {
-            m->relinked_text_end = sec->addr + sec->size;
-            m->text_end_fixed = 1;
-        }
-    }
-    return found;
-}
-
 int plan_model_stub_order(const plan_model *m, const char **why)
 {
     if (why)
         *why = m->stub_order ? NULL : m->stub_order_why;
     return m->stub_order;
-}
-
-void plan_layout_fix_stubs(const plan_model *m, plan_layout *L)
-{
-    if (!m->stub_fixed)
-        return;
-    for (size_t t = 0; t < m->ntargets; t++)
-        if (L->stub[t] && m->stub_fixed[t])
-            L->stub[t] = m->stub_fixed[t];
-    if (m->text_end_fixed && (L->text_delta || L->after_moved)) {
-        L->text_delta = (int64_t)((m->relinked_text_end + 7) & ~7u) -
-                        (int64_t)((m->text_end + 7) & ~7u);
-        plan_layout_after(m, L, m->relinked_text_end);
-    }
-}
-
-int plan_result_refine(plan_model *m, plan_result *r, cp_err *err)
-{
-    plan_layout L;
-    if (plan_layout_alloc(m, &L) < 0)
-        return cp_seterr(err, "out of memory");
-    plan_layout_build(m, r->items, r->nitems, r->hot_base, r->block_end, &L,
-                      NULL);
-    plan_layout_fix_stubs(m, &L);
-    plan_eval_out out = {0};
-    double fa = 0;
-    int rc = plan_eval(m, &L, 0, &out, err) < 0 ||
-             plan_eval_fa(m, &L, 0, &fa, err) < 0 ? -1 : 0;
-    plan_layout_free(&L);
-    if (rc < 0)
-        return -1;
-    r->misses = out.misses;
-    r->conflict_after = out.misses - fa;
-    for (unsigned k = 0; k < r->nwork && k < m->nwork; k++)
-        r->work_misses[k] = out.work_misses[k];
-    return 0;
 }

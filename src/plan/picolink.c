@@ -60,18 +60,6 @@ int plan_pico_can_rename(const plan_model *m, const plan_unit *u)
     return n == 1;
 }
 
-int plan_model_is_pico(const img *im, uint32_t *hot_start)
-{
-    uint32_t v;
-    if (img_symbol(im, "__logical_binary_start", &v, NULL, NULL) < 0 ||
-        !img_section_by_name(im, ".boot2"))
-        return 0;
-    *hot_start = 0;
-    if (img_symbol(im, "__codeplace_hot_start", &v, NULL, NULL) == 0)
-        *hot_start = v; /* linked with the derived script */
-    return 1;
-}
-
 /* The unit whose first address is addr, or UINT32_MAX. */
 static uint32_t unit_starting(const plan_model *m, uint32_t addr)
 {
@@ -324,15 +312,6 @@ uint32_t plan_place_stubs(const plan_model *m, uint32_t group,
     return (uint32_t)n + nlive;
 }
 
-/* Instructions of a workload's iterations: all, and its first's. */
-static void credit(const plan_model *m, double (*w)[2], uint32_t ninsn)
-{
-    unsigned k = m->nwork - 1;
-    w[k][0] += ninsn;
-    if (m->niters - 1 == m->work[k].first)
-        w[k][1] += ninsn;
-}
-
 /* ... per warm iteration, weighted as plan_model_insns weighs them. */
 static double warm_ins(const plan_model *m, double (*w)[2])
 {
@@ -341,30 +320,6 @@ static double warm_ins(const plan_model *m, double (*w)[2])
         v += (w[k][0] - (m->work[k].n > 1 ? w[k][1] : 0)) *
              plan_work_scale(m, k, 0);
     return v;
-}
-
-void plan_stock_fast_count(plan_model *m, uint32_t addr, uint32_t ninsn)
-{
-    if (!ninsn || !m->nwork || !m->niters)
-        return;
-    for (uint32_t s = 0; s < m->stock_fast_stubs; s++)
-        if (addr - m->stock_fast_addr[s] < m->veneer_bytes) {
-            credit(m, m->stock_fast_ins[s], ninsn);
-            return;
-        }
-}
-
-void plan_stock_stub_count(plan_model *m, uint32_t stub, uint32_t caller,
-                           uint32_t ninsn)
-{
-    if (!ninsn || !m->nwork || !m->niters || !m->stock_call_ins)
-        return;
-    for (size_t i = 0; i < m->nstock_calls; i++)
-        if (m->stock_calls[i].caller == caller &&
-            m->stock_calls[i].target == stub) {
-            credit(m, m->stock_call_ins[i], ninsn);
-            return;
-        }
 }
 
 double plan_stock_fast_saved(const plan_model *m, const plan_result *r)

@@ -1,5 +1,5 @@
-/* Private to src/plan: the model's layout, the cache evaluator and the
- * layout builder shared by the strategies. */
+/* Private to src/plan: the model's layout, its evaluation through cache/
+ * (plan/walk.c) and the layout builder shared by the strategies. */
 #ifndef CP_PLAN_INT_H
 #define CP_PLAN_INT_H
 
@@ -94,7 +94,8 @@ struct plan_model {
     size_t *iter_start;   /* iteration i: acc[iter_start[i] .. iter_start[i+1]) */
     unsigned niters;
     unsigned dropped;     /* unfinished iterations left out of the traces */
-    size_t nnofill;       /* PLAN_NOFILL accesses (incr.c: no LRU shortcut) */
+    size_t nnofill;       /* PLAN_NOFILL accesses (the set index: no LRU
+                             shortcut) */
     size_t citer;
     double *iter_insns;   /* instructions per iteration */
     uint32_t last_unit;   /* unit of the last access */
@@ -200,6 +201,14 @@ typedef struct plan_layout {
     uint32_t *stock_addr; /* per stock stub: its address (0: where it was,
                              UINT32_MAX: gone, its callers in fast memory) */
 } plan_layout;
+
+/* The model of an image's units with no link steps yet (plan/model.c);
+ * plan_model_new (plan/link.c) adds them. NULL with err. */
+plan_model *plan_model_make(const img *im, const tgt *t, const tgt_cache *c,
+                            cp_err *err);
+/* The direct calls between units and through the stock image's stubs,
+ * after the pico-sdk link is known. -1 when out of memory. */
+int plan_model_find_calls(plan_model *m);
 
 /* The sections after the text (plan/after.c): read from the image once
  * the text end is known (-1: out of memory); the shifts of a layout whose
@@ -337,6 +346,15 @@ int plan_eval(const plan_model *m, const plan_layout *L, unsigned iters,
  * weighted misses per warm iteration in *misses. */
 int plan_eval_fa(const plan_model *m, const plan_layout *L, unsigned iters,
                  double *misses, cp_err *err);
+/* The set index (cache/'s csim_setidx) of layout L for the moves of the
+ * units hot[0..nhot) (index unit k is unit hot[k]; their starts must be
+ * line aligned), over the first iters iterations of each workload, as
+ * plan_eval counts them. The index reads L only while it is built: moves
+ * are by whole lines (csim_setidx_try, remove, undo), never a reload.
+ * NULL with err on failure. */
+csim_setidx *plan_setidx_new(const plan_model *m, const plan_layout *L,
+                             const size_t *hot, size_t nhot, unsigned iters,
+                             cp_err *err);
 
 
 /* Layout as the linker makes it: units in fast memory (fast[u]) leave

@@ -9,10 +9,11 @@ enum { JOB_NONE, JOB_TRY, JOB_APPLY, JOB_QUIT };
 
 /* One thread's part: its copy of the evaluation and what it found. */
 typedef struct share {
-    plan_incr *x;
+    csim_setidx *x;
     uint32_t bi;
     double bv;
     int failed;
+    cp_err err;     /* why it failed */
     pthread_t th;
     struct plan_pool *pool;
     unsigned index; /* 1.. (the caller is share 0) */
@@ -35,7 +36,7 @@ struct plan_pool {
 
 /* The candidates i = j, j + step, ... on x, each to beat the best so far
  * (from cur) by more than rounding. */
-static void run_tries(plan_incr *x, size_t k, uint32_t base,
+static void run_tries(csim_setidx *x, size_t k, uint32_t base,
                       const uint32_t *cand, uint32_t ncand, unsigned j,
                       unsigned step, double cur, share *out)
 {
@@ -44,9 +45,11 @@ static void run_tries(plan_incr *x, size_t k, uint32_t base,
     out->failed = 0;
     for (uint32_t i = j; i < ncand; i += step) {
         double win = out->bv - 1e-9 * (1 + fabs(out->bv));
-        double v = plan_incr_try2(x, k, base + cand[i], SIZE_MAX, 0, win);
-        plan_incr_undo(x);
-        if (v < 0) {
+        double v;
+        int rc = csim_setidx_try(x, k, base + cand[i], SIZE_MAX, 0, win, &v,
+                                 &out->err);
+        csim_setidx_undo(x);
+        if (rc < 0) {
             out->failed = 1;
             return;
         }
@@ -75,9 +78,9 @@ static void *share_main(void *arg)
             run_tries(s->x, p->k, p->base, p->cand, p->ncand, s->index,
                       p->n + 1, p->cur, s);
         } else if (job == JOB_APPLY) {
-            double v = plan_incr_try2(s->x, p->k, p->addr, SIZE_MAX, 0,
-                                      HUGE_VAL);
-            s->failed = v < 0 ? 1
+            double v;
+            s->failed = csim_setidx_try(s->x, p->k, p->addr, SIZE_MAX, 0,
+                                        HUGE_VAL, &v, &s->err) < 0 ? 1
                       : fabs(v - p->total) > 1e-6 * (1 + fabs(p->total)) ? 2
                       : 0;
         }
@@ -129,13 +132,13 @@ plan_pool *plan_pool_new(const plan_model *m, const plan_layout *L,
         share *s = &p->s[j];
         s->pool = p;
         s->index = j;
-        if (!(s->x = plan_incr_new(m, L, hot, nhot, iters, err))) {
+        if (!(s->x = plan_setidx_new(m, L, hot, nhot, iters, err))) {
             plan_pool_free(p);
             return NULL;
         }
-        double t = plan_incr_total(s->x);
+        double t = csim_setidx_total(s->x);
         if (fabs(t - total) > 1e-6 * (1 + fabs(total))) {
-            cp_seterr(err, "internal: a copy of the incremental evaluation "
+            cp_seterr(err, "internal: a copy of the set index "
                       "counts %.3f misses where the search has %.3f", t,
                       total);
             plan_pool_free(p);
@@ -163,14 +166,14 @@ void plan_pool_free(plan_pool *p)
             pthread_join(p->s[j].th, NULL);
     }
     for (unsigned j = 1; j <= p->n; j++)
-        plan_incr_free(p->s[j].x);
+        csim_setidx_free(p->s[j].x);
     pthread_mutex_destroy(&p->mu);
     pthread_cond_destroy(&p->go);
     pthread_cond_destroy(&p->done);
     free(p);
 }
 
-int plan_pool_best(plan_pool *p, plan_incr *x, size_t k, uint32_t base,
+int plan_pool_best(plan_pool *p, csim_setidx *x, size_t k, uint32_t base,
                    const uint32_t *cand, uint32_t ncand, double cur,
                    uint32_t *bi, double *bv, cp_err *err)
 {
@@ -178,7 +181,7 @@ int plan_pool_best(plan_pool *p, plan_incr *x, size_t k, uint32_t base,
         share one;
         run_tries(x, k, base, cand, ncand, 0, 1, cur, &one);
         if (one.failed)
-            return cp_seterr(err, "out of memory (incremental evaluation)");
+            return cp_seterr(err, "%s", one.err.msg);
         *bi = one.bi;
         *bv = one.bv;
         return 0;
@@ -197,16 +200,14 @@ int plan_pool_best(plan_pool *p, plan_incr *x, size_t k, uint32_t base,
      * would). */
     *bi = UINT32_MAX;
     *bv = cur;
-    int failed = 0;
     uint32_t done[PLAN_MAX_THREADS];
     unsigned nd = 0;
     for (unsigned j = 0; j <= p->n; j++) {
-        failed |= p->s[j].failed;
+        if (p->s[j].failed)
+            return cp_seterr(err, "%s", p->s[j].err.msg);
         if (p->s[j].bi != UINT32_MAX)
             done[nd++] = j;
     }
-    if (failed)
-        return cp_seterr(err, "out of memory (incremental evaluation)");
     for (unsigned a = 1; a < nd; a++) /* by index, few entries */
         for (unsigned b = a; b > 0 && p->s[done[b - 1]].bi > p->s[done[b]].bi; b--) {
             uint32_t t = done[b];
@@ -233,11 +234,11 @@ int plan_pool_apply(plan_pool *p, size_t k, uint32_t addr, double total,
     wait_all(p);
     for (unsigned j = 1; j <= p->n; j++) {
         if (p->s[j].failed == 1)
-            return cp_seterr(err, "out of memory (incremental evaluation)");
+            return cp_seterr(err, "%s", p->s[j].err.msg);
         if (p->s[j].failed == 2)
-            return cp_seterr(err, "internal: a copy of the incremental "
-                             "evaluation disagrees with the search after a "
-                             "move (thread %u)", j);
+            return cp_seterr(err, "internal: a copy of the set index "
+                             "disagrees with the search after a move "
+                             "(thread %u)", j);
     }
     return 0;
 }

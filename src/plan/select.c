@@ -5,7 +5,6 @@
  */
 #include "plan/search.h"
 
-#include "plan/incr.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -143,7 +142,7 @@ typedef struct sel {
     cand *c;           /* the candidates, room for every hot unit */
     size_t *hk, nk;    /* the screen's units: hot, not in fast memory */
     uint32_t *kof;     /* per unit: its index in hk (UINT32_MAX: none) */
-    plan_incr *x;      /* the screen (NULL: none) */
+    csim_setidx *x;    /* the screen (NULL: none) */
     size_t *took;      /* a group's units */
     uint32_t *old;     /* and their offsets before */
     double t0, t_end, last_note;
@@ -182,7 +181,7 @@ static void sel_progress(sel *s, const char *what, size_t i, size_t n,
 static int sel_screen(sel *s)
 {
     plan_search *r = s->r;
-    plan_incr_free(s->x);
+    csim_setidx_free(s->x);
     s->x = NULL;
     s->nk = 0;
     for (size_t i = 0; i < r->m->nunits; i++)
@@ -194,7 +193,8 @@ static int sel_screen(sel *s)
         }
     plan_build(r);
     if (s->nk &&
-        !(s->x = plan_incr_new(r->m, &r->L, s->hk, s->nk, r->iters, r->err))) {
+        !(s->x = plan_setidx_new(r->m, &r->L, s->hk, s->nk, r->iters,
+                                 r->err))) {
         r->failed = 1;
         return -1;
     }
@@ -209,15 +209,14 @@ static size_t sel_candidates(sel *s)
     plan_search *r = s->r;
     size_t nc = by_misses(r, s->vs, r->umiss, s->c);
     size_t ns = nc < SCREEN ? nc : SCREEN;
-    double base = s->x ? plan_incr_total(s->x) : 0;
+    double base = s->x ? csim_setidx_total(s->x) : 0;
     for (size_t i = 0; s->x && i < ns; i++) {
-        double v = plan_incr_remove(s->x, s->kof[s->c[i].u]);
-        if (v < 0) {
-            r->failed = 1;
-            cp_seterr(r->err, "out of memory (incremental evaluation)");
+        double v;
+        if (csim_setidx_remove(s->x, s->kof[s->c[i].u], &v, r->err) < 0) {
+            r->failed = r->err_set = 1;
             return 0;
         }
-        plan_incr_undo(s->x);
+        csim_setidx_undo(s->x);
         s->screened++;
         s->c[i].score = (base - v) / fast_cost(r, s->c[i].u, s->vs);
     }
@@ -353,7 +352,7 @@ static size_t sel_remove(sel *s, double cur, double *val)
 
 static void sel_free(sel *s)
 {
-    plan_incr_free(s->x);
+    csim_setidx_free(s->x);
     free(s->c);
     free(s->hk);
     free(s->kof);
@@ -364,7 +363,7 @@ static void sel_free(sel *s)
 /* Greedy: move the unit whose re-simulated saving per byte is largest,
  * until nothing fits the budget or saves anything. Each step ranks the
  * candidates by their own misses per byte; the first SCREEN (48) of them are
- * screened by the incremental evaluation (src/plan/incr.c: the misses
+ * screened by the set index (cache/'s csim_setidx: the misses
  * saved when only the candidate's own accesses leave the cache, a few
  * sets re-simulated each), and the CONFIRM (6) best of those by that saving
  * per byte are evaluated in full (what the move really does: stubs, code
@@ -434,10 +433,9 @@ double plan_select_fast(plan_search *r, double cur, plan_vstate *vs,
         /* Their accesses leave the screen's stream too (what else the move
          * shifted stays as it was there: the screen only orders). */
         for (size_t i = 0; s.x && i < n && !r->failed; i++)
-            if (plan_incr_remove(s.x, s.kof[s.took[i]]) < 0) {
-                r->failed = 1;
-                cp_seterr(r->err, "out of memory (incremental evaluation)");
-            }
+            if (csim_setidx_remove(s.x, s.kof[s.took[i]], &(double){0},
+                                   r->err) < 0)
+                r->failed = r->err_set = 1;
     }
     if (r->failed) {
         sel_free(&s);

@@ -139,6 +139,33 @@ int trc_next_complete(trc_reader *r, trc_rec *rec, cp_err *err);
  * *records (may be NULL) how many records they held. */
 uint64_t trc_dropped(const trc_reader *r, uint64_t *records);
 
+/* One pass over a trace file as every command that simulates reads it:
+ * complete iterations only (trc_next_complete), a recording cut short up
+ * to its last complete block (TRC_OPEN_PARTIAL). on_header (may be NULL)
+ * sees the header first; on_rec each record in order: 0 goes on, 1 stops
+ * there (not an error), -1 stops with its error in err. */
+typedef struct trc_pass_fn {
+    int (*on_header)(void *arg, const trc_header *h, cp_err *err);
+    int (*on_rec)(void *arg, const trc_rec *r, cp_err *err);
+    void *arg;
+} trc_pass_fn;
+
+/* What the pass saw. The end figures (cut, dropped, end) are those of a
+ * pass that read to the end (not stopped by on_rec). */
+typedef struct trc_pass {
+    trc_header header;
+    uint64_t records;      /* records handed to on_rec */
+    int stopped;           /* on_rec stopped it */
+    int cut;               /* no trailer: the file was cut short */
+    uint64_t dropped;      /* unfinished iterations left out (0 or 1) */
+    uint64_t dropped_recs; /* ... and their records */
+    char end[32];          /* how the recording ended (trailer), or "" */
+} trc_pass;
+
+/* 0, or -1 with err (the file, or what a callback said). out may be NULL. */
+int trc_read_pass(const char *path, const trc_pass_fn *fn, trc_pass *out,
+                  cp_err *err);
+
 /* The spread of per-iteration counts: the median (of an even count, the
  * upper middle one), the smallest and the largest; all 0 when n is 0 or
  * memory runs out. */

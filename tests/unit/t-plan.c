@@ -4,12 +4,26 @@
 #include "plan/plan.h"
 #include "plan/emit.h"
 #include "plan/plan_int.h"
-#include "plan/incr.h"
 #include "plan/search.h"
 
 #include <math.h>
 
 #include "test.h"
+
+
+/* The set index's moves as a figure, -1 on failure (tests only). */
+static double sx_try(csim_setidx *x, size_t k, uint32_t a, size_t k2,
+                     uint32_t a2, double limit)
+{
+    double v;
+    return csim_setidx_try(x, k, a, k2, a2, limit, &v, NULL) < 0 ? -1 : v;
+}
+
+static double sx_remove(csim_setidx *x, size_t k)
+{
+    double v;
+    return csim_setidx_remove(x, k, &v, NULL) < 0 ? -1 : v;
+}
 
 static img *open_m0(void)
 {
@@ -445,7 +459,7 @@ static void incr_matches_full_every_policy(void)
         plan_layout L;
         T_EQ(plan_layout_alloc(m, &L), 0);
         plan_layout_make(m, off, fast, base, end, &L);
-        plan_incr *x = plan_incr_new(m, &L, hot, nhot, 3, &e);
+        csim_setidx *x = plan_setidx_new(m, &L, hot, nhot, 3, &e);
         T_ASSERT(x);
         for (int mv = 0; mv < 80; mv++) {
             size_t k = rnd() % nhot;
@@ -460,17 +474,17 @@ static void incr_matches_full_every_policy(void)
                 uint32_t q2 = (rnd() % ((end - 256) / c.line)) * c.line;
                 off[hot[k]] = q;
                 off[hot[k2]] = q2;
-                v = plan_incr_move2(x, k, base + q, k2, base + q2);
+                v = sx_try(x, k, base + q, k2, base + q2, HUGE_VAL);
             } else {
                 off[hot[k]] = q;
-                v = plan_incr_move(x, k, base + q);
+                v = sx_try(x, k, base + q, SIZE_MAX, 0, HUGE_VAL);
             }
             if (mv % 3 == 2 || mv % 8 == 5) {
-                plan_incr_undo(x);
+                csim_setidx_undo(x);
                 off[hot[k]] = old;
                 if (mv % 4 == 1)
                     off[hot[k2]] = old2;
-                v = plan_incr_total(x);
+                v = csim_setidx_total(x);
             }
             plan_layout_make(m, off, fast, base, end, &L);
             plan_eval_out out = {0};
@@ -481,13 +495,13 @@ static void incr_matches_full_every_policy(void)
                 break;
             }
         }
-        /* A move given a limit (plan_incr_try2): the exact total when that
+        /* A move given a limit (csim_setidx_try): the exact total when that
          * is at most the limit (and under every policy but LRU, always);
          * under LRU it may stop above the limit, with a figure that is no
          * more than the total, and undone it leaves the total before. */
         int lru = c.repl == TGT_REPL_LRU, stopped = 0;
         for (int mv = 0; mv < 60; mv++) {
-            double before = plan_incr_total(x);
+            double before = csim_setidx_total(x);
             size_t k = rnd() % nhot, k2 = SIZE_MAX;
             uint32_t old = off[hot[k]], old2 = 0;
             uint32_t q = (rnd() % ((end - 256) / c.line)) * c.line, q2 = 0;
@@ -499,7 +513,7 @@ static void incr_matches_full_every_policy(void)
                 off[hot[k2]] = q2;
             }
             double limit = before + (double)(rnd() % 7) - 3;
-            double v = plan_incr_try2(x, k, base + q, k2, base + q2, limit);
+            double v = sx_try(x, k, base + q, k2, base + q2, limit);
             plan_layout_make(m, off, fast, base, end, &L);
             plan_eval_out out = {0};
             T_EQ(plan_eval(m, &L, 3, &out, &e), 0);
@@ -513,13 +527,13 @@ static void incr_matches_full_every_policy(void)
             /* Above the limit the change is undone (it may be counted only
              * in part). */
             if (above || mv % 2) {
-                plan_incr_undo(x);
+                csim_setidx_undo(x);
                 off[hot[k]] = old;
                 if (k2 != SIZE_MAX)
                     off[hot[k2]] = old2;
-                if (fabs(plan_incr_total(x) - before) > 1e-6) {
+                if (fabs(csim_setidx_total(x) - before) > 1e-6) {
                     T_FAIL("%s limited move %d undone: %.4f, before %.4f",
-                           specs[sp], mv, plan_incr_total(x), before);
+                           specs[sp], mv, csim_setidx_total(x), before);
                     break;
                 }
             }
@@ -546,7 +560,7 @@ static void incr_matches_full_every_policy(void)
                 q2 = (rnd() % ((end - 256) / c.line)) * c.line;
                 off[hot[k2]] = q2;
             }
-            double v = plan_incr_move2(x, k, base + q, k2, base + q2);
+            double v = sx_try(x, k, base + q, k2, base + q2, HUGE_VAL);
             plan_layout_make(m, off, fast, base, end, &L);
             plan_eval_out out = {0};
             T_EQ(plan_eval(m, &L, 3, &out, &e), 0);
@@ -556,7 +570,7 @@ static void incr_matches_full_every_policy(void)
                 break;
             }
             if (step != 4 && step != 7) {
-                plan_incr_undo(x);
+                csim_setidx_undo(x);
                 off[hot[k]] = old;
                 if (k2 != SIZE_MAX)
                     off[hot[k2]] = old2;
@@ -575,7 +589,7 @@ static void incr_matches_full_every_policy(void)
             uint32_t old = off[hot[k]];
             uint32_t q = (rnd() % ((end - 256) / c.line)) * c.line;
             off[hot[k]] = q;
-            double v = plan_incr_try2(x, k, base + q, SIZE_MAX, 0, HUGE_VAL);
+            double v = sx_try(x, k, base + q, SIZE_MAX, 0, HUGE_VAL);
             plan_layout_make(m, off, fast, base, end, &L);
             plan_eval_out out = {0};
             T_EQ(plan_eval(m, &L, 3, &out, &e), 0);
@@ -585,7 +599,7 @@ static void incr_matches_full_every_policy(void)
                 break;
             }
             if (step != 3 && step != 5) {
-                plan_incr_undo(x);
+                csim_setidx_undo(x);
                 off[hot[k]] = old;
             }
         }
@@ -595,7 +609,7 @@ static void incr_matches_full_every_policy(void)
          * one after the other. */
         for (size_t k = 0; k < nhot; k++) {
             int keep = k >= nhot - 2;
-            double v = plan_incr_remove(x, k);
+            double v = sx_remove(x, k);
             uint32_t old = off[hot[k]];
             off[hot[k]] = PLAN_NONE;
             fast[hot[k]] = 1;
@@ -607,14 +621,14 @@ static void incr_matches_full_every_policy(void)
                        specs[sp], k, v, ro.misses);
             if (keep)
                 continue;
-            plan_incr_undo(x);
+            csim_setidx_undo(x);
             off[hot[k]] = old;
             fast[hot[k]] = 0;
             plan_layout_make(m, off, fast, base, end, &L);
             T_EQ(plan_eval(m, &L, 3, &ro, &e), 0);
-            if (fabs(plan_incr_total(x) - ro.misses) > 1e-6)
+            if (fabs(csim_setidx_total(x) - ro.misses) > 1e-6)
                 T_FAIL("%s: unit %zu put back: incremental %.4f, full %.4f",
-                       specs[sp], k, plan_incr_total(x), ro.misses);
+                       specs[sp], k, csim_setidx_total(x), ro.misses);
         }
         /* Each workload's figure; the total is their weighted mean. */
         plan_eval_out out = {0};
@@ -622,7 +636,7 @@ static void incr_matches_full_every_policy(void)
         T_ASSERT(fabs(out.misses - (out.work_misses[0] + 0.25 * out.work_misses[1]) /
                                        1.25) < 1e-6);
         T_ASSERT(out.work_misses[0] != out.work_misses[1]);
-        plan_incr_free(x);
+        csim_setidx_free(x);
         plan_layout_free(&L);
         free(off);
         free(fast);

@@ -1,12 +1,7 @@
-/* Exact evaluation of a layout: the model's access stream, remapped to the
- * layout's addresses, through the cache models of src/cache/ (the target's
- * set-associative cache with its replacement policy, and a fully
- * associative LRU cache of the same capacity), the same code `codeplace
- * sim` runs. Also builds layouts from placed items the way the linker
- * will. */
+/* Layouts as the linker makes them: every unit's address, the stubs of
+ * calls from flash into fast memory and what moves after the text, from
+ * placed items or from a hot block and the units in fast memory. */
 #include "plan/plan_int.h"
-
-#include "cache/cache.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -225,100 +220,5 @@ int plan_layout_build(const plan_model *m, const plan_item *items,
         *hot_bytes = end > block_end ? end : block_end;
     free(off);
     free(fast);
-    return 0;
-}
-
-/* Counts an evaluation; fails it when the model's test limit is reached. */
-static int eval_begin(const plan_model *m, cp_err *err)
-{
-    plan_model *mm = (plan_model *)m;
-    mm->nevals++;
-    if (m->fail_after && m->nevals > m->fail_after)
-        return cp_seterr(err, "out of memory (evaluating layout %lu)",
-                         m->nevals);
-    if (plan_model_compress(mm) < 0)
-        return cp_seterr(err, "out of memory (the planner's access stream)");
-    return 0;
-}
-
-int plan_eval(const plan_model *m, const plan_layout *L, unsigned iters,
-              plan_eval_out *out, cp_err *err)
-{
-    out->misses = out->accesses = out->stub_calls = 0;
-    if (out->unit_misses)
-        memset(out->unit_misses, 0, m->nunits * sizeof *out->unit_misses);
-    if (eval_begin(m, err) < 0)
-        return -1;
-    csim_cache *c = csim_cache_new(&m->cache, m->cache_seed, err);
-    if (!c)
-        return -1;
-    for (unsigned k = 0; k < m->nwork; k++) {
-        const plan_work *w = &m->work[k];
-        unsigned n = plan_work_iters(m, k, iters);
-        unsigned warm = plan_work_warm(m, k, iters);
-        double sc = plan_work_scale(m, k, iters);
-        uint64_t misses = 0, acc = 0, stubs = 0;
-        csim_cache_flush(c);
-        for (unsigned it = w->first; it < w->first + n; it++) {
-            int count = it >= warm;
-            for (size_t q = m->ziter_start[it]; q < m->ziter_start[it + 1]; q++) {
-                const plan_acc *a = &m->zacc[q];
-                uint32_t l0, l1;
-                if (a->unit == PLAN_CALL && count && a->len < m->nunits &&
-                    (L->addr[m->targets[a->off].unit] == PLAN_ADDR_FAST) !=
-                        (L->addr[a->len] == PLAN_ADDR_FAST))
-                    stubs++;
-                if (!plan_acc_lines(m, L, a, &l0, &l1))
-                    continue;
-                uint64_t miss = csim_cache_span(c, l0, l1);
-                if (!count)
-                    continue;
-                acc += l1 - (l0 & CSIM_LINE_MASK) + 1;
-                misses += miss;
-                if (miss && out->unit_misses && a->unit < m->nunits)
-                    out->unit_misses[a->unit] += (double)miss * sc;
-            }
-        }
-        out->work_misses[k] = (double)misses / (n > 1 ? n - 1 : 1);
-        out->misses += (double)misses * sc;
-        out->accesses += (double)acc * sc;
-        out->stub_calls += (double)stubs * sc;
-    }
-    csim_cache_free(c);
-    return 0;
-}
-
-int plan_eval_fa(const plan_model *m, const plan_layout *L, unsigned iters,
-                 double *misses_out, cp_err *err)
-{
-    *misses_out = 0;
-    if (eval_begin(m, err) < 0)
-        return -1;
-    csim_fa *f = csim_fa_new(m->cache.size / m->cache.line, err);
-    if (!f)
-        return -1;
-    double total = 0;
-    for (unsigned k = 0; k < m->nwork; k++) {
-        const plan_work *w = &m->work[k];
-        unsigned n = plan_work_iters(m, k, iters);
-        unsigned warm = plan_work_warm(m, k, iters);
-        uint64_t misses = 0;
-        csim_fa_flush(f);
-        for (unsigned it = w->first; it < w->first + n; it++) {
-            int count = it >= warm;
-            for (size_t q = m->iter_start[it]; q < m->iter_start[it + 1]; q++) {
-                uint32_t l0, l1;
-                if (!plan_acc_lines(m, L, &m->acc[q], &l0, &l1))
-                    continue;
-                uint32_t nf = l0 & CSIM_NOALLOC;
-                for (uint32_t line = l0 & CSIM_LINE_MASK; line <= l1; line++)
-                    if (!csim_fa_access(f, line | nf))
-                        misses += count;
-            }
-        }
-        total += (double)misses * plan_work_scale(m, k, iters);
-    }
-    csim_fa_free(f);
-    *misses_out = total;
     return 0;
 }
