@@ -142,6 +142,10 @@ static int do_qemu(cli_ctx *ctx, const char *log, const char *elf,
         img_free(im);
         return CLI_FAIL;
     }
+    if (t && cli_tgt_check_traced(ctx, t, im) != CLI_OK) {
+        img_free(im);
+        return CLI_FAIL;
+    }
     uint32_t maddr = 0;
     if (mark && trace_sym_addr(im, "--mark", mark, &maddr)) {
         img_free(im);
