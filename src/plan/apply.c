@@ -267,28 +267,87 @@ void plan_apply_free(plan_apply *a)
     free(a);
 }
 
-plan_apply *plan_apply_list(plan_model *m, const char *list, const char *map,
-                            uint32_t budget, uint32_t pad_limit, cp_err *err)
+/* ---- the list ---------------------------------------------------------- */
+
+/* What a list says besides its names: the header's budget and block end
+ * (UINT32_MAX, 0 when not given) and the region the names below the last
+ * "region:" line go to. */
+typedef struct {
+    uint32_t budget, block_end;
+    plan_region region;
+} apply_header;
+
+/* A header line p (line lineno) of the list into a and h. 0, or -1 with
+ * file:line. */
+static int header_line(plan_apply *a, const plan_model *m, const char *list,
+                       size_t lineno, const char *p, apply_header *h,
+                       cp_err *err)
 {
-    plan_apply *a = calloc(1, sizeof *a);
-    char *map_text = NULL;
-    size_t nu = m->nunits ? m->nunits : 1, cap = 0;
-    unsigned char *fast = calloc(nu, 1), *taken = calloc(nu, 1);
-    size_t *ofast = malloc(nu * sizeof *ofast), *ohot = malloc(nu * sizeof *ohot);
-    uint32_t *oset = malloc(nu * sizeof *oset), *ogap = malloc(nu * sizeof *ogap);
-    size_t *oname = malloc(nu * sizeof *oname);
-    size_t nfast = 0, nhot = 0;
-    if (!a || !fast || !taken || !ofast || !ohot || !oset || !ogap || !oname) {
-        cp_seterr(err, "out of memory");
-        goto fail;
+    if (strstr(p, "target: "))
+        header_field(p, "target: ", a->target, sizeof a->target);
+    if (strstr(p, "strategy: "))
+        header_field(p, "strategy: ", a->strategy, sizeof a->strategy);
+    if (header_size(list, lineno, p, "budget: ", &h->budget, err) < 0 ||
+        header_size(list, lineno, p, "block end: ", &h->block_end, err) < 0)
+        return -1;
+    char r[32] = "";
+    header_field(p, "region: ", r, sizeof r);
+    if (!r[0])
+        return 0;
+    if (!strcmp(r, "flash"))
+        h->region = PLAN_FLASH_HOT;
+    else if (!strcmp(r, m->t->fast_mem))
+        h->region = PLAN_FAST;
+    else
+        return cp_seterr(err, "%s:%zu: region '%s' is neither flash nor "
+                         "%s's fast memory (%s)", list, lineno, r,
+                         m->t->name, m->t->fast_mem);
+    return 0;
+}
+
+/* A name line p (line lineno) of the list, added to a's names with the
+ * set and size its comment gives ("N bytes, set S"). p is cut after the
+ * name. 0, or -1 (out of memory). */
+static int name_line(plan_apply *a, size_t *cap, size_t lineno, char *p,
+                     plan_region region, cp_err *err)
+{
+    char *e = p;
+    while (*e && !isspace((unsigned char)*e))
+        e++;
+    uint32_t set = UINT32_MAX, osize = UINT32_MAX;
+    char *hash = *e ? strchr(e + 1, '#') : NULL, *sp;
+    if (hash && (sp = strstr(hash, " set ")) && isdigit((unsigned char)sp[5]))
+        set = (uint32_t)strtoul(sp + 5, NULL, 10);
+    /* "N bytes, set S": the section's size in the planned build. */
+    if (hash && set != UINT32_MAX && (sp = strstr(hash, " bytes, set ")) &&
+        sp > hash && isdigit((unsigned char)sp[-1])) {
+        char *d = sp;
+        while (d > hash && isdigit((unsigned char)d[-1]))
+            d--;
+        osize = (uint32_t)strtoul(d, NULL, 10);
     }
-    if (!(a->text = slurp(list, NULL, err)))
-        goto fail;
-    if (map && !(map_text = slurp(map, NULL, err)))
-        goto fail;
-    uint32_t list_budget = UINT32_MAX, block_end = 0;
-    plan_region region = PLAN_FLASH_HOT;
-    size_t lineno = 0;
+    *e = 0;
+    if (cp_grow((void **)&a->names, cap, a->n + 1, sizeof *a->names) < 0)
+        return cp_seterr(err, "out of memory");
+    plan_apply_name *n = &a->names[a->n++];
+    memset(n, 0, sizeof *n);
+    n->name = p;
+    n->line = lineno;
+    n->region = region;
+    n->set = region == PLAN_FLASH_HOT ? set : UINT32_MAX;
+    n->osize = region == PLAN_FLASH_HOT ? osize : UINT32_MAX;
+    return 0;
+}
+
+/* The list's text (a->text, cut into lines in place) into a's names,
+ * target and strategy, and h. 0, or -1 (err says why). */
+static int read_list(plan_apply *a, const plan_model *m, const char *list,
+                     apply_header *h, cp_err *err)
+{
+    size_t lineno = 0, cap = 0;
+    h->budget = UINT32_MAX;
+    h->block_end = 0;
+    h->region = PLAN_FLASH_HOT;
     for (char *l = a->text; l;) {
         char *nl = strchr(l, '\n');
         if (nl)
@@ -299,108 +358,111 @@ plan_apply *plan_apply_list(plan_model *m, const char *list, const char *map,
         while (isspace((unsigned char)*p))
             p++;
         if (*p == '#') {
-            if (strstr(p, "target: "))
-                header_field(p, "target: ", a->target, sizeof a->target);
-            if (strstr(p, "strategy: "))
-                header_field(p, "strategy: ", a->strategy, sizeof a->strategy);
-            if (header_size(list, lineno, p, "budget: ", &list_budget,
-                            err) < 0 ||
-                header_size(list, lineno, p, "block end: ", &block_end,
-                            err) < 0)
-                goto fail;
-            char r[32] = "";
-            header_field(p, "region: ", r, sizeof r);
-            if (r[0]) {
-                if (!strcmp(r, "flash"))
-                    region = PLAN_FLASH_HOT;
-                else if (!strcmp(r, m->t->fast_mem))
-                    region = PLAN_FAST;
-                else {
-                    cp_seterr(err, "%s:%zu: region '%s' is neither flash nor "
-                              "%s's fast memory (%s)", list, lineno, r,
-                              m->t->name, m->t->fast_mem);
-                    goto fail;
-                }
-            }
-        } else if (*p) {
-            char *e = p;
-            while (*e && !isspace((unsigned char)*e))
-                e++;
-            uint32_t set = UINT32_MAX, osize = UINT32_MAX;
-            char *hash = *e ? strchr(e + 1, '#') : NULL, *sp;
-            if (hash && (sp = strstr(hash, " set ")) &&
-                isdigit((unsigned char)sp[5]))
-                set = (uint32_t)strtoul(sp + 5, NULL, 10);
-            /* "N bytes, set S": the section's size in the planned build. */
-            if (hash && set != UINT32_MAX && (sp = strstr(hash, " bytes, set ")) &&
-                sp > hash && isdigit((unsigned char)sp[-1])) {
-                char *d = sp;
-                while (d > hash && isdigit((unsigned char)d[-1]))
-                    d--;
-                osize = (uint32_t)strtoul(d, NULL, 10);
-            }
-            *e = 0;
-            if (cp_grow((void **)&a->names, &cap, a->n + 1,
-                        sizeof *a->names) < 0) {
-                cp_seterr(err, "out of memory");
-                goto fail;
-            }
-            plan_apply_name *n = &a->names[a->n++];
-            memset(n, 0, sizeof *n);
-            n->name = p;
-            n->line = lineno;
-            n->region = region;
-            n->set = region == PLAN_FLASH_HOT ? set : UINT32_MAX;
-            n->osize = region == PLAN_FLASH_HOT ? osize : UINT32_MAX;
+            if (header_line(a, m, list, lineno, p, h, err) < 0)
+                return -1;
+        } else if (*p && name_line(a, &cap, lineno, p, h->region, err) < 0) {
+            return -1;
         }
         l = nl ? nl + 1 : NULL;
     }
-    a->budget = budget != UINT32_MAX ? budget : list_budget;
+    return 0;
+}
+
+/* ---- the placement ----------------------------------------------------- */
+
+/* The units the names resolve to: ofast[nfast] for the fast memory, in the
+ * list's order, and ohot[nhot] for the hot block, with the set (oset), the
+ * sets left free before it (ogap) and the name (oname) of each. */
+typedef struct {
+    unsigned char *fast, *taken;  /* per unit */
+    size_t *ofast, *ohot, *oname;
+    uint32_t *oset, *ogap;
+    size_t nfast, nhot;
+} apply_units;
+
+static int units_alloc(apply_units *w, const plan_model *m)
+{
+    size_t nu = m->nunits ? m->nunits : 1;
+    memset(w, 0, sizeof *w);
+    w->fast = calloc(nu, 1);
+    w->taken = calloc(nu, 1);
+    w->ofast = malloc(nu * sizeof *w->ofast);
+    w->ohot = malloc(nu * sizeof *w->ohot);
+    w->oset = malloc(nu * sizeof *w->oset);
+    w->ogap = malloc(nu * sizeof *w->ogap);
+    w->oname = malloc(nu * sizeof *w->oname);
+    return w->fast && w->taken && w->ofast && w->ohot && w->oset && w->ogap &&
+           w->oname ? 0 : -1;
+}
+
+static void units_free(apply_units *w)
+{
+    free(w->fast);
+    free(w->taken);
+    free(w->ofast);
+    free(w->ohot);
+    free(w->oset);
+    free(w->ogap);
+    free(w->oname);
+}
+
+/* Name i, resolved to function f, to its unit in w: or why it cannot move
+ * (n->how, n->why), or that another name's section takes it along. */
+static void take_unit(plan_apply *a, const plan_model *m, size_t i,
+                      const img_func *f, apply_units *w)
+{
+    plan_apply_name *n = &a->names[i];
+    n->now = f->name;
+    long u = unit_of(m, f->addr);
+    if (u < 0 || (m->units[u].flags & PLAN_U_NOMOVE) ||
+        (n->region == PLAN_FAST && (m->units[u].flags & PLAN_U_NORAM))) {
+        n->how = PLAN_APPLY_LOST_NOT_MOVABLE;
+        snprintf(n->why, sizeof n->why, "%s",
+                 u < 0 && !f->isec && img_map_path(m->im)
+                 ? "in no input section the map lists (a map cut "
+                   "short, or of another build)"
+                 : u < 0
+                 ? "not in the cached flash window (in RAM already, or "
+                   "not code)"
+                 : "must stay where it is (startup code, or excluded)");
+        return;
+    }
+    if (w->taken[u]) {
+        n->shared = 1;
+        snprintf(n->why, sizeof n->why, "%s moves with %s",
+                 m->units[u].isec, m->units[u].name);
+        return;
+    }
+    if (n->region == PLAN_FAST) {
+        w->fast[u] = 1;
+        uint32_t used = plan_fast_bytes(m, w->fast);
+        if (a->budget != UINT32_MAX && used > a->budget) {
+            w->fast[u] = 0;
+            n->how = PLAN_APPLY_LOST_BUDGET;
+            snprintf(n->why, sizeof n->why, "%u bytes (now) do not fit: "
+                     "%u of the %u-byte budget are used",
+                     m->units[u].size, plan_fast_bytes(m, w->fast),
+                     a->budget);
+            return;
+        }
+        w->ofast[w->nfast++] = (size_t)u;
+    } else {
+        w->oset[w->nhot] = n->set;
+        w->oname[w->nhot] = i;
+        w->ohot[w->nhot++] = (size_t)u;
+    }
+    w->taken[u] = 1;
+}
+
+/* Every name resolved in the new build and taken to its unit; a's tallies
+ * of the names found, lost and renamed. */
+static void resolve_all(plan_apply *a, const plan_model *m,
+                        const char *map_text, apply_units *w)
+{
     for (size_t i = 0; i < a->n; i++) {
-        plan_apply_name *n = &a->names[i];
-        const img_func *f = resolve(m->im, map_text, n);
-        if (!f)
-            continue;
-        n->now = f->name;
-        long u = unit_of(m, f->addr);
-        if (u < 0 || (m->units[u].flags & PLAN_U_NOMOVE) ||
-            (n->region == PLAN_FAST && (m->units[u].flags & PLAN_U_NORAM))) {
-            n->how = PLAN_APPLY_LOST_NOT_MOVABLE;
-            snprintf(n->why, sizeof n->why, "%s",
-                     u < 0 && !f->isec && img_map_path(m->im)
-                     ? "in no input section the map lists (a map cut "
-                       "short, or of another build)"
-                     : u < 0
-                     ? "not in the cached flash window (in RAM already, or "
-                       "not code)"
-                     : "must stay where it is (startup code, or excluded)");
-            continue;
-        }
-        if (taken[u]) {
-            n->shared = 1;
-            snprintf(n->why, sizeof n->why, "%s moves with %s",
-                     m->units[u].isec, m->units[u].name);
-            continue;
-        }
-        if (n->region == PLAN_FAST) {
-            fast[u] = 1;
-            uint32_t used = plan_fast_bytes(m, fast);
-            if (a->budget != UINT32_MAX && used > a->budget) {
-                fast[u] = 0;
-                n->how = PLAN_APPLY_LOST_BUDGET;
-                snprintf(n->why, sizeof n->why, "%u bytes (now) do not fit: "
-                         "%u of the %u-byte budget are used",
-                         m->units[u].size, plan_fast_bytes(m, fast),
-                         a->budget);
-                continue;
-            }
-            ofast[nfast++] = (size_t)u;
-        } else {
-            oset[nhot] = n->set;
-            oname[nhot] = i;
-            ohot[nhot++] = (size_t)u;
-        }
-        taken[u] = 1;
+        const img_func *f = resolve(m->im, map_text, &a->names[i]);
+        if (f)
+            take_unit(a, m, i, f, w);
     }
     for (size_t i = 0; i < a->n; i++) {
         plan_apply_how h = a->names[i].how;
@@ -409,78 +471,112 @@ plan_apply *plan_apply_list(plan_model *m, const char *list, const char *map,
         a->nrenamed += h == PLAN_APPLY_RENUMBERED || h == PLAN_APPLY_UNCLONED ||
                        h == PLAN_APPLY_CLONED;
     }
-    /* The sets the plan left free before each hot section, from the
-     * list's sets and sizes (UINT32_MAX where the list does not say); and
-     * the padding the planned block had, which the same build needs. */
+}
+
+/* The sets the plan left free before each hot section (w->ogap), from the
+ * list's sets and sizes (UINT32_MAX where the list does not say); and the
+ * padding limit, raised to the padding the planned block had (block_end
+ * less the sections' sizes), which the same build needs. */
+static uint32_t planned_gaps(const plan_apply *a, const plan_model *m,
+                             apply_units *w, uint32_t block_end,
+                             uint32_t pad_limit)
+{
     uint32_t line = m->cache.line, mask = m->sets - 1;
     uint32_t prev_end = ((plan_hot_base(m) + line - 1) / line) & mask;
     uint64_t osum = 0;
     int sizes_known = 1;
-    for (size_t k = 0; k < nhot; k++) {
-        const plan_apply_name *n = &a->names[oname[k]];
-        ogap[k] = UINT32_MAX;
-        if (n->osize == UINT32_MAX || oset[k] == UINT32_MAX) {
+    for (size_t k = 0; k < w->nhot; k++) {
+        const plan_apply_name *n = &a->names[w->oname[k]];
+        uint32_t set = w->oset[k];
+        w->ogap[k] = UINT32_MAX;
+        if (n->osize == UINT32_MAX || set == UINT32_MAX) {
             sizes_known = 0;
             prev_end = UINT32_MAX;
             continue;
         }
         osum += (n->osize + 7) & ~7u;
         if (prev_end != UINT32_MAX)
-            ogap[k] = (oset[k] - prev_end) & mask;
-        prev_end = (oset[k] + (((n->osize + 7) & ~7u) + line - 1) / line) & mask;
+            w->ogap[k] = (set - prev_end) & mask;
+        prev_end = (set + (((n->osize + 7) & ~7u) + line - 1) / line) & mask;
     }
     if (sizes_known && block_end > osum && block_end - osum > pad_limit)
         pad_limit = (uint32_t)(block_end - osum);
-    size_t dropped;
-    if (!(a->res = plan_result_place(m, ofast, nfast, ohot, nhot, oset, ogap,
-                                     pad_limit, &dropped, NULL))) {
-        cp_seterr(err, "out of memory");
-        goto fail;
-    }
-    a->sets_dropped_at = dropped < nhot ? oname[dropped] : a->n;
-    if (block_end > a->res->hot_bytes && dropped == nhot) {
-        /* The block's end as planned: what follows it stays where the
-         * plan put it (when the block still fits). */
-        plan_result *r = a->res;
-        r->pad_bytes += block_end - r->hot_bytes;
-        r->hot_bytes = r->block_end = block_end;
-        plan_layout L;
-        if (plan_layout_alloc(m, &L) == 0) {
-            plan_layout_build(m, r->items, r->nitems, r->hot_base,
-                              r->block_end, &L, NULL);
-            r->flash_stubs = L.nstubs;
-            r->stub_order = L.stub_order;
-            r->text_end = (uint32_t)((int64_t)((m->text_end + 7) & ~7u) +
-                                     L.text_delta);
-            plan_layout_free(&L);
-        }
-    }
+    return pad_limit;
+}
+
+/* The block's end as planned: what follows it stays where the plan put it
+ * (called when the block still fits). */
+static void keep_block_end(const plan_model *m, plan_result *r,
+                           uint32_t block_end)
+{
+    r->pad_bytes += block_end - r->hot_bytes;
+    r->hot_bytes = r->block_end = block_end;
+    plan_layout L;
+    if (plan_layout_alloc(m, &L) != 0)
+        return;
+    plan_layout_build(m, r->items, r->nitems, r->hot_base, r->block_end, &L,
+                      NULL);
+    r->flash_stubs = L.nstubs;
+    r->stub_order = L.stub_order;
+    r->text_end = (uint32_t)((int64_t)((m->text_end + 7) & ~7u) +
+                             L.text_delta);
+    plan_layout_free(&L);
+}
+
+/* The placement of w's units (a->res), at their list's sets where the
+ * padding allows. 0, or -1 (out of memory). */
+static int place_units(plan_apply *a, const plan_model *m,
+                       const apply_units *w, uint32_t block_end,
+                       uint32_t pad_limit, cp_err *err)
+{
+    size_t dropped, nhot = w->nhot;
+    if (!(a->res = plan_result_place(m, w->ofast, w->nfast, w->ohot, nhot,
+                                     w->oset, w->ogap, pad_limit, &dropped,
+                                     NULL)))
+        return cp_seterr(err, "out of memory");
+    a->sets_dropped_at = dropped < nhot ? w->oname[dropped] : a->n;
+    if (block_end > a->res->hot_bytes && dropped == nhot)
+        keep_block_end(m, a->res, block_end);
     for (size_t k = 0; k < nhot; k++) {
-        if (oset[k] == UINT32_MAX)
+        if (w->oset[k] == UINT32_MAX)
             continue;
         /* plan_result_place keeps the order: fast items, then hot ones */
-        int kept = a->res->items[nfast + k].colour == (oset[k] & (m->sets - 1));
+        int kept = a->res->items[w->nfast + k].colour ==
+                   (w->oset[k] & (m->sets - 1));
         a->sets_kept += kept;
         a->sets_drifted += !kept && k < dropped;
     }
+    return 0;
+}
+
+plan_apply *plan_apply_list(plan_model *m, const char *list, const char *map,
+                            uint32_t budget, uint32_t pad_limit, cp_err *err)
+{
+    plan_apply *a = calloc(1, sizeof *a);
+    char *map_text = NULL;
+    apply_units w;
+    apply_header h;
+    if (units_alloc(&w, m) < 0 || !a) {
+        cp_seterr(err, "out of memory");
+        goto fail;
+    }
+    if (!(a->text = slurp(list, NULL, err)))
+        goto fail;
+    if (map && !(map_text = slurp(map, NULL, err)))
+        goto fail;
+    if (read_list(a, m, list, &h, err) < 0)
+        goto fail;
+    a->budget = budget != UINT32_MAX ? budget : h.budget;
+    resolve_all(a, m, map_text, &w);
+    pad_limit = planned_gaps(a, m, &w, h.block_end, pad_limit);
+    if (place_units(a, m, &w, h.block_end, pad_limit, err) < 0)
+        goto fail;
     free(map_text);
-    free(fast);
-    free(taken);
-    free(ofast);
-    free(ohot);
-    free(oset);
-    free(ogap);
-    free(oname);
+    units_free(&w);
     return a;
 fail:
     plan_apply_free(a);
     free(map_text);
-    free(fast);
-    free(taken);
-    free(ofast);
-    free(ohot);
-    free(oset);
-    free(ogap);
-    free(oname);
+    units_free(&w);
     return NULL;
 }
