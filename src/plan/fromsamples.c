@@ -264,6 +264,166 @@ void plan_samples_info_free(plan_samples_info *info)
     memset(info, 0, sizeof *info);
 }
 
+/* The per-unit arrays of plan_from_samples: each unit's samples (us), the
+ * units with a busy-wait loop (spin; the loops in sp), the movable sampled
+ * units by samples per byte (h), and the choice: ord_fast for the fast
+ * memory, ord_hot for the hot block. */
+typedef struct {
+    double *us;
+    unsigned char *fast, *spin;
+    heat *h;
+    plan_spin *sp;
+    size_t *ord_fast, *ord_hot;
+    size_t nh, nf, nhb;
+} samples_work;
+
+static int work_alloc(samples_work *w, size_t n)
+{
+    memset(w, 0, sizeof *w);
+    w->us = calloc(n, sizeof *w->us);
+    w->fast = calloc(n, 1);
+    w->spin = calloc(n, 1);
+    w->h = malloc(n * sizeof *w->h);
+    w->sp = malloc(n * sizeof *w->sp);
+    w->ord_fast = malloc(n * sizeof *w->ord_fast);
+    w->ord_hot = malloc(n * sizeof *w->ord_hot);
+    return w->us && w->fast && w->spin && w->h && w->sp && w->ord_fast &&
+           w->ord_hot ? 0 : -1;
+}
+
+/* The arrays plan_from_samples does not hand over (all but us and sp). */
+static void work_free(samples_work *w)
+{
+    free(w->fast);
+    free(w->spin);
+    free(w->h);
+    free(w->ord_fast);
+    free(w->ord_hot);
+}
+
+/* The samples of each unit (w->us), the busy-wait loops (w->spin, w->sp,
+ * hottest first) and the movable sampled units by samples per byte (w->h);
+ * info's tallies. 0, or -1 when no sample falls in a unit. */
+static int tally_units(const plan_model *m, const smp *s,
+                       const plan_samples_opts *o, plan_samples_info *info,
+                       samples_work *w, cp_err *err)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        info->total += s->e[i].count;
+        if (s->e[i].addr == SMP_HALTED)
+            info->halted += s->e[i].count;
+    }
+    for (size_t u = 0; u < m->nunits; u++) {
+        const plan_unit *un = &m->units[u];
+        uint64_t su = samples_in(s, un->addr, un->addr + un->size);
+        w->us[u] = (double)su;
+        if (!su)
+            continue;
+        info->sampled_units++;
+        info->in_units += su;
+        if (m->niters && !un->runs)
+            info->untraced += su;
+        if (un->flags & PLAN_U_NOMOVE)
+            continue;
+        if (su >= o->spin_min &&
+            find_spin(m, u, s, su, o, &w->sp[info->nspin])) {
+            w->spin[u] = 1;
+            info->nspin++;
+        }
+        w->h[w->nh++] = (heat){u, (double)su / (un->size ? un->size : 1)};
+    }
+    if (!info->in_units)
+        return cp_seterr(err, "none of the %llu samples falls in the cached "
+                         "code of %s: samples of another image or another "
+                         "core?", (unsigned long long)info->total,
+                         img_path(m->im));
+    qsort(w->h, w->nh, sizeof *w->h, cmp_heat);
+    qsort(w->sp, info->nspin, sizeof *w->sp, cmp_spin);
+    return 0;
+}
+
+/* Fast memory by samples per byte, like the trace's rank: each unit that
+ * still fits, busy-wait loops and --no-ram matches left out. */
+static void pick_fast(const plan_model *m, uint32_t budget, samples_work *w)
+{
+    for (size_t k = 0; k < w->nh && budget; k++) {
+        size_t u = w->h[k].u;
+        if (w->spin[u] || (m->units[u].flags & PLAN_U_NORAM))
+            continue;
+        w->fast[u] = 1;
+        if (plan_fast_bytes(m, w->fast) > budget)
+            w->fast[u] = 0;
+    }
+}
+
+/* The flash hot block: the hottest sampled sections left in flash, as
+ * many as fit in one cache's worth of bytes, gathered in link order. A
+ * contiguous block no larger than the cache puts at most `ways` lines of
+ * it in each set, so it cannot conflict with itself; past that, an order
+ * taken from samples (which say where the time goes, not which fetches
+ * miss) raises misses as often as it lowers them (docs/plan.md has the
+ * demo's figures). Link order keeps the linker's neighbours (a caller
+ * next to its callees) together. The fast units go to w->ord_fast, by
+ * samples per byte; the ones the block has no room for, to info. */
+static void pick_hot(plan_model *m, int hotblock, plan_samples_info *info,
+                     samples_work *w)
+{
+    uint32_t hb_bytes = 0, cap = m->cache.size;
+    uint32_t al0 = m->cache.line > 8 ? m->cache.line : 8;
+    for (size_t k = 0; k < w->nh; k++) {
+        size_t u = w->h[k].u;
+        const plan_unit *un = &m->units[u];
+        if (w->fast[u]) {
+            w->ord_fast[w->nf++] = u;
+        } else if (hotblock) {
+            /* What the unit can take in the block whatever its place in
+             * it: plan_result_place starts each on a line (and its own
+             * alignment) and rounds its size to 8 bytes. */
+            uint32_t end = hb_bytes +
+                           ((align8(un->size) + al0 - 1) & ~(al0 - 1)) +
+                           (un->align > al0 ? un->align - al0 : 0);
+            if (end <= cap) {
+                w->ord_hot[w->nhb++] = u;
+                hb_bytes = end;
+            } else {
+                info->left_units++;
+                info->left_bytes += un->size;
+                info->left_samples += (uint64_t)w->us[u];
+            }
+        }
+    }
+    qsort_r(w->ord_hot, w->nhb, sizeof *w->ord_hot, cmp_link, m);
+}
+
+/* res's misses, stock misses and instructions per iteration, simulated on
+ * the trace (m->niters > 0); calls through the linker's stubs add their
+ * instructions, as in every strategy's result. 0, or -1. */
+static int predict(plan_model *m, plan_result *res, cp_err *err)
+{
+    plan_layout L;
+    plan_eval_out out = {0};
+    if (plan_layout_alloc(m, &L) < 0)
+        return cp_seterr(err, "out of memory");
+    plan_layout_build(m, res->items, res->nitems, res->hot_base,
+                      res->block_end, &L, NULL);
+    int erc = plan_eval(m, &L, 0, &out, err);
+    plan_layout_free(&L);
+    if (erc < 0)
+        return -1;
+    res->misses = out.misses;
+    plan_result stock = {0};
+    stock.hot_base = res->hot_base;
+    res->stock_misses = plan_result_eval(m, &stock);
+    double ins = 0;
+    unsigned first = m->niters > 1 ? 1 : 0;
+    for (unsigned i = first; i < m->niters; i++)
+        ins += m->iter_insns[i];
+    res->insns = ins / (m->niters - first) + out.stub_calls * m->veneer_insns;
+    for (size_t i = 0; i < res->nitems; i++)
+        res->items[i].misses = 0;
+    return 0;
+}
+
 plan_result *plan_from_samples(plan_model *m, const smp *s,
                                const plan_samples_opts *o0,
                                plan_samples_info *info, cp_err *err)
@@ -284,153 +444,40 @@ plan_result *plan_from_samples(plan_model *m, const smp *s,
                   "one %s)", s->elf, img_hash(m->im));
         return NULL;
     }
-    size_t n = m->nunits ? m->nunits : 1;
     plan_result *res = NULL;
-    double *us = calloc(n, sizeof *us);
-    unsigned char *fast = calloc(n, 1), *spin = calloc(n, 1);
-    heat *h = malloc(n * sizeof *h);
-    plan_spin *sp = malloc(n * sizeof *sp);
-    size_t *ord_fast = malloc(n * sizeof *ord_fast);
-    size_t *ord_hot = malloc(n * sizeof *ord_hot);
-    if (!us || !fast || !spin || !h || !sp || !ord_fast || !ord_hot) {
+    samples_work w;
+    if (work_alloc(&w, m->nunits ? m->nunits : 1) < 0) {
         cp_seterr(err, "out of memory");
         goto fail;
     }
-    for (size_t i = 0; i < s->n; i++) {
-        info->total += s->e[i].count;
-        if (s->e[i].addr == SMP_HALTED)
-            info->halted += s->e[i].count;
-    }
-    size_t nh = 0;
-    for (size_t u = 0; u < m->nunits; u++) {
-        const plan_unit *un = &m->units[u];
-        uint64_t su = samples_in(s, un->addr, un->addr + un->size);
-        us[u] = (double)su;
-        if (!su)
-            continue;
-        info->sampled_units++;
-        info->in_units += su;
-        if (m->niters && !un->runs)
-            info->untraced += su;
-        if (un->flags & PLAN_U_NOMOVE)
-            continue;
-        if (su >= o.spin_min && find_spin(m, u, s, su, &o, &sp[info->nspin])) {
-            spin[u] = 1;
-            info->nspin++;
-        }
-        h[nh++] = (heat){u, (double)su / (un->size ? un->size : 1)};
-    }
-    if (!info->in_units) {
-        cp_seterr(err, "none of the %llu samples falls in the cached code of "
-                  "%s: samples of another image or another core?",
-                  (unsigned long long)info->total, img_path(m->im));
+    if (tally_units(m, s, &o, info, &w, err) < 0)
         goto fail;
-    }
-    qsort(h, nh, sizeof *h, cmp_heat);
-    qsort(sp, info->nspin, sizeof *sp, cmp_spin);
-    /* Fast memory by samples per byte, like the trace's rank: each unit
-     * that still fits, busy-wait loops and --no-ram matches left out. */
-    for (size_t k = 0; k < nh && o.budget; k++) {
-        size_t u = h[k].u;
-        if (spin[u] || (m->units[u].flags & PLAN_U_NORAM))
-            continue;
-        fast[u] = 1;
-        if (plan_fast_bytes(m, fast) > o.budget)
-            fast[u] = 0;
-    }
-    /* The flash hot block: the hottest sampled sections left in flash, as
-     * many as fit in one cache's worth of bytes, gathered in link order.
-     * A contiguous block no larger than the cache puts at most `ways`
-     * lines of it in each set, so it cannot conflict with itself; past
-     * that, an order taken from samples (which say where the time goes,
-     * not which fetches miss) raises misses as often as it lowers them
-     * (docs/plan.md has the demo's figures). Link order keeps the
-     * linker's neighbours (a caller next to its callees) together. */
-    size_t nf = 0, nhb = 0;
-    uint32_t hb_bytes = 0, cap = m->cache.size;
-    uint32_t al0 = m->cache.line > 8 ? m->cache.line : 8;
-    for (size_t k = 0; k < nh; k++) {
-        size_t u = h[k].u;
-        const plan_unit *un = &m->units[u];
-        if (fast[u]) {
-            ord_fast[nf++] = u;
-        } else if (o.hotblock) {
-            /* What the unit can take in the block whatever its place in
-             * it: plan_result_place starts each on a line (and its own
-             * alignment) and rounds its size to 8 bytes. */
-            uint32_t end = hb_bytes +
-                           ((align8(un->size) + al0 - 1) & ~(al0 - 1)) +
-                           (un->align > al0 ? un->align - al0 : 0);
-            if (end <= cap) {
-                ord_hot[nhb++] = u;
-                hb_bytes = end;
-            } else {
-                info->left_units++;
-                info->left_bytes += un->size;
-                info->left_samples += (uint64_t)us[u];
-            }
-        }
-    }
-    qsort_r(ord_hot, nhb, sizeof *ord_hot, cmp_link, m);
-    plan_result *placed = plan_result_place(m, ord_fast, nf, ord_hot, nhb, NULL,
-                                            NULL, 0, NULL, us);
-    if (!placed) {
+    pick_fast(m, o.budget, &w);
+    pick_hot(m, o.hotblock, info, &w);
+    res = plan_result_place(m, w.ord_fast, w.nf, w.ord_hot, w.nhb, NULL, NULL,
+                            0, NULL, w.us);
+    if (!res) {
         cp_seterr(err, "out of memory");
         goto fail;
     }
-    res = placed;
     res->strategy = o.hotblock ? PLAN_HOTBLOCK : PLAN_RANK;
-    if (m->niters) {
-        /* The trace drives the simulation; calls through the linker's
-         * stubs add their instructions, as in every strategy's result. */
-        plan_layout L;
-        plan_eval_out out = {0};
-        if (plan_layout_alloc(m, &L) < 0) {
-            cp_seterr(err, "out of memory");
-            goto fail;
-        }
-        plan_layout_build(m, res->items, res->nitems, res->hot_base,
-                          res->block_end, &L, NULL);
-        int erc = plan_eval(m, &L, 0, &out, err);
-        plan_layout_free(&L);
-        if (erc < 0)
-            goto fail;
-        res->misses = out.misses;
-        plan_result stock = {0};
-        stock.hot_base = res->hot_base;
-        res->stock_misses = plan_result_eval(m, &stock);
-        double ins = 0;
-        unsigned first = m->niters > 1 ? 1 : 0;
-        for (unsigned i = first; i < m->niters; i++)
-            ins += m->iter_insns[i];
-        res->insns = ins / (m->niters - first) +
-                     out.stub_calls * m->veneer_insns;
-        for (size_t i = 0; i < res->nitems; i++)
-            res->items[i].misses = 0;
-    }
-    free(fast);
-    free(spin);
-    free(h);
-    free(ord_fast);
-    free(ord_hot);
+    if (m->niters && predict(m, res, err) < 0)
+        goto fail;
+    work_free(&w);
     if (info == &local) {
-        free(sp);
-        free(us);
+        free(w.sp);
+        free(w.us);
     } else {
-        info->spin = sp;
-        info->unit_samples = us;
+        info->spin = w.sp;
+        info->unit_samples = w.us;
     }
     return res;
 fail:
     if (res)
         free(res->items);
     free(res);
-    free(us);
-    free(fast);
-    free(spin);
-    free(h);
-    free(sp);
-    free(ord_fast);
-    free(ord_hot);
+    free(w.us);
+    free(w.sp);
+    work_free(&w);
     return NULL;
 }
