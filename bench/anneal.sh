@@ -4,10 +4,14 @@
 # workload (8 iterations), with PROTO=1 on the protocol workload (8
 # iterations; checked on, never tuned on): the CPU seconds of N moves less
 # those of one move (the loading, the colouring and the final
-# evaluations), divided into N. Each move re-simulates the cache sets it changes (src/plan/incr.c).
+# evaluations), divided into N. Each move re-simulates the cache sets it
+# changes (cache/'s set index, csim_setidx). BASE=BINARY measures another
+# codeplace binary too, each workload with both in turn (the same machine
+# and load), and prints the ratio.
 #
 #   sh bench/anneal.sh          # or: N=50000 HEAVY=1 sh bench/anneal.sh
 #                               # or: PROTO=1 sh bench/anneal.sh
+#                               # or: BASE=build/cp-old N=100000 sh bench/anneal.sh
 set -eu
 cd "$(dirname "$0")/.."
 CP=${CP:-build/codeplace}
@@ -20,10 +24,17 @@ cpu() { # command...: user+sys seconds
     tail -n 1 "$W/atime.txt" | awk '{printf "%.2f", $1 + $2}'
 }
 rate() { # NAME ELF MAP TRACE
-    P="$CP plan $2 --map $3 --trace $4 --target rp2040 --time 0 --json -q --strategy colour --descent-passes 0"
-    t1=$(cpu $P --search-moves 1)
-    tn=$(cpu $P --search-moves "$N")
-    echo "$1: $N moves in $(python3 -c "print(round($tn - $t1, 2))") s CPU (setup $t1 s): $(python3 -c "print(round(($N - 1) / max($tn - $t1, 1e-3)))") moves per CPU second"
+    r0=""
+    for bin in ${BASE:-} $CP; do
+        P="$bin plan $2 --map $3 --trace $4 --target rp2040 --time 0 --json -q --strategy colour --descent-passes 0"
+        t1=$(cpu $P --search-moves 1)
+        tn=$(cpu $P --search-moves "$N")
+        r=$(python3 -c "print(round(($N - 1) / max($tn - $t1, 1e-3)))")
+        note=$(python3 -c "print(' (under a tenth of the setup: noise; raise N)' if $tn - $t1 < 0.1 * $t1 else '')")
+        echo "$1 ($bin): $N moves in $(python3 -c "print(round($tn - $t1, 2))") s CPU (setup $t1 s): $r moves per CPU second$note"
+        [ -z "$r0" ] || echo "$1: $(python3 -c "print(round($r / $r0, 2))") x $BASE"
+        r0=$r
+    done
 }
 ELF=build/fw/demo-rp2040.elf MAP=build/fw/demo-rp2040.map
 if [ ! -f "$W/run.trace" ] || [ "$ELF" -nt "$W/run.trace" ]; then
