@@ -174,7 +174,8 @@ static void say_boot(cli_ctx *ctx, const plan_args *a, plan_integration in,
 
 /* Reads every trace into the model, one pass each, with the target check
  * sim makes and the start-up code's rule. 0, or -1 (reported). */
-static int load_traces(cli_ctx *ctx, const plan_args *a, plan_model *m)
+static int load_traces(cli_ctx *ctx, const plan_args *a, plan_model *m,
+                       plan_boot_counts *bn)
 {
     cp_err err;
     plan_integration in = boot_integration(a, m);
@@ -206,10 +207,9 @@ static int load_traces(cli_ctx *ctx, const plan_args *a, plan_model *m)
             return -1;
         }
     }
-    plan_boot_counts bn;
-    plan_boot_apply(boot, m, in, &bn);
+    plan_boot_apply(boot, m, in, bn);
     plan_boot_free(boot);
-    say_boot(ctx, a, in, &bn);
+    say_boot(ctx, a, in, bn);
     if (plan_model_dropped(m) == 1 && a->ntraces == 1)
         cli_warn("%s: the recording ended inside its last iteration: 1 "
                  "unfinished iteration dropped, complete iterations only",
@@ -474,9 +474,10 @@ static int open_model(const plan_args *a, plan_state *st)
 
 /* The traces in the model, and what the search will and will not see of
  * them said. 0, or -1 (reported). */
-static int read_evidence(cli_ctx *ctx, const plan_args *a, plan_model *m)
+static int read_evidence(cli_ctx *ctx, const plan_args *a, plan_model *m,
+                         plan_boot_counts *bn)
 {
-    if (load_traces(ctx, a, m) < 0)
+    if (load_traces(ctx, a, m, bn) < 0)
         return -1;
     plan_model_set_plan_iters(m, a->plan_iters);
     plan_model_set_cache_seed(m, a->cache_seed);
@@ -571,12 +572,11 @@ int cmd_plan_run(cli_ctx *ctx, const plan_args *a, plan_state *st)
     if (!a->ntraces) {
         /* No trace: the integration's name list. */
         plan_integration in = boot_integration(a, m);
-        plan_boot_counts bn;
-        plan_boot_apply(NULL, m, in, &bn);
-        say_boot(ctx, a, in, &bn);
+        plan_boot_apply(NULL, m, in, &st->boot);
+        say_boot(ctx, a, in, &st->boot);
         return cmd_plan_samples_only(ctx, m, a->t, &sa);
     }
-    if (read_evidence(ctx, a, m) < 0)
+    if (read_evidence(ctx, a, m, &st->boot) < 0)
         return CLI_FAIL;
     /* For Zephyr the search sees the hot block's own stubs too. */
     plan_model_hot_own_stubs(m, a->for_zephyr);

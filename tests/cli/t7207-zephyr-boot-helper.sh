@@ -77,6 +77,8 @@ test_expect_success 'with --for zephyr, the trace keeps mix32 and the rest of th
     p8=$(zl_plan 8192) && echo "predicted $p8" &&
     grep "start-up code stays out of sram" "$W/plan8192.out" >said && cat said &&
     grep -q "start-up code stays out of sram: [0-9]* functions fetched before the first entry into z_cstart (in 1 of 1 trace); [0-9]* of them not on the start-up name list: .*mix32" said &&
+    grep -q "\"rule\": \"trace\"" "$W/plan8192.json" &&
+    grep -q "\"boot_done\": \"z_cstart\"" "$W/plan8192.json" &&
     sram_of "$W/p8192.list" >names && cat names && test -s names &&
     ! grep -x -e mix32 -e z_arm_platform_init -e memset -e memcpy -e z_bss_zero -e z_data_copy \
         -e data_copy_xip_relocation -e bss_zeroing_relocation names &&
