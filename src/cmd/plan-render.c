@@ -180,6 +180,24 @@ static void render_json(FILE *out, const plan_args *a, const plan_state *st)
         jw_key(&w, "unverified_because");
         jw_str(&w, st->unverified);
     }
+    /* What kept the start-up code out of fast memory (docs/plan.md). */
+    const plan_boot_counts *bn = &st->boot;
+    jw_key(&w, "start_up");
+    jw_obj_begin(&w);
+    jw_key(&w, "rule");
+    jw_str(&w, bn->traces_reached ? "trace" : bn->by_names ? "names" : "none");
+    jw_key(&w, "boot_done");
+    if (bn->point)
+        jw_str(&w, bn->point);
+    else
+        jw_null(&w);
+    jw_key(&w, "traces_reaching_it");
+    jw_uint(&w, bn->traces_reached);
+    jw_key(&w, "functions");
+    jw_uint(&w, bn->traces_reached ? bn->by_trace : bn->by_names);
+    jw_key(&w, "not_on_name_list");
+    jw_uint(&w, bn->unnamed);
+    jw_obj_end(&w);
     jw_key(&w, "results");
     jw_arr_begin(&w);
     for (int k = 0; k < PLAN_AUTO; k++)

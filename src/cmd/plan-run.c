@@ -117,33 +117,99 @@ static int check_map(const plan_args *a, plan_state *st)
     return 0;
 }
 
-static void tally_rec(void *arg, const trc_rec *r)
+/* What each record of a trace feeds besides the model: the target check
+ * and the start-up code's rule. */
+typedef struct rec_sinks {
+    cli_tally *tally;
+    plan_boot *boot;
+} rec_sinks;
+
+static void on_rec(void *arg, const trc_rec *r)
 {
-    cli_tally_add(arg, r);
+    rec_sinks *k = arg;
+    cli_tally_add(k->tally, r);
+    plan_boot_rec(k->boot, r);
+}
+
+/* The integration whose start-up the plan keeps its fast memory out of:
+ * Zephyr with --for zephyr, pico-sdk for its images. */
+static plan_integration boot_integration(const plan_args *a,
+                                         const plan_model *m)
+{
+    return a->for_zephyr      ? PLAN_INT_ZEPHYR
+           : plan_model_pico(m) ? PLAN_INT_PICO
+                                : PLAN_INT_GNU_LD;
+}
+
+/* Which rule kept how many functions out of fast memory, said. */
+static void say_boot(cli_ctx *ctx, const plan_args *a, plan_integration in,
+                     const plan_boot_counts *n)
+{
+    char more[300] = "";
+    if (n->unnamed)
+        snprintf(more, sizeof more, "; %zu of them not on the start-up name "
+                 "list: %s%s", n->unnamed, n->unnamed_names,
+                 n->unnamed > 8 ? ", ..." : "");
+    if (n->traces_reached)
+        cli_info(ctx, "plan: start-up code stays out of %s: %zu function%s "
+                 "fetched before the first entry into %s (in %u of %u "
+                 "trace%s)%s", a->t->fast_mem, n->by_trace,
+                 n->by_trace == 1 ? "" : "s", n->point, n->traces_reached,
+                 n->traces, n->traces == 1 ? "" : "s", more);
+    else if (plan_integration_has_boot_names(in)) {
+        char why[160];
+        if (!n->traces)
+            snprintf(why, sizeof why, "no trace");
+        else if (!n->point)
+            snprintf(why, sizeof why, "the image has no boot-done point");
+        else
+            snprintf(why, sizeof why, "no trace reaches the first entry into "
+                     "%s before its first iteration", n->point);
+        cli_info(ctx, "plan: start-up code stays out of %s: %zu function%s "
+                 "of %s's start-up name list (%s)", a->t->fast_mem,
+                 n->by_names, n->by_names == 1 ? "" : "s",
+                 plan_integration_name(in), why);
+    }
 }
 
 /* Reads every trace into the model, one pass each, with the target check
- * sim makes. 0, or -1 (reported). */
-static int load_traces(cli_ctx *ctx, const plan_args *a, plan_model *m)
+ * sim makes and the start-up code's rule. 0, or -1 (reported). */
+static int load_traces(cli_ctx *ctx, const plan_args *a, plan_model *m,
+                       plan_boot_counts *bn)
 {
     cp_err err;
+    plan_integration in = boot_integration(a, m);
+    plan_boot *boot = plan_boot_new(m, in, &err);
+    if (!boot) {
+        cli_error("%s", err.msg);
+        return -1;
+    }
     for (int i = 0; i < a->ntraces; i++) {
         cli_info(ctx, "plan: reading %s", a->tpath[i]);
         cli_tally tally;
         cli_tally_init(&tally, &a->to.t);
-        plan_read rd = {tally_rec, &tally, 0, 0};
+        rec_sinks sinks = {&tally, boot};
+        plan_read rd = {on_rec, &sinks, 0, 0};
+        plan_boot_trace_begin(boot);
         if (plan_model_add_workload(m, a->tpath[i], a->tweight[i], a->iters,
                                     &rd, &err) < 0) {
             cli_error("%s", err.msg);
+            plan_boot_free(boot);
             return -1;
         }
+        plan_boot_trace_end(boot);
         if (rd.cut)
             cli_warn("%s: the recording was cut short; using its %llu "
                      "complete records", a->tpath[i],
                      (unsigned long long)rd.records);
-        if (cli_tgt_verdict(ctx, &a->to, &tally, a->tpath[i]) != CLI_OK)
+        if (cli_tgt_verdict(ctx, &a->to, &tally, a->tpath[i]) != CLI_OK) {
+            plan_boot_free(boot);
             return -1;
+        }
     }
+    plan_boot_apply(boot, m, in, bn);
+    plan_boot_free(boot);
+    say_boot(ctx, a, in, bn);
     if (plan_model_dropped(m) == 1 && a->ntraces == 1)
         cli_warn("%s: the recording ended inside its last iteration: 1 "
                  "unfinished iteration dropped, complete iterations only",
@@ -403,16 +469,15 @@ static int open_model(const plan_args *a, plan_state *st)
     for (int i = 0; i < a->nnoram; i++)
         if (!plan_model_exclude(m, a->noram[i], 1))
             cli_warn("--no-ram '%s' matches nothing", a->noram[i]);
-    if (a->for_zephyr)
-        plan_integration_boot(m, PLAN_INT_ZEPHYR);
     return 0;
 }
 
 /* The traces in the model, and what the search will and will not see of
  * them said. 0, or -1 (reported). */
-static int read_evidence(cli_ctx *ctx, const plan_args *a, plan_model *m)
+static int read_evidence(cli_ctx *ctx, const plan_args *a, plan_model *m,
+                         plan_boot_counts *bn)
 {
-    if (load_traces(ctx, a, m) < 0)
+    if (load_traces(ctx, a, m, bn) < 0)
         return -1;
     plan_model_set_plan_iters(m, a->plan_iters);
     plan_model_set_cache_seed(m, a->cache_seed);
@@ -504,9 +569,14 @@ int cmd_plan_run(cli_ctx *ctx, const plan_args *a, plan_state *st)
     plan_model *m = st->m;
     plan_samples_args sa = {a->samples, a->strategy, a->budget, a->list,
                             a->layout, a->emit};
-    if (!a->ntraces)
+    if (!a->ntraces) {
+        /* No trace: the integration's name list. */
+        plan_integration in = boot_integration(a, m);
+        plan_boot_apply(NULL, m, in, &st->boot);
+        say_boot(ctx, a, in, &st->boot);
         return cmd_plan_samples_only(ctx, m, a->t, &sa);
-    if (read_evidence(ctx, a, m) < 0)
+    }
+    if (read_evidence(ctx, a, m, &st->boot) < 0)
         return CLI_FAIL;
     /* For Zephyr the search sees the hot block's own stubs too. */
     plan_model_hot_own_stubs(m, a->for_zephyr);

@@ -47,6 +47,7 @@ typedef struct plan_state {
     char why[512];
     const char *unverified; /* why the prediction is unverified, or NULL */
     plan_emit_info info;
+    plan_boot_counts boot;  /* what kept the start-up out of fast memory */
 } plan_state;
 
 /* Loads the image and the traces, plans, writes the artefacts. Returns -1

@@ -178,9 +178,20 @@ static int later_name(const plan_model *m, size_t t)
     return 0;
 }
 
+/* Whether a call from site s goes through the hot block's own stub rather
+ * than the text's: as the evaluation decides (plan_acc_lines), by where
+ * the layout puts its caller. */
+static int site_hot(const plan_layout *L, const plan_site *s)
+{
+    uint32_t a = L->addr[s->caller];
+    return L->nstubs_hot && a != PLAN_ADDR_FAST && a < L->hot_end;
+}
+
 /* Whether L's @stub lines need layout version 3 (one lists its sites). */
 static int stubs_need_sites(const plan_model *m, const plan_layout *L)
 {
+    if (L->nstubs_hot)
+        return 1; /* the hot block's stubs name their call sites */
     for (size_t t = 0; t < m->ntargets; t++)
         if (L->stub[t] && later_name(m, t))
             return 1;
@@ -194,10 +205,36 @@ static int stubs_need_sites(const plan_model *m, const plan_layout *L)
     return 0;
 }
 
-/* Ends an @stub line: for a later name, the branch sites that use it. */
-static void stub_end(FILE *f, const plan_model *m, size_t t)
+/* The branch sites to target t whose calls take the hot block's own stub
+ * (hot 1) or the text's (hot 0), as " from:0xSITE,..." (f NULL: only
+ * counted): how many. */
+static size_t stub_sites(FILE *f, const plan_model *m, const plan_layout *L,
+                         size_t t, int hot)
 {
-    if (later_name(m, t)) {
+    const char *sep = " from:";
+    size_t n = 0;
+    for (size_t i = 0; i < m->nsites; i++)
+        if (m->sites[i].target == t && site_hot(L, &m->sites[i]) == hot) {
+            if (f)
+                fprintf(f, "%s0x%08x", sep, m->sites[i].addr);
+            sep = ",";
+            n++;
+        }
+    return n;
+}
+
+/* Ends an @stub line of flash code's stub to t (hot: the hot block's own)
+ * or of fast memory's (L NULL). A later name's lines and the hot block's
+ * name the branch sites that use them; the text's stub of a first name
+ * names none: every other call to t takes it, as in ld. */
+static void stub_end(FILE *f, const plan_model *m, const plan_layout *L,
+                     size_t t, int hot)
+{
+    if (L && hot)
+        stub_sites(f, m, L, t, 1);
+    else if (L && later_name(m, t))
+        stub_sites(f, m, L, t, 0);
+    else if (later_name(m, t)) {
         const char *sep = " from:";
         for (size_t i = 0; i < m->nsites; i++)
             if (m->sites[i].target == t) {
@@ -206,6 +243,77 @@ static void stub_end(FILE *f, const plan_model *m, size_t t)
             }
     }
     fputc('\n', f);
+}
+
+/* Which functions of im share their primary name with another (static
+ * functions of several files): per function index (img_func_at), 1 when
+ * shared. NULL when out of memory. */
+typedef struct name_idx {
+    const char *name;
+    size_t i;
+} name_idx;
+
+static int cmp_name_idx(const void *a, const void *b)
+{
+    return strcmp(((const name_idx *)a)->name, ((const name_idx *)b)->name);
+}
+
+static unsigned char *shared_names(const img *im)
+{
+    size_t n = img_nfuncs(im);
+    name_idx *v = malloc((n ? n : 1) * sizeof *v);
+    unsigned char *dup = calloc(n ? n : 1, 1);
+    if (!v || !dup) {
+        free(v);
+        free(dup);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++)
+        v[i] = (name_idx){img_func_at(im, i)->name, i};
+    qsort(v, n, sizeof *v, cmp_name_idx);
+    for (size_t i = 1; i < n; i++)
+        if (!strcmp(v[i].name, v[i - 1].name))
+            dup[v[i].i] = dup[v[i - 1].i] = 1;
+    free(v);
+    return dup;
+}
+
+/* A layout entry's name for function k of the image: NAME@0xADDR (its
+ * traced address) when another function has that name, since a reader
+ * gives a bare name to the first of them not placed yet, which need not be
+ * the one the plan moved (docs/formats/layout.md). */
+static const char *entry_name(char *buf, size_t n, const img *im,
+                              const unsigned char *dup, size_t k)
+{
+    const img_func *fn = img_func_at(im, k);
+    if (!dup[k])
+        return fn->name;
+    snprintf(buf, n, "%s@0x%08x", fn->name, fn->addr);
+    return buf;
+}
+
+/* The stubs GNU ld adds for direct calls from flash into fast memory (sim
+ * --layout fetches them in front of their target): the hot block's own
+ * when it is an output section of its own (Zephyr's rom_start), for the
+ * calls from it, and the text's, for the others. */
+static void flash_stubs(FILE *f, const plan_model *m, const plan_layout *L)
+{
+    const img *im = plan_model_image(m);
+    for (int hot = 1; hot >= 0; hot--)
+        for (size_t t = 0; t < m->ntargets; t++) {
+            uint32_t at = hot ? L->stub_hot[t] : L->stub[t];
+            if (!at || (hot && !L->nstubs_hot))
+                continue;
+            const img_func *fn = img_lookup(im, m->targets[t].addr);
+            if (!fn || fn->addr != m->targets[t].addr)
+                continue;
+            /* (a hot stub with no site in the hot block is not called) */
+            if (hot && !stub_sites(NULL, m, L, t, 1))
+                continue;
+            fprintf(f, "@stub 0x%08x %u %u %s@0x%08x", at, m->veneer_bytes,
+                    m->veneer_insns, stub_sym(&m->targets[t], fn), fn->addr);
+            stub_end(f, m, L, t, hot);
+        }
 }
 
 int plan_emit_layout(FILE *f, const plan_model *m, const plan_result *r,
@@ -219,7 +327,11 @@ int plan_emit_layout(FILE *f, const plan_model *m, const plan_result *r,
                       NULL);
     plan_layout_fix_stubs(m, &L);
     char *why = calloc(plan_model_nunits(m) ? plan_model_nunits(m) : 1, 1);
-    if (!why) {
+    unsigned char *dup = shared_names(im);
+    char nbuf[300];
+    if (!why || !dup) {
+        free(why);
+        free(dup);
         plan_layout_free(&L);
         return cp_seterr(err, "out of memory");
     }
@@ -247,20 +359,7 @@ int plan_emit_layout(FILE *f, const plan_model *m, const plan_result *r,
         fprintf(f, "@shift 0x%08x %lld\n", (plan_model_text_end(m) + 7) & ~7u,
                 (long long)L.text_delta);
     }
-    /* The stubs GNU ld adds for direct calls from flash into fast memory:
-     * sim --layout fetches them in front of their target. (The hot block's
-     * own when it is an output section of its own are not named here: one
-     * @stub line per target.) */
-    for (size_t t = 0; t < m->ntargets; t++) {
-        if (!L.stub[t])
-            continue;
-        const img_func *fn = img_lookup(im, m->targets[t].addr);
-        if (!fn || fn->addr != m->targets[t].addr)
-            continue;
-        fprintf(f, "@stub 0x%08x %u %u %s@0x%08x", L.stub[t], m->veneer_bytes,
-                m->veneer_insns, stub_sym(&m->targets[t], fn), fn->addr);
-        stub_end(f, m, t);
-    }
+    flash_stubs(f, m, &L);
     const tgt_mem *fast = NULL;
     for (unsigned k = 0; k < info->t->nmems; k++)
         if (!strcmp(info->t->mems[k].name, info->t->fast_mem))
@@ -284,14 +383,16 @@ int plan_emit_layout(FILE *f, const plan_model *m, const plan_result *r,
         cur = (cur + al - 1) & ~(uint64_t)(al - 1);
         for (unsigned k = 0; k < u->nfuncs; k++) {
             const img_func *fn = img_func_at(im, u->first_func + k);
+            const char *nm = entry_name(nbuf, sizeof nbuf, im, dup,
+                                        u->first_func + k);
             if (info->from_samples)
                 fprintf(f, "%s %s 0x%08llx %u fast-memory:%.0f-samples\n",
-                        fn->name, info->t->fast_mem,
+                        nm, info->t->fast_mem,
                         (unsigned long long)(cur + (fn->addr - u->addr)),
                         fn->size, it->samples);
             else
                 fprintf(f, "%s %s 0x%08llx %u fast-memory:saves-%.1f-misses\n",
-                        fn->name, info->t->fast_mem,
+                        nm, info->t->fast_mem,
                         (unsigned long long)(cur + (fn->addr - u->addr)),
                         fn->size, it->saved > 0 ? it->saved : it->misses);
         }
@@ -309,6 +410,7 @@ int plan_emit_layout(FILE *f, const plan_model *m, const plan_result *r,
         free(infast);
         free(tg);
         free(why);
+        free(dup);
         plan_layout_free(&L);
         return cp_seterr(err, "out of memory");
     }
@@ -338,7 +440,7 @@ int plan_emit_layout(FILE *f, const plan_model *m, const plan_result *r,
         fprintf(f, "@stub 0x%08llx %u %u %s@0x%08x", (unsigned long long)cur,
                 m->veneer_bytes, m->veneer_insns,
                 stub_sym(&m->targets[tg[i]], fn), fn->addr);
-        stub_end(f, m, tg[i]);
+        stub_end(f, m, NULL, tg[i], 0);
         cur += m->veneer_bytes;
     }
     free(done);
@@ -350,12 +452,14 @@ int plan_emit_layout(FILE *f, const plan_model *m, const plan_result *r,
             continue;
         for (unsigned k = 0; k < u->nfuncs; k++) {
             const img_func *fn = img_func_at(im, u->first_func + k);
-            fprintf(f, "%s flash 0x%08x %u %s\n", fn->name,
+            fprintf(f, "%s flash 0x%08x %u %s\n",
+                    entry_name(nbuf, sizeof nbuf, im, dup, u->first_func + k),
                     L.addr[i] + (fn->addr - u->addr), fn->size,
                     why[i] == 'h' ? "hot-block" : "shifted");
         }
     }
     free(why);
+    free(dup);
     plan_layout_free(&L);
     return ferror(f) ? cp_seterr(err, "write error") : 0;
 }

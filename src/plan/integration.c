@@ -33,17 +33,23 @@ static const char *const zephyr_boot[] = {
     "memset", "memcpy", "z_early_memset", "z_early_memcpy",
     "z_bss_zero", "z_data_copy", "z_arm_prep_c", "z_prep_c", NULL};
 
-/* What each integration is: its name, and the functions that run before
- * its start-up copies code to fast memory (NULL-terminated, or NULL). */
+/* Where their start-up is done (plan/boot.c says why these). */
+static const char *const zephyr_done[] = {"z_cstart", NULL};
+static const char *const pico_done[] = {"runtime_init", "main", NULL};
+
+/* What each integration is: its name, the functions that run before its
+ * start-up copies code to fast memory (NULL-terminated, or NULL), and
+ * those whose first entry comes after the copy. */
 typedef struct integration {
     const char *name;
     const char *const *boot;
+    const char *const *done;
 } integration;
 
 static const integration integrations[] = {
-    [PLAN_INT_GNU_LD] = {"GNU ld", NULL},
-    [PLAN_INT_ZEPHYR] = {"Zephyr", zephyr_boot},
-    [PLAN_INT_PICO] = {"pico-sdk", NULL},
+    [PLAN_INT_GNU_LD] = {"GNU ld", NULL, NULL},
+    [PLAN_INT_ZEPHYR] = {"Zephyr", zephyr_boot, zephyr_done},
+    [PLAN_INT_PICO] = {"pico-sdk", NULL, pico_done},
 };
 
 #define NINT (sizeof integrations / sizeof *integrations)
@@ -51,6 +57,26 @@ static const integration integrations[] = {
 const char *plan_integration_name(plan_integration in)
 {
     return (unsigned)in < NINT ? integrations[in].name : "?";
+}
+
+const char *const *plan_integration_boot_points(plan_integration in)
+{
+    return (unsigned)in < NINT ? integrations[in].done : NULL;
+}
+
+int plan_integration_has_boot_names(plan_integration in)
+{
+    return (unsigned)in < NINT && integrations[in].boot;
+}
+
+int plan_integration_boot_named(plan_integration in, const img_func *f)
+{
+    if ((unsigned)in >= NINT || !integrations[in].boot)
+        return 0;
+    for (const char *const *b = integrations[in].boot; *b; b++)
+        if (img_func_named(f, *b))
+            return 1;
+    return 0;
 }
 
 void plan_integration_boot(plan_model *m, plan_integration in)

@@ -391,6 +391,47 @@ const char *plan_integration_name(plan_integration in);
  * start-up has copied the relocated code there (Zephyr: the .bss clearing
  * and the copy itself, and the memset and memcpy they call). */
 void plan_integration_boot(plan_model *m, plan_integration in);
+/* The functions whose first entry ends the integration's start-up (its
+ * relocated code is in fast memory then), in order of preference,
+ * NULL-terminated, or NULL: Zephyr z_cstart, pico-sdk runtime_init then
+ * main (plan/boot.c). */
+const char *const *plan_integration_boot_points(plan_integration in);
+/* 1 when the integration has a name list of start-up functions, and when
+ * f is on it. */
+int plan_integration_has_boot_names(plan_integration in);
+int plan_integration_boot_named(plan_integration in, const img_func *f);
+
+/* Start-up code from the traces (plan/boot.c): the functions a trace
+ * fetched before the integration's boot-done point stay out of fast
+ * memory; without a trace that reaches it, the integration's name list
+ * (plan_integration_boot). Fed record by record in the plan's one pass
+ * over each trace: plan_boot_trace_begin, plan_boot_rec for each record
+ * (plan_read's on_rec), plan_boot_trace_end. */
+typedef struct plan_boot plan_boot;
+typedef struct plan_boot_counts {
+    const char *point;     /* the boot-done point, or NULL (none here) */
+    unsigned traces;       /* traces read */
+    unsigned traces_reached; /* whose records before the first mark reach
+                                the point */
+    size_t by_trace;       /* functions kept out by the traces' rule */
+    size_t unnamed;        /* of them, not on the name list */
+    char unnamed_names[200]; /* the first few of those, ", "-separated */
+    size_t by_names;       /* functions kept out by the name list (when no
+                              trace reached the point) */
+} plan_boot_counts;
+plan_boot *plan_boot_new(const plan_model *m, plan_integration in,
+                         cp_err *err);
+void plan_boot_trace_begin(plan_boot *b);
+void plan_boot_rec(plan_boot *b, const trc_rec *r);
+void plan_boot_trace_end(plan_boot *b);
+/* Keeps the start-up code out of fast memory in m (b may be NULL: the
+ * name list) and says by which rule in *out (may be NULL). */
+void plan_boot_apply(plan_boot *b, plan_model *m, plan_integration in,
+                     plan_boot_counts *out);
+void plan_boot_free(plan_boot *b);
+/* 1 for a pico-sdk image (memmap_default.ld's shape: plan/picolink.c). */
+int plan_model_pico(const plan_model *m);
+
 /* Layouts of m give the hot block its own linker stubs (a Zephyr build:
  * rom_start is an output section of its own); plan_result_for(ZEPHYR)
  * evaluates with it on, the layout of its result must be written with it

@@ -31,6 +31,10 @@
 #   zl_verify LAYOUT   verify of the build against LAYOUT, printed and kept
 #                      in $ZL_W/verify.out: every function where the plan
 #                      put it, as planned
+#   zl_sim_layout LAYOUT
+#                      prints the base recording's mean warm misses per
+#                      iteration through LAYOUT (sim --layout), as zl_plan
+#                      prints the plan's
 #   zl_within2 PREDICTED NAME
 #                      compares a prediction with recording NAME (below)
 #
@@ -86,6 +90,15 @@ zl_plan() {
     python3 - "$ZL_W/plan$_b$ZL_SUFFIX.json" <<'EOF'
 import json, sys
 print("%.4f" % json.load(open(sys.argv[1]))["for_zephyr"]["misses_per_iteration"])
+EOF
+}
+
+zl_sim_layout() {
+    (cd "$ZL_W/b" && $CODEPLACE sim "$ZL_W/base/zephyr/zephyr.elf" "$ZL_W/base.trace" $ZL_CACHE \
+        --layout "$1" --json -q -o "$1.sim.json") || return 1
+    python3 - "$1.sim.json" <<'EOF'
+import json, sys
+print("%.4f" % json.load(open(sys.argv[1]))["warm"]["misses_mean"])
 EOF
 }
 
