@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 #include "cmd/commands.h"
 #include "util/jw.h"
+#include "util/util.h"
 
 /* A number with an optional SI prefix and unit: "125M", "125MHz", "3.1ms",
  * "440us", "0.5". Prefixes: n u m k K M G. The unit letters (s, Hz, bit,
@@ -167,7 +168,9 @@ static int calc_clock_fn(cli_ctx *ctx, int argc, char **argv)
         jw_obj_end(&w);
         jw_finish(&w);
     } else {
-        fprintf(o, "fit t = a + b * f0/f, f0 = %g Hz (r^2 = %.4f)\n", f0, r2);
+        char hz[32];
+        fprintf(o, "fit t = a + b * f0/f, f0 = %s (r^2 = %.4f)\n",
+                cp_hz(hz, f0, 9), r2);
         fprintf(o, "a (does not scale):  %.6g s\n", a);
         fprintf(o, "b (scales at f0):    %.6g s\n", b);
         fprintf(o, "share that scales with the clock at f0: %.1f%%\n", 100 * share);
@@ -243,8 +246,9 @@ static int calc_miss_fn(cli_ctx *ctx, int argc, char **argv)
         jw_obj_end(&w);
         jw_finish(&w);
     } else {
-        fprintf(ctx->out, "cycles per miss: %.1f (%.1f ns at %g Hz)\n", cyc,
-                cyc / clk * 1e9, clk);
+        char hz[32];
+        fprintf(ctx->out, "cycles per miss: %.1f (%.1f ns at %s)\n", cyc,
+                cyc / clk * 1e9, cp_hz(hz, clk, 9));
         fprintf(ctx->out, "time in misses:  A %.1f%%, B %.1f%%\n",
                 100 * cyc * m[0] / clk / t[0], 100 * cyc * m[1] / clk / t[1]);
     }

@@ -321,11 +321,8 @@ int plan_emit_layout(FILE *f, const plan_model *m, const plan_result *r,
 {
     const img *im = plan_model_image(m);
     plan_layout L;
-    if (plan_layout_alloc(m, &L) < 0)
+    if (plan_layout_of(m, r, &L) < 0)
         return cp_seterr(err, "out of memory");
-    plan_layout_build(m, r->items, r->nitems, r->hot_base, r->block_end, &L,
-                      NULL);
-    plan_layout_fix_stubs(m, &L);
     char *why = calloc(plan_model_nunits(m) ? plan_model_nunits(m) : 1, 1);
     unsigned char *dup = shared_names(im);
     char nbuf[300];

@@ -89,14 +89,24 @@ void plan_layout_fix_stubs(const plan_model *m, plan_layout *L)
     }
 }
 
+int plan_layout_of(const plan_model *m, const plan_result *r, plan_layout *L)
+{
+    if (plan_layout_alloc(m, L) < 0)
+        return -1;
+    if (plan_layout_build(m, r->items, r->nitems, r->hot_base, r->block_end,
+                          L, NULL) < 0) {
+        plan_layout_free(L);
+        return -1;
+    }
+    plan_layout_fix_stubs(m, L);
+    return 0;
+}
+
 int plan_result_refine(plan_model *m, plan_result *r, cp_err *err)
 {
     plan_layout L;
-    if (plan_layout_alloc(m, &L) < 0)
+    if (plan_layout_of(m, r, &L) < 0)
         return cp_seterr(err, "out of memory");
-    plan_layout_build(m, r->items, r->nitems, r->hot_base, r->block_end, &L,
-                      NULL);
-    plan_layout_fix_stubs(m, &L);
     plan_eval_out out = {0};
     double fa = 0;
     int rc = plan_eval(m, &L, 0, &out, err) < 0 ||

@@ -458,5 +458,9 @@ int plan_close_way_gaps(const plan_model *m, uint32_t *hot_off,
  * with what follows the text section moved to where it went: after
  * plan_layout_make / plan_layout_build. Nothing when none was read. */
 void plan_layout_fix_stubs(const plan_model *m, plan_layout *L);
+/* The layout of result r as the linker will make it (allocated, built
+ * from r's items, the stubs where a relinked image had them): 0, or -1
+ * (out of memory; nothing to free). plan_layout_free it. */
+int plan_layout_of(const plan_model *m, const plan_result *r, plan_layout *L);
 
 #endif
