@@ -67,7 +67,7 @@ test_expect_success 'budget 8K: every sram name in RAM, no start-up code among t
 # recording gives the plan's figure (docs/formats/layout.md).
 test_expect_success 'budget 8K: sim --layout gives the plan'"'"'s figure, the hot block'"'"'s stubs and all' '
     grep "^# hot block stubs: [1-9]" "$W/p8192.layout" &&
-    grep -q "^@stub 0x0000[0-9a-f]* 8 1 [^ ]* from:0x" "$W/p8192.layout" &&
+    grep -q "^@stub 0x[0-9a-f]\{8\} 8 1 [^ ]* from:0x" "$W/p8192.layout" &&
     s8=$(zl_sim_layout "$W/p8192.layout") &&
     echo "plan $(cat "$W/p8192.pred"), sim --layout $s8" &&
     test "$s8" = "$(cat "$W/p8192.pred")"

@@ -90,7 +90,7 @@ test_expect_success 'with --for zephyr, the trace keeps mix32 and the rest of th
 test_expect_success 'budget 600: the hot block'"'"'s own stubs are in the layout; sim --layout gives the plan'"'"'s figure; relinked as planned' '
     p6=$(zl_plan 600) && echo "plan $p6" &&
     grep "^# hot block stubs: [1-9]" "$W/p600.layout" &&
-    grep "^@stub 0x0000[0-9a-f]* 8 1 [^ ]* from:0x" "$W/p600.layout" &&
+    grep "^@stub 0x[0-9a-f]\{8\} 8 1 [^ ]* from:0x" "$W/p600.layout" &&
     s6=$(zl_sim_layout "$W/p600.layout") && echo "sim --layout $s6" &&
     test "$s6" = "$p6" &&
     zl_relink_sram "$W/p600.list" &&
