@@ -408,37 +408,58 @@ static int fill(void *arg, uint32_t t, uint32_t first, uint32_t last,
     return 0;
 }
 
+/* Unit k's empty lists for its nlines[k] lines: -1 when out of memory. */
+static int unit_alloc(csim_setidx *x, size_t k)
+{
+    uint32_t n = x->nlines[k];
+    x->lstart[k] = calloc((size_t)n + 2, sizeof **x->lstart);
+    x->memo_ver[k] = calloc(n ? n : 1, sizeof **x->memo_ver);
+    x->memo_val[k] = malloc((n ? n : 1) * sizeof **x->memo_val);
+    return x->lstart[k] && x->memo_ver[k] && x->memo_val[k] ? 0 : -1;
+}
+
+/* After a counting pass: each line's start in the times of unit k, and
+ * room for them. -1 when out of memory. */
+static int unit_counted(csim_setidx *x, size_t k)
+{
+    uint32_t n = x->nlines[k];
+    for (uint32_t l = 0; l < n; l++)
+        x->lstart[k][l + 1] += x->lstart[k][l];
+    x->ltime[k] = malloc(((size_t)x->lstart[k][n] + 1) * sizeof **x->ltime);
+    return x->ltime[k] ? 0 : -1;
+}
+
+/* After the filling pass, which advanced each line's start to the next
+ * one's: shift them back. */
+static void unit_filled(csim_setidx *x, size_t k)
+{
+    for (uint32_t l = x->nlines[k]; l > 0; l--)
+        x->lstart[k][l] = x->lstart[k][l - 1];
+    x->lstart[k][0] = 0;
+}
+
 /* Reads unit k's accesses from the walk into fresh lists (its lines:
  * nlines[k] from base[k]); its sets' occupancy is not touched. */
 static int load_unit(csim_setidx *x, size_t k, cp_err *err)
 {
     free_unit(x, k);
-    uint32_t n = x->nlines[k];
-    x->lstart[k] = calloc((size_t)n + 2, sizeof **x->lstart);
-    x->memo_ver[k] = calloc(n ? n : 1, sizeof **x->memo_ver);
-    x->memo_val[k] = malloc((n ? n : 1) * sizeof **x->memo_val);
-    if (!x->lstart[k] || !x->memo_ver[k] || !x->memo_val[k])
+    if (unit_alloc(x, k) < 0)
         return cp_seterr(err, "out of memory (set index)");
     fill_ctx f = {x, 0, k, 0};
     if (x->walk.run(x->walk.arg, k, fill, &f) < 0)
         goto bad;
-    for (uint32_t l = 0; l < n; l++)
-        x->lstart[k][l + 1] += x->lstart[k][l];
-    x->ltime[k] = malloc(((size_t)x->lstart[k][n] + 1) * sizeof **x->ltime);
-    if (!x->ltime[k])
+    if (unit_counted(x, k) < 0)
         return cp_seterr(err, "out of memory (set index)");
     f.pass = 1;
     if (x->walk.run(x->walk.arg, k, fill, &f) < 0)
         goto bad;
-    for (uint32_t l = n; l > 0; l--)
-        x->lstart[k][l] = x->lstart[k][l - 1];
-    x->lstart[k][0] = 0;
+    unit_filled(x, k);
     return 0;
 bad:
     if (f.bad)
         return cp_seterr(err, "set index: an access of unit %zu outside "
                          "its %u lines or through a non-allocating alias",
-                         k, n);
+                         k, x->nlines[k]);
     return cp_seterr(err, "out of memory (set index)");
 }
 
@@ -532,12 +553,7 @@ csim_setidx *csim_setidx_build(const tgt_cache *g, uint64_t seed,
     for (size_t k = 0; k < nunits; k++) {
         x->base[k] = first_line[k];
         x->nlines[k] = nlines[k];
-        x->lstart[k] = calloc((size_t)nlines[k] + 2, sizeof **x->lstart);
-        x->memo_ver[k] = calloc(nlines[k] ? nlines[k] : 1,
-                                sizeof **x->memo_ver);
-        x->memo_val[k] = malloc((nlines[k] ? nlines[k] : 1) *
-                                sizeof **x->memo_val);
-        if (!x->lstart[k] || !x->memo_ver[k] || !x->memo_val[k])
+        if (unit_alloc(x, k) < 0)
             goto oom;
     }
     if (scratch(x) < 0)
@@ -561,25 +577,16 @@ csim_setidx *csim_setidx_build(const tgt_cache *g, uint64_t seed,
             x->sline = malloc((x->sstart[x->sets] + 1) * sizeof *x->sline);
             if (!x->stime || !x->sline)
                 goto oom;
-            for (size_t k = 0; k < nunits; k++) {
-                for (uint32_t l = 0; l < x->nlines[k]; l++)
-                    x->lstart[k][l + 1] += x->lstart[k][l];
-                x->ltime[k] = malloc(
-                    ((size_t)x->lstart[k][x->nlines[k]] + 1) *
-                    sizeof **x->ltime);
-                if (!x->ltime[k])
+            for (size_t k = 0; k < nunits; k++)
+                if (unit_counted(x, k) < 0)
                     goto oom;
-            }
         } else {
             /* The fill advanced each start to the next one: shift back. */
             for (uint32_t s = x->sets; s > 0; s--)
                 x->sstart[s] = x->sstart[s - 1];
             x->sstart[0] = 0;
-            for (size_t k = 0; k < nunits; k++) {
-                for (uint32_t l = x->nlines[k]; l > 0; l--)
-                    x->lstart[k][l] = x->lstart[k][l - 1];
-                x->lstart[k][0] = 0;
-            }
+            for (size_t k = 0; k < nunits; k++)
+                unit_filled(x, k);
         }
     }
     if (x->lru && static_lines(x) < 0)
